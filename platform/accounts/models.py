@@ -1,0 +1,47 @@
+"""The site's user model: people (registered or guest) and the house bots share one table."""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import AbstractUser
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+BOT_LEVELS = range(1, 6)
+"""House bot strengths, 1 (weakest) .. 5 (strongest)."""
+
+
+class User(AbstractUser):
+    """A player account.
+
+    - ``is_guest``: created by "play as guest"; no usable password. Signing up converts the same row
+      (same id), so the guest's matches stay theirs.
+    - ``is_bot`` + ``bot_level`` (1..5): a house bot, moved by the server; never logs in. ``bot_level`` is
+      set exactly when ``is_bot`` is (database constraint).
+    - ``display_name``: shown at the table; ``public_name`` falls back to ``username``.
+    """
+
+    is_guest = models.BooleanField(_("guest"), default=False)
+    is_bot = models.BooleanField(_("bot"), default=False)
+    bot_level = models.PositiveSmallIntegerField(_("bot level"), null=True, blank=True)
+    display_name = models.CharField(_("display name"), max_length=60, blank=True)
+
+    class Meta(AbstractUser.Meta):
+        swappable = "AUTH_USER_MODEL"
+        constraints = [
+            models.CheckConstraint(
+                condition=(
+                    Q(is_bot=False, bot_level__isnull=True)
+                    | Q(is_bot=True, bot_level__gte=1, bot_level__lte=5)
+                ),
+                name="accounts_user_bot_level_iff_bot",
+            ),
+            models.CheckConstraint(
+                condition=~Q(is_bot=True, is_guest=True), name="accounts_user_bot_not_guest"
+            ),
+        ]
+
+    @property
+    def public_name(self) -> str:
+        """Name shown to other players: ``display_name`` or else ``username``."""
+        return self.display_name or self.username

@@ -1,0 +1,22 @@
+"""Account reads."""
+
+from __future__ import annotations
+
+from django.db.models import QuerySet
+
+from accounts.models import User
+from accounts.services import house_bot_username
+
+
+def house_bot_get(*, level: int) -> User:
+    """The house bot of ``level`` (1..5).
+
+    :raises ValueError: if ``level`` is not in 1..5.
+    :raises User.DoesNotExist: if ``ensure_house_bots`` has not run.
+    """
+    return User.objects.get(username=house_bot_username(level), is_bot=True)
+
+
+def house_bots_list() -> QuerySet[User]:
+    """All bot accounts, weakest first."""
+    return User.objects.filter(is_bot=True).order_by("bot_level")

@@ -1,0 +1,99 @@
+"""Account writes: guests, guest-to-member conversion and the house bots (HackSoft-style services)."""
+
+from __future__ import annotations
+
+import secrets
+
+from django.db import transaction
+
+from accounts.models import BOT_LEVELS, User
+
+HOUSE_BOT_NAMES = {
+    1: "Rookie",
+    2: "Casual",
+    3: "Steady",
+    4: "Sharp",
+    5: "Master",
+}
+"""Display names of the house bots by level (usernames are ``bot-<level>``)."""
+
+
+class AccountError(ValueError):
+    """An account operation was asked for on the wrong kind of user; nothing was changed."""
+
+
+def house_bot_username(level: int) -> str:
+    """Username of the house bot of ``level`` (1..5), e.g. ``bot-3``.
+
+    :raises ValueError: if ``level`` is not in 1..5.
+    """
+    if level not in BOT_LEVELS:
+        raise ValueError(f"bot level must be 1..5, got {level!r}")
+    return f"bot-{level}"
+
+
+def guest_create() -> User:
+    """Create a guest user: username ``guest-<10 hex>``, display name ``Guest <4 digits>``, no password.
+
+    The caller logs it in (``django.contrib.auth.login``).
+    """
+    while True:
+        username = f"guest-{secrets.token_hex(5)}"
+        if not User.objects.filter(username=username).exists():
+            break
+    user = User(username=username, display_name=f"Guest {secrets.randbelow(10_000):04d}", is_guest=True)
+    user.set_unusable_password()
+    user.save()
+    return user
+
+
+@transaction.atomic
+def guest_convert(*, user: User, username: str, password: str, email: str = "") -> User:
+    """Turn a guest into a registered member IN PLACE (same row and id, so its matches stay its own).
+
+    ``username``/``password`` must already be validated (``SignUpForm`` does it). The display name is
+    reset to the new username.
+
+    :raises AccountError: if ``user`` is not a guest (members and bots cannot be converted).
+    """
+    locked = User.objects.select_for_update().get(pk=user.pk)
+    if not locked.is_guest or locked.is_bot:
+        raise AccountError("only a guest account can be converted")
+    locked.username = username
+    locked.email = email
+    locked.display_name = ""
+    locked.is_guest = False
+    locked.set_password(password)
+    locked.save()
+    return locked
+
+
+@transaction.atomic
+def house_bots_ensure() -> list[User]:
+    """Create or repair the five house bots ``bot-1``..``bot-5``; idempotent.
+
+    Each gets ``is_bot=True``, its ``bot_level``, display name ``Bot <level> · <name>`` and an unusable
+    password (bots never log in). Returns them ordered by level.
+    """
+    bots = []
+    for level in BOT_LEVELS:
+        bot, _ = User.objects.get_or_create(
+            username=house_bot_username(level),
+            defaults={"is_bot": True, "bot_level": level},
+        )
+        wanted = {
+            "is_bot": True,
+            "bot_level": level,
+            "is_guest": False,
+            "display_name": f"Bot {level} · {HOUSE_BOT_NAMES[level]}",
+        }
+        changed = [field for field, value in wanted.items() if getattr(bot, field) != value]
+        for field in changed:
+            setattr(bot, field, wanted[field])
+        if bot.has_usable_password():
+            bot.set_unusable_password()
+            changed.append("password")
+        if changed:
+            bot.save(update_fields=changed)
+        bots.append(bot)
+    return bots

@@ -1,0 +1,67 @@
+"""Account views: sign up (also converts a guest), play as guest. Log in/out are Django's own views."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth import login, update_session_auth_hash
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods, require_POST
+
+from accounts.forms import SignUpForm
+from accounts.models import User
+from accounts.services import guest_convert, guest_create
+
+BACKEND = "django.contrib.auth.backends.ModelBackend"
+
+
+def _next_url(request: HttpRequest) -> str:
+    target = request.POST.get("next") or request.GET.get("next") or ""
+    if target and url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return target
+    return reverse("web:home")
+
+
+@require_http_methods(["GET", "POST"])
+def signup(request: HttpRequest) -> HttpResponse:
+    """Sign up. A logged-in guest keeps its row (and history); a logged-in member is sent home."""
+    user = request.user
+    converting = isinstance(user, User) and user.is_authenticated and user.is_guest
+    if user.is_authenticated and not converting:
+        return redirect("web:home")
+    form = SignUpForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        if converting:
+            assert isinstance(user, User)
+            member = guest_convert(
+                user=user, username=form.cleaned_data["username"], password=form.cleaned_data["password1"]
+            )
+            # The password changed: refresh the session hash so the person stays logged in.
+            update_session_auth_hash(request, member)
+            welcome = _("Welcome, %(name)s! Your matches are kept.") % {"name": member.username}
+            messages.success(request, welcome)
+        else:
+            member = form.save()
+            login(request, member, backend=BACKEND)
+            messages.success(request, _("Welcome, %(name)s!") % {"name": member.username})
+        return HttpResponseRedirect(_next_url(request))
+    return render(
+        request,
+        "accounts/signup.html",
+        {"form": form, "converting": converting, "next": request.GET.get("next", "")},
+    )
+
+
+@require_POST
+def play_as_guest(request: HttpRequest) -> HttpResponse:
+    """Create a guest account and log it in (POST, CSRF-protected). A logged-in user is just redirected."""
+    if not request.user.is_authenticated:
+        guest = guest_create()
+        login(request, guest, backend=BACKEND)
+        messages.info(request, _("You are playing as %(name)s.") % {"name": guest.public_name})
+    return HttpResponseRedirect(_next_url(request))

@@ -1,0 +1,17 @@
+"""Root URLconf: admin, accounts, language switch, web pages and the games app."""
+
+from __future__ import annotations
+
+from django.apps import apps
+from django.contrib import admin
+from django.urls import URLPattern, URLResolver, include, path
+
+urlpatterns: list[URLPattern | URLResolver] = [
+    path("admin/", admin.site.urls),
+    path("accounts/", include("accounts.urls")),
+    path("i18n/", include("django.conf.urls.i18n")),
+    path("", include("web.urls")),
+]
+
+if apps.is_installed("games"):
+    urlpatterns.append(path("", include("games.urls")))
