@@ -1,0 +1,1 @@
+"""Matches, live play over WebSockets and the append-only match event log (docs/protocol.md)."""

@@ -1,0 +1,13 @@
+"""App config of ``games``."""
+
+from __future__ import annotations
+
+from django.apps import AppConfig
+
+
+class GamesConfig(AppConfig):
+    """Matches, live play and the match event log."""
+
+    default_auto_field = "django.db.models.BigAutoField"
+    name = "games"
+    verbose_name = "Games"

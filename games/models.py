@@ -1,0 +1,174 @@
+"""Matches and their append-only event log.
+
+A match is exactly "rules + first dealer + events" (docs/engine.md, ``events.py``): the engine state is
+rebuilt by replaying the stored events, never pickled. :class:`Match` keeps denormalized columns
+(status, scores, winner, ``last_seq``) for listing and locking; :class:`MatchEvent` rows are the truth.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+
+class MatchStatus(models.TextChoices):
+    """Lifecycle of a match: ``waiting`` (friend table, seat 1 empty) -> ``active`` -> ``finished``;
+    ``aborted`` for a table abandoned before it started."""
+
+    WAITING = "waiting", _("waiting for a player")
+    ACTIVE = "active", _("in play")
+    FINISHED = "finished", _("finished")
+    ABORTED = "aborted", _("aborted")
+
+
+class ResultReason(models.TextChoices):
+    """Why a finished match ended."""
+
+    TARGET = "target", _("reached the target")
+    RESIGN = "resign", _("resigned")
+    TIMEOUT = "timeout", _("lost on time")
+
+
+class Match(models.Model):
+    """One match between seat 0 (``player0``, the creator) and seat 1 (``player1``; a house bot user
+    in a bot match; null while a friend table waits).
+
+    - ``rules``: ``RuleSet.to_dict()`` (JSON); ``preset``: the preset name it started from.
+    - ``first_dealer``: seat (0/1) that dealt hand 1; set when the match starts.
+    - ``scores``: ``[seat0, seat1]`` points (final totals with end bonuses once finished).
+    - ``winner``: seat or null; ``result_reason``: :class:`ResultReason` or ``""``.
+    - ``last_seq``: number of :class:`MatchEvent` rows (the seq of the latest one; 0 = none yet).
+    - ``turn_timer_seconds``: seconds per action, null = no timer; ``turn_deadline``: when the player to
+      act runs out of time (null without a timer or when nobody is to act).
+    - ``timeout_strikes``: ``[seat0, seat1]`` consecutive automatic moves (3 loses on time).
+    """
+
+    rules = models.JSONField(_("rules"))
+    preset = models.CharField(_("preset"), max_length=40, default="classic")
+    player0 = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="matches_as_player0"
+    )
+    player1 = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="matches_as_player1",
+        null=True, blank=True,
+    )
+    bot_level = models.PositiveSmallIntegerField(_("bot level"), null=True, blank=True)
+    status = models.CharField(
+        _("status"), max_length=10, choices=MatchStatus.choices, default=MatchStatus.ACTIVE
+    )
+    invite_token = models.CharField(_("invite token"), max_length=43, unique=True, null=True, blank=True)
+    first_dealer = models.PositiveSmallIntegerField(_("first dealer"), null=True, blank=True)
+    scores = models.JSONField(_("scores"), default=list)
+    winner = models.PositiveSmallIntegerField(_("winner seat"), null=True, blank=True)
+    result_reason = models.CharField(
+        _("result reason"), max_length=10, choices=ResultReason.choices, blank=True
+    )
+    last_seq = models.PositiveIntegerField(_("last event seq"), default=0)
+    turn_timer_seconds = models.PositiveIntegerField(_("turn timer (s)"), null=True, blank=True)
+    turn_deadline = models.DateTimeField(_("turn deadline"), null=True, blank=True)
+    timeout_strikes = models.JSONField(_("consecutive timeouts"), default=list)
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+    started_at = models.DateTimeField(_("started"), null=True, blank=True)
+    finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
+    updated_at = models.DateTimeField(_("updated"), auto_now=True)
+
+    class Meta:
+        ordering = ("-created_at", "-id")
+        verbose_name_plural = "matches"
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(bot_level__isnull=True) | Q(bot_level__gte=1, bot_level__lte=5),
+                name="games_match_bot_level_range",
+            ),
+            models.CheckConstraint(condition=Q(winner__isnull=True) | Q(winner__in=(0, 1)),
+                                   name="games_match_winner_seat"),
+            models.CheckConstraint(condition=Q(first_dealer__isnull=True) | Q(first_dealer__in=(0, 1)),
+                                   name="games_match_first_dealer_seat"),
+        ]
+        indexes = [models.Index(fields=("status", "turn_deadline"), name="games_match_deadline_idx")]
+
+    def __str__(self) -> str:
+        return f"match {self.pk} ({self.status})"
+
+    def seat_of(self, user_id: int | None) -> int | None:
+        """The seat (0/1) of the user with id ``user_id``, or None when not seated."""
+        if user_id is None:
+            return None
+        if self.player0_id == user_id:
+            return 0
+        if self.player1_id == user_id:
+            return 1
+        return None
+
+    def player_id(self, seat: int) -> int | None:
+        """User id at ``seat`` (0/1)."""
+        return self.player0_id if seat == 0 else self.player1_id
+
+
+class AppendOnlyError(RuntimeError):
+    """Raised on any attempt to change or delete a stored match event."""
+
+
+class MatchEventQuerySet(models.QuerySet["MatchEvent"]):
+    """Event rows may be read and inserted only."""
+
+    def update(self, **kwargs: Any) -> int:
+        raise AppendOnlyError("match events are append-only: no update")
+
+    def delete(self) -> tuple[int, dict[str, int]]:
+        raise AppendOnlyError("match events are append-only: no delete")
+
+
+class MatchEvent(models.Model):
+    """One event of a match's log, numbered ``seq`` = 1, 2, ... per match. APPEND-ONLY.
+
+    - ``type``: the engine event type (``deal``, ``action``, ``hand_end``, ``resign``, ``match_end``) or
+      the platform's ``timeout`` marker (not fed to the engine).
+    - ``payload``: the engine's ``events.to_json`` dict; a ``deal`` also holds ``salt`` and ``commitment``
+      (the secret salt and the SHA-256 commitment of its deck, see ``engine.deck.deck_commitment``).
+    - ``seat``: the seat that caused it (null for derived events); ``msg_id``: the client message id that
+      caused it ("" for server-made events); ``auto``: made by the server for a player out of time.
+    """
+
+    match = models.ForeignKey(Match, on_delete=models.PROTECT, related_name="events")
+    seq = models.PositiveIntegerField(_("seq"))
+    type = models.CharField(_("type"), max_length=16)
+    payload = models.JSONField(_("payload"))
+    seat = models.PositiveSmallIntegerField(_("seat"), null=True, blank=True)
+    msg_id = models.CharField(_("client message id"), max_length=64, blank=True)
+    auto = models.BooleanField(_("automatic move"), default=False)
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+
+    objects = MatchEventQuerySet.as_manager()
+
+    class Meta:
+        ordering = ("match", "seq")
+        constraints = [
+            models.UniqueConstraint(fields=("match", "seq"), name="games_matchevent_unique_seq"),
+            models.UniqueConstraint(
+                fields=("match", "seat", "msg_id"), condition=~Q(msg_id=""),
+                name="games_matchevent_unique_msg_id",
+            ),
+            models.CheckConstraint(condition=Q(seq__gte=1), name="games_matchevent_seq_from_1"),
+        ]
+
+    def __str__(self) -> str:
+        return f"match {self.match_id} #{self.seq} {self.type}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        """Insert only.
+
+        :raises AppendOnlyError: the row is already stored.
+        """
+        if not self._state.adding:
+            raise AppendOnlyError("match events are append-only: no update")
+        kwargs["force_insert"] = True
+        super().save(*args, **kwargs)
+
+    def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
+        """:raises AppendOnlyError: always."""
+        raise AppendOnlyError("match events are append-only: no delete")
