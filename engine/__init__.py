@@ -13,22 +13,35 @@ from engine.errors import (
     InvalidMeldError,
     InvalidRuleSetError,
 )
+from engine.layoffs import DefenderResult, Layoff, best_defense
+from engine.melds import Arrangement, Meld, best_arrangement, deadwood, deadwood_after_discards
 from engine.rules import PRESETS, RuleSet, preset
+from engine.scoring import HandResult, score_knock
 
 __all__ = [
     "PRESETS",
+    "Arrangement",
     "Card",
+    "DefenderResult",
     "DuplicateCardError",
     "EngineError",
+    "HandResult",
     "IllegalActionError",
     "InvalidCardError",
     "InvalidEventError",
     "InvalidMeldError",
     "InvalidRuleSetError",
+    "Layoff",
+    "Meld",
     "RuleSet",
+    "best_arrangement",
+    "best_defense",
     "card_name",
+    "deadwood",
+    "deadwood_after_discards",
     "format_cards",
     "parse_card",
     "parse_cards",
     "preset",
+    "score_knock",
 ]

@@ -1,0 +1,408 @@
+"""Melds and the least-deadwood arrangement of a hand (rules.md "One hand", points 4-5).
+
+A *set* is 3 or 4 cards of one rank; a *run* is 3+ consecutive cards of one suit, ace low only. Deadwood
+is the value of the cards in no meld, taking the arrangement with the least deadwood over every
+partition into disjoint melds.
+
+How the search is exact and fast: sets are the only melds that cross suits. At import we build, for
+each of the 8192 masks of one suit's 13 ranks, the least deadwood using runs only (and the runs that
+achieve it) -- a structural table, not a cache. A hand is a 52-bit mask; for each rank holding 3 or 4
+cards we try "no set", the 4-set and each 3-subset (pruned: leaving a card out of a set, or making no
+set, only helps when the cards left can sit in a run), remove the set cards and add the four per-suit
+table lookups. Most random hands have no rank with 3+ cards: 4 lookups.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from engine.cards import Card, CardMask, card_name, card_value, format_cards, from_mask, to_mask
+from engine.errors import InvalidCardError, InvalidMeldError
+
+MeldKind = Literal["set", "run"]
+
+_SUIT = 0x1FFF
+_VAL13: tuple[int, ...] = tuple(min(r + 1, 10) for r in range(13))
+
+
+def _build_run_tables() -> tuple[list[int], list[tuple[int, ...]], list[int]]:
+    """Per 13-bit suit mask: least deadwood with runs only, the runs achieving it (13-bit masks,
+    ascending), and the bits that lie in some 3-window fully present (cards that can be in a run)."""
+    dw = [0] * 8192
+    sel: list[tuple[int, ...]] = [()] * 8192
+    runnable = [0] * 8192
+    for m in range(1, 8192):
+        low = m & -m
+        r = low.bit_length() - 1
+        best = _VAL13[r] + dw[m ^ low]
+        best_sel = sel[m ^ low]
+        run = low
+        for e in range(r + 1, 13):
+            if not m >> e & 1:
+                break
+            run |= 1 << e
+            if e - r >= 2 and dw[m ^ run] < best:
+                best = dw[m ^ run]
+                best_sel = (run, *sel[m ^ run])
+        dw[m] = best
+        sel[m] = best_sel
+        bits = 0
+        for i in range(11):
+            window = 7 << i
+            if m & window == window:
+                bits |= window
+        runnable[m] = bits
+    return dw, sel, runnable
+
+
+_RUN_DW, _RUN_SEL, _RUNNABLE = _build_run_tables()
+
+
+@dataclass(frozen=True, slots=True)
+class Meld:
+    """A set or a run. ``cards`` are ascending card ints (sets: suit order c d h s; runs: rank order).
+
+    Build with :meth:`of` (validates); ``str(meld)`` is ``"7s 8s 9s"``.
+    """
+
+    kind: MeldKind
+    cards: tuple[Card, ...]
+
+    @classmethod
+    def of(cls, cards: Iterable[Card]) -> Meld:
+        """The meld made of ``cards`` (any order).
+
+        :raises InvalidMeldError: the cards are not a set of 3-4 of one rank or a run of 3+ of one
+            suit (ace low), or a card repeats.
+        :raises InvalidCardError: a value is not a card.
+        """
+        ordered = tuple(sorted(cards))
+        kind = meld_kind(ordered)
+        if kind is None:
+            raise InvalidMeldError(f"not a meld: {format_cards(ordered)}")
+        return cls(kind, ordered)
+
+    @property
+    def mask(self) -> CardMask:
+        """The meld's cards as a bitmask."""
+        m = 0
+        for c in self.cards:
+            m |= 1 << c
+        return m
+
+    @property
+    def value(self) -> int:
+        """Sum of the card values of the meld."""
+        return sum(card_value(c) for c in self.cards)
+
+    def names(self) -> list[str]:
+        """Card names in order, for JSON."""
+        return [card_name(c) for c in self.cards]
+
+    def __str__(self) -> str:
+        return format_cards(self.cards)
+
+
+@dataclass(frozen=True, slots=True)
+class Arrangement:
+    """Melds chosen from a hand: ``melds`` (ordered by first card), ``unmatched`` cards (ascending)
+    and ``deadwood``, the sum of the unmatched cards' values (points)."""
+
+    melds: tuple[Meld, ...]
+    unmatched: tuple[Card, ...]
+    deadwood: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: ``{"melds": [["7s", ...]], "unmatched": [...], "deadwood": N}``."""
+        return {
+            "melds": [m.names() for m in self.melds],
+            "unmatched": [card_name(c) for c in self.unmatched],
+            "deadwood": self.deadwood,
+        }
+
+
+def meld_kind(cards: Iterable[Card]) -> MeldKind | None:
+    """``"set"``, ``"run"`` or ``None`` for distinct ``cards``.
+
+    :raises InvalidCardError: a value is not a card.
+    :raises DuplicateCardError: a card repeats.
+    """
+    mask = to_mask(cards)
+    n = mask.bit_count()
+    if n < 3:
+        return None
+    for suit in range(4):
+        sm = mask >> (13 * suit) & _SUIT
+        if sm.bit_count() == n:
+            low = sm & -sm
+            # consecutive bits: sm + low clears the whole block into one higher bit
+            return "run" if (sm + low) & sm == 0 else None
+    if n <= 4:
+        ranks = {c % 13 for c in from_mask(mask)}
+        if len(ranks) == 1:
+            return "set"
+    return None
+
+
+def is_meld(cards: Iterable[Card]) -> bool:
+    """Whether ``cards`` form a set or a run (rules.md "One hand", point 4). False on bad input."""
+    try:
+        return meld_kind(cards) is not None
+    except InvalidCardError:
+        return False
+
+
+def validate_melds(hand: Iterable[Card], melds: Iterable[Iterable[Card]]) -> Arrangement:
+    """The arrangement of ``hand`` that shows exactly ``melds``.
+
+    :raises InvalidMeldError: a group is not a meld, two melds share a card, or a meld card is not
+        in ``hand``.
+    :raises InvalidCardError: a value is not a card, or ``hand`` repeats a card.
+    """
+    hand_mask = to_mask(hand)
+    used = 0
+    built: list[Meld] = []
+    for group in melds:
+        meld = Meld.of(group)
+        m = meld.mask
+        if m & ~hand_mask:
+            missing = format_cards(from_mask(m & ~hand_mask))
+            raise InvalidMeldError(f"meld {meld} uses cards not in the hand: {missing}")
+        if m & used:
+            shared = format_cards(from_mask(m & used))
+            raise InvalidMeldError(f"meld {meld} shares {shared} with another meld")
+        used |= m
+        built.append(meld)
+    return _arrangement(built, hand_mask & ~used)
+
+
+def _arrangement(melds: Iterable[Meld], unmatched_mask: CardMask) -> Arrangement:
+    unmatched = tuple(from_mask(unmatched_mask))
+    return Arrangement(
+        tuple(sorted(melds, key=lambda m: m.cards)), unmatched, sum(card_value(c) for c in unmatched)
+    )
+
+
+def _set_options(mask: CardMask, a: int, b: int, c: int, d: int, three: int) -> list[list[int]]:
+    """For each rank with 3+ cards: the removal masks worth trying (pruned, still exact)."""
+    suits = (a, b, c, d)
+    options: list[list[int]] = []
+    while three:
+        rb = three & -three
+        three ^= rb
+        r = rb.bit_length() - 1
+        full = 0
+        count = 0
+        runnable: list[int] = []
+        for s in range(4):
+            sm = suits[s]
+            if sm & rb:
+                bit = 1 << (13 * s + r)
+                full |= bit
+                count += 1
+                if _RUNNABLE[sm] & rb:
+                    runnable.append(bit)
+        opts = [full]
+        if count == 4:
+            opts.extend(full ^ bit for bit in runnable)
+        # "no set" can only win when enough of the rank's cards can sit in runs
+        if len(runnable) >= count - 2:
+            opts.append(0)
+        options.append(opts)
+    return options
+
+
+def _dw(mask: CardMask) -> int:
+    """Least deadwood of the cards in ``mask`` (no validation)."""
+    t = _RUN_DW
+    a = mask & _SUIT
+    b = mask >> 13 & _SUIT
+    c = mask >> 26 & _SUIT
+    d = mask >> 39
+    three = (a & b & (c | d)) | (c & d & (a | b))
+    if not three:
+        return t[a] + t[b] + t[c] + t[d]
+    options = _set_options(mask, a, b, c, d, three)
+    best = 1 << 30
+    if len(options) == 1:
+        for rem in options[0]:
+            m = mask & ~rem
+            v = t[m & _SUIT] + t[m >> 13 & _SUIT] + t[m >> 26 & _SUIT] + t[m >> 39]
+            if v < best:
+                best = v
+        return best
+    for combo in itertools.product(*options):
+        rem = 0
+        for r in combo:
+            rem |= r
+        m = mask & ~rem
+        v = t[m & _SUIT] + t[m >> 13 & _SUIT] + t[m >> 26 & _SUIT] + t[m >> 39]
+        if v < best:
+            best = v
+    return best
+
+
+def deadwood_of_mask(mask: CardMask) -> int:
+    """Least deadwood (points) of the cards in the 52-bit ``mask``; the fastest entry point.
+
+    The caller guarantees ``0 <= mask < 2**52``.
+    """
+    return _dw(mask)
+
+
+def deadwood(cards: Iterable[Card]) -> int:
+    """Least deadwood (points) of distinct ``cards`` over every partition into melds (rules.md point 5).
+
+    :raises InvalidCardError: a value is not a card.
+    :raises DuplicateCardError: a card repeats.
+    """
+    return _dw(to_mask(cards))
+
+
+def best_arrangement_of_mask(mask: CardMask) -> Arrangement:
+    """:func:`best_arrangement` of the cards in ``mask`` (no validation)."""
+    t = _RUN_DW
+    a = mask & _SUIT
+    b = mask >> 13 & _SUIT
+    c = mask >> 26 & _SUIT
+    d = mask >> 39
+    three = (a & b & (c | d)) | (c & d & (a | b))
+    best_rem: tuple[int, ...] = ()
+    if three:
+        best = 1 << 30
+        for combo in itertools.product(*_set_options(mask, a, b, c, d, three)):
+            rem = 0
+            for r in combo:
+                rem |= r
+            m = mask & ~rem
+            v = t[m & _SUIT] + t[m >> 13 & _SUIT] + t[m >> 26 & _SUIT] + t[m >> 39]
+            if v < best:
+                best = v
+                best_rem = combo
+    melds: list[Meld] = []
+    rest = mask
+    for rem in best_rem:
+        if rem:
+            melds.append(Meld("set", tuple(from_mask(rem))))
+            rest &= ~rem
+    for s in range(4):
+        for run in _RUN_SEL[rest >> (13 * s) & _SUIT]:
+            run_mask = run << (13 * s)
+            melds.append(Meld("run", tuple(from_mask(run_mask))))
+            rest &= ~run_mask
+    return _arrangement(melds, rest)
+
+
+def best_arrangement(cards: Iterable[Card]) -> Arrangement:
+    """The least-deadwood arrangement of 0..52 distinct ``cards`` (rules.md "One hand", point 5).
+
+    >>> from engine.cards import parse_cards
+    >>> a = best_arrangement(parse_cards("7s 8s 9s 7h 7d"))
+    >>> [str(m) for m in a.melds], a.deadwood
+    (['7s 8s 9s'], 14)
+
+    :raises InvalidCardError: a value is not a card.
+    :raises DuplicateCardError: a card repeats.
+    """
+    return best_arrangement_of_mask(to_mask(cards))
+
+
+def deadwood_after_discards(cards: Iterable[Card]) -> dict[Card, int]:
+    """For a hand (normally 11 cards): each card -> least deadwood of the hand without it (points).
+
+    Keys follow ascending card order. The UI shows these numbers; bots use them.
+
+    :raises InvalidCardError: a value is not a card.
+    :raises DuplicateCardError: a card repeats.
+    """
+    return deadwood_after_discards_of_mask(to_mask(cards))
+
+
+def deadwood_after_discards_of_mask(mask: CardMask) -> dict[Card, int]:
+    """:func:`deadwood_after_discards` of the cards in ``mask`` (no validation)."""
+    t = _RUN_DW
+    a = mask & _SUIT
+    b = mask >> 13 & _SUIT
+    c = mask >> 26 & _SUIT
+    d = mask >> 39
+    result: dict[Card, int] = {}
+    if (a & b & (c | d)) | (c & d & (a | b)):
+        m = mask
+        while m:
+            low = m & -m
+            result[low.bit_length() - 1] = _dw(mask ^ low)
+            m ^= low
+        return result
+    # no set possible with or without any one card: only the discard's suit changes
+    suits = (a, b, c, d)
+    base = (t[a], t[b], t[c], t[d])
+    total = base[0] + base[1] + base[2] + base[3]
+    for s in range(4):
+        sm = suits[s]
+        rest = total - base[s]
+        while sm:
+            low = sm & -sm
+            sm ^= low
+            result[13 * s + low.bit_length() - 1] = rest + t[suits[s] ^ low]
+    return result
+
+
+def hand_melds(mask: CardMask) -> list[Meld]:
+    """Every meld (sets of 3 and 4, runs of every length >= 3) whose cards are all in ``mask``."""
+    melds: list[Meld] = []
+    for r in range(13):
+        cards = [c for c in (r, 13 + r, 26 + r, 39 + r) if mask >> c & 1]
+        if len(cards) >= 3:
+            melds.extend(Meld("set", combo) for combo in itertools.combinations(cards, 3))
+            if len(cards) == 4:
+                melds.append(Meld("set", tuple(cards)))
+    for s in range(4):
+        sm = mask >> (13 * s) & _SUIT
+        for lo in range(11):
+            hi = lo
+            while hi < 13 and sm >> hi & 1:
+                if hi - lo >= 2:
+                    melds.append(Meld("run", tuple(range(13 * s + lo, 13 * s + hi + 1))))
+                hi += 1
+    return melds
+
+
+def all_arrangements(cards: Iterable[Card], max_deadwood: int | None = None) -> Iterator[Arrangement]:
+    """Every arrangement of ``cards``: every collection of disjoint melds, including non-maximal ones
+    (a 4-run shown as a 3-run plus a deadwood card, a 4-set as a 3-set, no melds at all), each once.
+
+    With ``max_deadwood``, only arrangements whose deadwood is at most that (the knocker's choices
+    within the knock limit, rules.md point 7). Order is deterministic.
+
+    :raises InvalidCardError: a value is not a card.
+    :raises DuplicateCardError: a card repeats.
+    """
+    mask = to_mask(cards)
+    order = from_mask(mask)
+    by_min: dict[Card, list[tuple[int, Meld]]] = {c: [] for c in order}
+    for meld in hand_melds(mask):
+        by_min[meld.cards[0]].append((meld.mask, meld))
+    limit = (1 << 30) if max_deadwood is None else max_deadwood
+    n = len(order)
+    chosen: list[Meld] = []
+
+    def walk(i: int, used: int, dw: int) -> Iterator[Arrangement]:
+        while i < n and used >> order[i] & 1:
+            i += 1
+        if i == n:
+            yield _arrangement(chosen, mask & ~used)
+            return
+        card = order[i]
+        for meld_mask, meld in by_min[card]:
+            if not meld_mask & used:
+                chosen.append(meld)
+                yield from walk(i + 1, used | meld_mask, dw)
+                chosen.pop()
+        value = card_value(card)
+        if dw + value <= limit:
+            yield from walk(i + 1, used, dw + value)
+
+    yield from walk(0, 0, 0)

@@ -1,0 +1,180 @@
+"""Scoring one hand (rules.md "Scoring one hand", and "One hand", points 6-8).
+
+Only one player scores. Knock: the knocker scores the defender's deadwood (after layoffs) minus its
+own. Undercut (defender's count equal or lower; a tie goes by ``RuleSet.tie_goes_to``): the defender
+scores the difference plus the undercut bonus. Gin (0 deadwood after the discard): gin bonus plus the
+defender's whole deadwood, no layoffs. Big gin (all 11 cards melded): big-gin bonus plus the defender's
+whole deadwood. Points are then multiplied (oklahoma: a spade first upcard doubles).
+
+The knocker's melds are chosen for the knocker's best result (rules.md point 7): of every arrangement
+within the knock limit, the one that scores best after the defender's best layoffs; ties go to the
+least knocker deadwood, then to the first arrangement in :func:`engine.melds.all_arrangements` order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from engine.cards import Card, card_name, from_mask, to_mask
+from engine.errors import DuplicateCardError, EngineError, IllegalActionError
+from engine.layoffs import DefenderResult, Layoff, best_defense
+from engine.melds import Arrangement, Meld, all_arrangements, best_arrangement_of_mask, validate_melds
+from engine.rules import RuleSet
+
+HandKind = Literal["knock", "gin", "big_gin", "undercut", "dead"]
+
+
+@dataclass(frozen=True, slots=True)
+class HandResult:
+    """How one hand ended.
+
+    - ``kind``: ``"knock"``, ``"gin"``, ``"big_gin"``, ``"undercut"`` or ``"dead"`` (nobody scores).
+    - ``knocker``, ``winner``: seats (0 or 1), ``None`` for a dead hand.
+    - ``points``: what the winner scores, after the multiplier; ``bonus``: the gin / big-gin /
+      undercut bonus included (before the multiplier); ``multiplier``: 1 or 2.
+    - ``knocker_deadwood``, ``defender_deadwood`` (after layoffs; whole deadwood after gin).
+    - ``knocker_melds``, ``knocker_unmatched``, ``defender_melds``, ``defender_unmatched``,
+      ``layoffs`` (defender cards laid onto ``knocker_melds[layoff.meld]``).
+    """
+
+    kind: HandKind
+    knocker: int | None
+    winner: int | None
+    points: int
+    knocker_deadwood: int = 0
+    defender_deadwood: int = 0
+    knocker_melds: tuple[Meld, ...] = ()
+    knocker_unmatched: tuple[Card, ...] = ()
+    defender_melds: tuple[Meld, ...] = ()
+    defender_unmatched: tuple[Card, ...] = ()
+    layoffs: tuple[Layoff, ...] = ()
+    bonus: int = 0
+    multiplier: int = 1
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready, cards as names: every field, melds as lists of names, layoffs as
+        ``{"card": "7s", "meld": 0}``."""
+        return {
+            "kind": self.kind,
+            "knocker": self.knocker,
+            "winner": self.winner,
+            "points": self.points,
+            "bonus": self.bonus,
+            "multiplier": self.multiplier,
+            "knocker_deadwood": self.knocker_deadwood,
+            "defender_deadwood": self.defender_deadwood,
+            "knocker_melds": [m.names() for m in self.knocker_melds],
+            "knocker_unmatched": [card_name(c) for c in self.knocker_unmatched],
+            "defender_melds": [m.names() for m in self.defender_melds],
+            "defender_unmatched": [card_name(c) for c in self.defender_unmatched],
+            "layoffs": [x.to_dict() for x in self.layoffs],
+        }
+
+
+def dead_hand() -> HandResult:
+    """The result of a dead hand (rules.md point 8): nobody scores, the same dealer deals again."""
+    return HandResult(kind="dead", knocker=None, winner=None, points=0)
+
+
+def _knock_result(
+    arrangement: Arrangement, defense: DefenderResult, rules: RuleSet, knocker: int, multiplier: int
+) -> HandResult:
+    kd, dd = arrangement.deadwood, defense.deadwood
+    if kd < dd or (kd == dd and rules.tie_goes_to == "knocker"):
+        kind: HandKind = "knock"
+        winner, points, bonus = knocker, dd - kd, 0
+    else:
+        kind, winner, bonus = "undercut", 1 - knocker, rules.undercut_bonus
+        points = kd - dd + bonus
+    return HandResult(
+        kind=kind, knocker=knocker, winner=winner, points=points * multiplier,
+        knocker_deadwood=kd, defender_deadwood=dd,
+        knocker_melds=arrangement.melds, knocker_unmatched=arrangement.unmatched,
+        defender_melds=defense.melds, defender_unmatched=defense.unmatched,
+        layoffs=defense.layoffs, bonus=bonus, multiplier=multiplier,
+    )
+
+
+def score_knock(
+    knocker_cards: Iterable[Card],
+    defender_cards: Iterable[Card],
+    rules: RuleSet,
+    *,
+    knocker: int = 0,
+    knock_limit: int | None = None,
+    multiplier: int = 1,
+    knocker_melds: Sequence[Iterable[Card]] | None = None,
+) -> HandResult:
+    """Score a knock, gin or big gin.
+
+    :param knocker_cards: the knocker's 10 cards after its discard, or 11 for big gin.
+    :param defender_cards: the defender's 10 cards.
+    :param rules: bonuses and the tie rule; ``rules.knock_limit`` unless ``knock_limit`` is given
+        (oklahoma: pass ``rules.hand_knock_limit(first_upcard)``).
+    :param knocker: the knocker's seat (0 or 1); the defender is ``1 - knocker``.
+    :param multiplier: points factor (``rules.hand_multiplier(first_upcard)``; 1 or 2).
+    :param knocker_melds: the melds the knocker shows; ``None`` chooses them for the knocker's best
+        result (module docstring).
+    :raises IllegalActionError: ``knock_over_limit`` when the knocker's deadwood (least, or of the
+        given melds) exceeds the limit; ``not_big_gin`` for 11 cards not all melded.
+    :raises InvalidMeldError: ``knocker_melds`` are not disjoint melds of the knocker's cards.
+    :raises InvalidCardError: bad cards; ``hand_size`` for a knocker without 10-11 cards or a defender
+        without 10.
+    :raises DuplicateCardError: a card repeats, within or across the hands.
+    """
+    kmask = to_mask(knocker_cards)
+    dmask = to_mask(defender_cards)
+    if kmask & dmask:
+        raise DuplicateCardError(f"card in both hands: {card_name(from_mask(kmask & dmask)[0])!r}")
+    if kmask.bit_count() not in (10, 11) or dmask.bit_count() != 10:
+        raise EngineError(
+            f"the knocker holds 10 or 11 cards and the defender 10, got {kmask.bit_count()} "
+            f"and {dmask.bit_count()}", code="hand_size",
+        )
+    if knocker not in (0, 1):
+        raise EngineError(f"knocker must be seat 0 or 1, got {knocker!r}", code="bad_seat")
+    limit = rules.knock_limit if knock_limit is None else knock_limit
+    kcards = from_mask(kmask)
+    if knocker_melds is not None:
+        shown: Arrangement | None = validate_melds(kcards, knocker_melds)
+    else:
+        shown = None
+    best = shown if shown is not None else best_arrangement_of_mask(kmask)
+    if kmask.bit_count() == 11:
+        if best.deadwood != 0:
+            raise IllegalActionError("big gin needs all 11 cards melded", code="not_big_gin")
+        return _gin_result("big_gin", best, dmask, rules.effective_big_gin_bonus, knocker, multiplier)
+    if best.deadwood > limit:
+        raise IllegalActionError(
+            f"deadwood {best.deadwood} is over the knock limit {limit}", code="knock_over_limit"
+        )
+    if best.deadwood == 0:
+        return _gin_result("gin", best, dmask, rules.gin_bonus, knocker, multiplier)
+    dcards = from_mask(dmask)
+    if shown is not None:
+        return _knock_result(shown, best_defense(dcards, shown.melds), rules, knocker, multiplier)
+    chosen: HandResult | None = None
+    chosen_key = (0, 0)
+    for arrangement in all_arrangements(kcards, max_deadwood=limit):
+        defense = best_defense(dcards, arrangement.melds)
+        result = _knock_result(arrangement, defense, rules, knocker, multiplier)
+        key = (result.points if result.winner == knocker else -result.points, -result.knocker_deadwood)
+        if chosen is None or key > chosen_key:
+            chosen, chosen_key = result, key
+    assert chosen is not None  # the least-deadwood arrangement is within the limit
+    return chosen
+
+
+def _gin_result(
+    kind: HandKind, arrangement: Arrangement, dmask: int, bonus: int, knocker: int, multiplier: int
+) -> HandResult:
+    defense = best_arrangement_of_mask(dmask)
+    return HandResult(
+        kind=kind, knocker=knocker, winner=knocker, points=(bonus + defense.deadwood) * multiplier,
+        knocker_deadwood=0, defender_deadwood=defense.deadwood,
+        knocker_melds=arrangement.melds, knocker_unmatched=arrangement.unmatched,
+        defender_melds=defense.melds, defender_unmatched=defense.unmatched,
+        bonus=bonus, multiplier=multiplier,
+    )
