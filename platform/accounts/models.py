@@ -32,7 +32,7 @@ class User(AbstractUser):
             models.CheckConstraint(
                 condition=(
                     Q(is_bot=False, bot_level__isnull=True)
-                    | Q(is_bot=True, bot_level__gte=1, bot_level__lte=5)
+                    | Q(is_bot=True, bot_level__isnull=False, bot_level__gte=1, bot_level__lte=5)
                 ),
                 name="accounts_user_bot_level_iff_bot",
             ),

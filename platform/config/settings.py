@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import tempfile
 from importlib.util import find_spec
 from pathlib import Path
 
@@ -125,21 +126,26 @@ TEMPLATES = [
 ]
 
 # --- database -------------------------------------------------------------------------------------
+# Daphne, the worker and beat write concurrently to SQLite: WAL + IMMEDIATE + a wait beat "locked".
+SQLITE_OPTIONS = {
+    "timeout": 20,
+    "transaction_mode": "IMMEDIATE",
+    "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+}
 if DATABASE_URL:
     DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60, conn_health_checks=True)}
+    if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+        DATABASES["default"]["CONN_MAX_AGE"] = 0
+        DATABASES["default"]["OPTIONS"] = dict(SQLITE_OPTIONS)
 else:
     DATABASES = {
         "default": {
             "ENGINE": "django.db.backends.sqlite3",
             "NAME": VAR_DIR / "db.sqlite3",
-            # Daphne, the worker and beat write concurrently: WAL + IMMEDIATE + a wait beat "locked".
-            "OPTIONS": {
-                "timeout": 20,
-                "transaction_mode": "IMMEDIATE",
-                "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
-            },
-            # A file (not :memory:) so a Daphne subprocess started by a test can share the test database.
-            "TEST": {"NAME": str(VAR_DIR / "test_db.sqlite3")},
+            "OPTIONS": dict(SQLITE_OPTIONS),
+            # A file (not :memory:) so a Daphne subprocess started by a test can share the test database;
+            # one per test run so parallel runs in one checkout do not collide.
+            "TEST": {"NAME": str(Path(tempfile.gettempdir()) / f"gin-test-{os.getpid()}.sqlite3")},
         }
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -166,7 +172,8 @@ TIME_ZONE = "UTC"
 
 # --- static files ---------------------------------------------------------------------------------
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = VAR_DIR / "staticfiles"  # collectstatic target (production)
+STATIC_ROOT.mkdir(exist_ok=True)
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {

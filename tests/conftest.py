@@ -1,0 +1,266 @@
+"""Shared fixtures for every test package.
+
+Services
+    ``skip_or_fail(reason)``: skip, or fail when ``CI=true`` (CI must run everything).
+    ``postgres_url`` / ``redis_url``: URL of a reachable server (``DATABASE_URL``/``REDIS_URL`` or the
+    local defaults ``postgres://postgres@127.0.0.1:5432/postgres`` and ``redis://127.0.0.1:6379/0``);
+    skip (CI: fail) when unreachable.
+
+Browser (mark tests ``@pytest.mark.browser``)
+    ``browser``: session-wide Playwright ``Browser`` on Debian's ``/usr/bin/chromium`` (never a downloaded
+    one) launched headless with ``--no-sandbox --disable-gpu ...``; skips (CI: fails) when chromium is absent.
+    ``page``: a fresh ``BrowserContext`` + ``Page`` per test (isolated cookies), closed afterwards; default
+    timeout 15 s. Playwright's sync API cannot run inside an event loop: use it from plain ``def`` tests.
+
+Live server (pytest-django's ``live_server`` is WSGI and cannot serve Channels)
+    ``daphne_server``: a real Daphne subprocess (``config.asgi:application``) on a free 127.0.0.1 port,
+    against the TEST database of this run (requests ``transactional_db``, so rows your test creates are
+    committed and visible to the server, and tables are flushed after). Attributes: ``url``
+    (``http://127.0.0.1:<port>``), ``ws_url``, ``port``, ``log_path``; methods ``stop()``, ``start()``,
+    ``restart()`` (same port: for "server restarts mid-hand" tests). Its environment: ``DATABASE_URL`` =
+    the test database, ``SECURE_COOKIES=0``, ``CELERY_TASK_ALWAYS_EAGER=1`` (tasks run inside Daphne),
+    ``REDIS_URL`` passed through (CI: Redis channel layer). Its log is printed when a test fails.
+    ``daphne_server_factory(**env)``: the same with extra environment variables, e.g.
+    ``daphne_server_factory(CELERY_TASK_ALWAYS_EAGER="0")`` (then run a worker yourself).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, urlsplit
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def in_ci() -> bool:
+    """True when ``CI`` is ``true``/``1``: services and the browser are then mandatory."""
+    return os.environ.get("CI", "").strip().lower() in {"1", "true", "yes"}
+
+
+def skip_or_fail(reason: str) -> None:
+    """Skip the current test, or fail it under CI. Never returns.
+
+    :raises pytest.skip.Exception | pytest.fail.Exception: always.
+    """
+    if in_ci():
+        pytest.fail(f"CI=true but {reason}")
+    pytest.skip(reason)
+
+
+@pytest.fixture(name="skip_or_fail")
+def skip_or_fail_fixture() -> Callable[[str], None]:
+    """``skip_or_fail`` as a fixture, for test modules that do not import conftest."""
+    return skip_or_fail
+
+
+def tcp_reachable(url: str, default_port: int) -> bool:
+    """Whether a TCP connection to the host:port of ``url`` succeeds within 2 s."""
+    parts = urlsplit(url)
+    try:
+        with socket.create_connection((parts.hostname or "127.0.0.1", parts.port or default_port), timeout=2):
+            return True
+    except OSError:
+        return False
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> str:
+    """URL of a reachable PostgreSQL server (skip, or fail under CI, if none)."""
+    url = os.environ.get("DATABASE_URL", "")
+    if not url.startswith(("postgres://", "postgresql://")):
+        url = "postgres://postgres@127.0.0.1:5432/postgres"
+    if not tcp_reachable(url, 5432):
+        skip_or_fail(f"PostgreSQL is not reachable at {url}")
+    return url
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> str:
+    """URL of a reachable Redis server (skip, or fail under CI, if none)."""
+    url = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
+    if not tcp_reachable(url, 6379):
+        skip_or_fail(f"Redis is not reachable at {url}")
+    return url
+
+
+# --- browser --------------------------------------------------------------------------------------
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """Session-wide Playwright chromium (``/usr/bin/chromium``, headless, no sandbox)."""
+    if not os.access(CHROMIUM, os.X_OK):
+        skip_or_fail(f"{CHROMIUM} is not installed (apt-get install -y chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    """A fresh browser context (own cookies) and page; 15 s default timeout."""
+    context = browser.new_context(locale="en-US")
+    context.set_default_timeout(15_000)
+    try:
+        yield context.new_page()
+    finally:
+        context.close()
+
+
+# --- live Daphne server ---------------------------------------------------------------------------
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that is free right now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def database_url_of(settings_dict: dict[str, Any]) -> str:
+    """``DATABASE_URL`` for the connection described by a Django ``settings_dict`` (sqlite or postgres).
+
+    :raises ValueError: for other engines.
+    """
+    engine = settings_dict["ENGINE"]
+    if engine == "django.db.backends.sqlite3":
+        return f"sqlite:///{Path(settings_dict['NAME']).resolve()}"
+    if engine == "django.db.backends.postgresql":
+        user = quote(settings_dict.get("USER") or "")
+        password = settings_dict.get("PASSWORD") or ""
+        auth = f"{user}:{quote(password)}@" if password else (f"{user}@" if user else "")
+        host = settings_dict.get("HOST") or "127.0.0.1"
+        port = settings_dict.get("PORT") or 5432
+        return f"postgres://{auth}{host}:{port}/{quote(settings_dict['NAME'])}"
+    raise ValueError(f"no DATABASE_URL form for engine {engine}")
+
+
+class DaphneServer:
+    """A Daphne subprocess serving ``config.asgi:application`` on ``127.0.0.1:<port>``."""
+
+    def __init__(self, port: int, env: dict[str, str], log_path: Path) -> None:
+        self.port = port
+        self.url = f"http://127.0.0.1:{port}"
+        self.ws_url = f"ws://127.0.0.1:{port}"
+        self.env = env
+        self.log_path = log_path
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self, ready_timeout: float = 60.0) -> None:
+        """Start Daphne and wait until it accepts connections.
+
+        :raises RuntimeError: if it exits or does not listen within ``ready_timeout`` seconds.
+        """
+        log = self.log_path.open("ab")
+        command = [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(self.port)]
+        self.process = subprocess.Popen(
+            [*command, "config.asgi:application"],
+            cwd=ROOT,
+            env=self.env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        log.close()
+        deadline = time.monotonic() + ready_timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"daphne exited with {self.process.returncode}:\n{self.log()}")
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
+                    return
+            except OSError:
+                time.sleep(0.1)
+        self.stop()
+        raise RuntimeError(f"daphne did not listen on {self.port} within {ready_timeout}s:\n{self.log()}")
+
+    def stop(self) -> None:
+        """Stop Daphne (SIGTERM, then SIGKILL after 10 s). Idempotent."""
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+    def restart(self) -> None:
+        """Stop then start again on the same port (in-memory state is lost, the database is kept)."""
+        self.stop()
+        self.start()
+
+    def log(self) -> str:
+        """Everything Daphne wrote so far."""
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+
+@pytest.fixture
+def daphne_server_factory(
+    transactional_db: None, tmp_path: Path, request: pytest.FixtureRequest
+) -> Iterator[Callable[..., DaphneServer]]:
+    """Start Daphne subprocesses on the test database: ``daphne_server_factory(**extra_env)``."""
+    from django.db import connection
+
+    servers: list[DaphneServer] = []
+    base_env = dict(os.environ)
+    base_env.update(
+        {
+            "PYTHONPATH": os.pathsep.join(
+                filter(None, [str(ROOT), str(ROOT / "platform"), os.environ.get("PYTHONPATH")])
+            ),
+            "DJANGO_SETTINGS_MODULE": "config.settings",
+            "DATABASE_URL": database_url_of(connection.settings_dict),
+            "SECURE_COOKIES": "0",
+            "CELERY_TASK_ALWAYS_EAGER": "1",
+            "PYTHONUNBUFFERED": "1",
+        }
+    )
+
+    def start(**extra_env: str) -> DaphneServer:
+        server = DaphneServer(free_port(), {**base_env, **extra_env}, tmp_path / f"daphne-{len(servers)}.log")
+        servers.append(server)
+        server.start()
+        return server
+
+    yield start
+    for server in servers:
+        server.stop()
+    report = getattr(request.node, "rep_call", None)
+    if report is not None and report.failed:
+        for server in servers:
+            sys.stderr.write(f"\n--- daphne log ({server.url}) ---\n{server.log()}\n")
+
+
+@pytest.fixture
+def daphne_server(daphne_server_factory: Callable[..., DaphneServer]) -> DaphneServer:
+    """One Daphne subprocess on the test database (see module docstring)."""
+    return daphne_server_factory()
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """Keep each phase's report on the item (``rep_call``) so fixtures can print logs on failure."""
+    report = yield
+    setattr(item, f"rep_{report.when}", report)
+    return report

@@ -1,0 +1,29 @@
+"""Fixtures for the platform tests: a subprocess environment with the repo's import paths."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def subprocess_env(tmp_path: Path) -> dict[str, str]:
+    """Environment for a child Python process: repo + ``platform/`` on PYTHONPATH, own ``var/`` dir.
+
+    Profile variables (``DATABASE_URL``, ``REDIS_URL``, ``CELERY_*``...) are removed so each test sets
+    exactly what it means to test.
+    """
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in {"DATABASE_URL", "REDIS_URL", "DEBUG", "SECRET_KEY", "ALLOWED_HOSTS"}
+        and not key.startswith("CELERY_")
+    }
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(ROOT / "platform")])
+    env["DJANGO_SETTINGS_MODULE"] = "config.settings"
+    env["GIN_VAR_DIR"] = str(tmp_path / "var")
+    return env
