@@ -1,0 +1,155 @@
+"""Levels 4 and 5: stronger than the baseline (issue 4, "The bots").
+
+Both levels choose a discard by the hand it leaves: its deadwood now, its expected deadwood after the
+next draw and its chance to reach the knock limit on that draw (:func:`engine.bots.evaluate.lookahead`),
+minus a penalty for discarding a card the opponent would take to make a meld. They take the upcard when
+it leaves less deadwood than a stock draw is expected to.
+
+- Level 4 knows only what the view shows directly (unknown cards, cards the opponent took) and knocks
+  as soon as it can.
+- Level 5 tracks every card seen (:mod:`engine.bots.tracker`), samples the opponent's concealed hand
+  weighted by its picks, declines and discards, rates each discard by how often a sampled opponent
+  would meld it, and before knocking estimates by sampling what the knock is worth (undercut risk)
+  against playing on for gin (stock left, the opponent's likely deadwood).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from engine.bots.common import Options, discard_action, forms_meld, mask_of, options
+from engine.bots.evaluate import NEIGHBOUR_MASK, lookahead
+from engine.bots.montecarlo import knock_estimate, meld_danger
+from engine.bots.tracker import read_table, sample_opponent_hands
+from engine.cards import Card, CardMask
+from engine.melds import deadwood_after_discards_of_mask
+
+if TYPE_CHECKING:
+    from engine.actions import Action
+    from engine.view import PlayerView
+
+
+@dataclass(frozen=True, slots=True)
+class Style:
+    """Weights of the discard score ``now * deadwood + expected - knock_bonus * p_knock
+    + danger * penalty`` (points), the upcard margin (points), and the sampling settings."""
+
+    now: float
+    knock_bonus: float
+    danger_penalty: float
+    take_margin: float
+    tracking: bool
+    samples: int
+    knock_samples: int
+
+
+STYLES: dict[int, Style] = {
+    4: Style(now=0.5, knock_bonus=6.0, danger_penalty=4.0, take_margin=1.0, tracking=False,
+             samples=0, knock_samples=0),
+    5: Style(now=0.5, knock_bonus=6.0, danger_penalty=6.0, take_margin=1.0, tracking=True,
+             samples=40, knock_samples=24),
+}
+
+
+class ExpertBot:
+    """Level 4 or 5 (see the module docstring). ``rng`` drives tie breaks and sampling."""
+
+    def __init__(self, level: int, rng: random.Random) -> None:
+        if level not in STYLES:
+            raise ValueError(f"ExpertBot plays levels 4 and 5, got {level!r}")
+        self.level = level
+        self.style = STYLES[level]
+        self.rng = rng
+
+    def choose(self, view: PlayerView) -> Action:
+        """This level's action for ``view`` (one of ``view.legal_actions``).
+
+        :raises ValueError: the view has no legal action.
+        """
+        opts = options(view.legal_actions)
+        hand = mask_of(view.hand)
+        style = self.style
+        samples: list[CardMask] = []
+        if style.tracking:
+            table = read_table(view)
+            pool = table.unknown
+            p_opp = table.p_opponent()
+            # a card the opponent probably holds is less likely to be drawn from the stock
+            weights: list[float] | None = [max(0.05, 1.0 - p_opp.get(c, 0.0)) for c in pool]
+            if style.samples:
+                samples = sample_opponent_hands(table, style.samples, self.rng)
+            opp_known = table.opp_known
+        else:
+            opp_known = mask_of(view.opponent_known)
+            seen = hand | mask_of(view.discard_pile) | opp_known
+            pool = [c for c in range(52) if not seen >> c & 1]
+            weights = None
+        limit = view.knock_limit
+        if opts.decision != "discard":
+            return self._draw(view, opts, hand, pool, weights, limit)
+        if opts.big_gin is not None:
+            return opts.big_gin
+        allowed = sorted((set(opts.discards) | set(opts.knocks)) - {view.taken_card})
+        if not allowed:
+            allowed = sorted(set(opts.discards) | set(opts.knocks))
+        scores: dict[Card, float] = {}
+        outlooks = {}
+        for card in allowed:
+            o = lookahead(hand ^ (1 << card), pool, weights, limit)
+            outlooks[card] = o
+            if samples:
+                danger = meld_danger(card, samples)
+            elif forms_meld(opp_known, card):
+                danger = 1.0
+            else:
+                danger = 0.5 if NEIGHBOUR_MASK[card] & opp_known else 0.0
+            scores[card] = (style.now * o.deadwood + o.expected - style.knock_bonus * o.p_knock
+                            + style.danger_penalty * danger)
+        knockable = [c for c in allowed if c in opts.knocks]
+        if knockable:
+            least = min(outlooks[c].deadwood for c in knockable)
+            card = min((c for c in knockable if outlooks[c].deadwood == least), key=lambda c: scores[c])
+            if least == 0 or style.knock_samples == 0:
+                return opts.knocks[card]
+            if self._knock_now(view, hand ^ (1 << card), samples, outlooks[card].p_gin):
+                return opts.knocks[card]
+        best = min(scores.values())
+        card = self.rng.choice([c for c in allowed if scores[c] <= best + 1e-9])
+        return discard_action(opts, card, knock=False)
+
+    def _draw(self, view: PlayerView, opts: Options, hand: CardMask, pool: list[Card],
+              weights: list[float] | None, limit: int) -> Action:
+        """Take the upcard when the best discard after taking it leaves less deadwood than a stock
+        draw is expected to (by ``take_margin`` points)."""
+        upcard = view.upcard
+        if opts.take is None or upcard is None:
+            assert opts.decline is not None
+            return opts.decline
+        if opts.decline is None:
+            return opts.take
+        after = deadwood_after_discards_of_mask(hand | 1 << upcard)
+        take_dw = min(v for c, v in after.items() if c != upcard)
+        stock = lookahead(hand, pool, weights, limit)
+        if take_dw <= stock.expected - self.style.take_margin:
+            return opts.take
+        return opts.decline
+
+    def _knock_now(self, view: PlayerView, hand10: CardMask, samples: list[CardMask], p_gin: float) -> bool:
+        """Whether knocking with ``hand10`` beats playing on, by sampling (level 5).
+
+        Knocking is worth its mean points over sampled opponent hands (undercuts count against it).
+        Playing on is worth the chance of gin next draw times the gin value, plus the knock value
+        kept if neither side ends the hand, minus a small loss when the opponent may knock first.
+        Near the stock floor playing on mostly ends in a dead hand (0 points).
+        """
+        rules = view.rules
+        est = knock_estimate(hand10, samples[: self.style.knock_samples], rules, view.knock_limit,
+                             view.multiplier)
+        if view.stock_size <= rules.stock_floor + 1:
+            return est.ev > 0
+        gin_value = (rules.gin_bonus + est.opp_deadwood) * view.multiplier
+        wait = p_gin * gin_value + (1 - p_gin) * (1 - est.p_opp_ready) * max(est.ev, 0.0) * 0.8
+        wait -= est.p_opp_ready * 5.0
+        return est.ev >= wait
