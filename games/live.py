@@ -1,0 +1,125 @@
+"""The engine state of a stored match: rebuilt from its event rows, with a small in-process cache.
+
+Only ``games.services`` and ``games.selectors`` use this module. The cache is keyed by
+(match id, ``last_seq``) and its states are never mutated: a writer takes :meth:`LiveMatch.clone`
+and the cache only ever learns a new state after the transaction that stored it has committed, so
+a cached entry always equals what replaying the database gives (the seq check makes stale entries
+unreachable).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from engine.errors import InvalidEventError
+from engine.events import ActionEvent, DealEvent, Event, ResignEvent, from_json
+from engine.hand import HandState
+from engine.match import MatchState
+from engine.rules import RuleSet
+from games.models import Match, MatchEvent
+
+ENGINE_TYPES = frozenset(("deal", "action", "hand_end", "resign", "match_end"))
+"""MatchEvent types that are engine events (others, e.g. ``timeout``, are platform markers)."""
+
+DEAL_SECRETS = ("salt", "commitment")
+"""Keys a ``deal`` row's payload holds beside the engine's JSON."""
+
+CACHE_SIZE = 256
+
+
+@dataclass(slots=True)
+class LiveMatch:
+    """A match's engine ``state`` plus ``previous_hand``: the last hand that ended before the
+    current one was dealt (kept because :class:`MatchState` only holds the current hand), or None."""
+
+    state: MatchState
+    previous_hand: HandState | None
+
+    def clone(self) -> LiveMatch:
+        """A copy safe to mutate (ended hands are never mutated, so ``previous_hand`` is shared)."""
+        return LiveMatch(self.state.clone(), self.previous_hand)
+
+    def deal(self, deck: list[int]) -> DealEvent:
+        """Deal the next hand from ``deck``, remembering the hand that just ended."""
+        if self.state.hand is not None:
+            self.previous_hand = self.state.hand
+        return self.state.deal(deck)
+
+
+def engine_event(row_payload: dict[str, Any]) -> Event:
+    """The engine event stored in a row's payload (deal secrets stripped).
+
+    :raises InvalidEventError: the payload is not a valid engine event.
+    """
+    payload = {k: v for k, v in row_payload.items() if k not in DEAL_SECRETS}
+    return from_json(payload)
+
+
+def rebuild(match: Match, rows: Iterable[MatchEvent]) -> LiveMatch:
+    """Replay ``rows`` (the match's events in seq order) from the start.
+
+    Input events (deals, actions, resignations) are applied; derived ones (hand and match ends) are
+    checked against what the engine produced.
+
+    :raises InvalidEventError: the log disagrees with the rules.
+    :raises ValueError: the match has not started (no first dealer).
+    """
+    if match.first_dealer is None:
+        raise ValueError(f"match {match.pk} has not started")
+    live = LiveMatch(MatchState(RuleSet.from_dict(match.rules), match.first_dealer), None)
+    state = live.state
+    for row in rows:
+        if row.type not in ENGINE_TYPES:
+            continue
+        event = engine_event(row.payload)
+        if isinstance(event, DealEvent):
+            live.deal(list(event.deck))
+        elif isinstance(event, ActionEvent):
+            state.apply(event.action, event.seat)
+        elif isinstance(event, ResignEvent):
+            state.resign(event.seat)
+        elif event not in state.events:
+            raise InvalidEventError(f"match {match.pk} seq {row.seq}: {event!r} disagrees with the rules")
+    return live
+
+
+_cache: dict[int, tuple[int, LiveMatch]] = {}
+_lock = threading.Lock()
+
+
+def cache_get(match_id: int, seq: int) -> LiveMatch | None:
+    """The cached state of ``match_id`` at ``seq`` (do not mutate it), or None."""
+    with _lock:
+        hit = _cache.get(match_id)
+    return hit[1] if hit is not None and hit[0] == seq else None
+
+
+def cache_put(match_id: int, seq: int, live: LiveMatch) -> None:
+    """Remember ``live`` as the state at ``seq`` (call only after it is committed; never mutate it
+    afterwards)."""
+    with _lock:
+        current = _cache.pop(match_id, None)
+        if current is not None and current[0] > seq:
+            live, seq = current[1], current[0]
+        _cache[match_id] = (seq, live)
+        while len(_cache) > CACHE_SIZE:
+            _cache.pop(next(iter(_cache)))
+
+
+def cache_clear() -> None:
+    """Forget every cached state (tests; after a data repair)."""
+    with _lock:
+        _cache.clear()
+
+
+def load(match: Match) -> LiveMatch:
+    """The state of ``match`` at ``match.last_seq`` (shared: do not mutate; ``clone()`` to write)."""
+    live = cache_get(match.pk, match.last_seq)
+    if live is None:
+        rows = MatchEvent.objects.filter(match_id=match.pk, seq__lte=match.last_seq).order_by("seq")
+        live = rebuild(match, rows)
+        cache_put(match.pk, match.last_seq, live)
+    return live

@@ -1,0 +1,230 @@
+"""Match reads: one player's ``state`` payload (docs/protocol.md), hand reveals, recent matches.
+
+Everything a player receives is built here from that player's ``PlayerView`` (engine) plus public
+match data; the opponent's concealed cards and the stock order of a hand in play are never read into
+a payload. A finished hand is revealed in full (both hands, the deck order and its salt).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.db.models import Q, QuerySet
+from django.urls import reverse
+
+from accounts.models import User
+from engine.actions import ActionKind
+from engine.cards import card_name, card_names, sort_by_rank
+from engine.hand import HandState
+from engine.melds import best_arrangement, deadwood_after_discards
+from engine.phase import Phase
+from games import conf
+from games.live import LiveMatch, engine_event, load
+from games.models import Match, MatchEvent, MatchStatus
+
+_KNOCKS = (ActionKind.KNOCK, ActionKind.BIG_GIN)
+
+
+def _iso(value: datetime | None) -> str | None:
+    if value is None:
+        return None
+    return value.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _player(user: User | None, seat: int) -> dict[str, Any] | None:
+    if user is None:
+        return None
+    return {
+        "seat": seat, "name": user.public_name, "is_bot": user.is_bot, "is_guest": user.is_guest,
+        "bot_level": user.bot_level,
+    }
+
+
+def match_get(*, match_id: int) -> Match | None:
+    """The match with its players loaded, or None."""
+    return Match.objects.select_related("player0", "player1").filter(pk=match_id).first()
+
+
+def _deal_rows(match: Match) -> list[MatchEvent]:
+    """The last two ``deal`` rows (newest first)."""
+    return list(MatchEvent.objects.filter(match_id=match.pk, type="deal", seq__lte=match.last_seq)
+                .order_by("-seq")[:2])
+
+
+def match_state_payload(*, match: Match, seat: int, invite_url: str | None = None) -> dict[str, Any]:
+    """The ``state`` message for the player at ``seat`` (docs/protocol.md "state").
+
+    :param invite_url: absolute join link to show while the table waits (creator only).
+    """
+    live: LiveMatch | None = None if match.first_dealer is None else load(match)
+    deals = _deal_rows(match) if live is not None else []
+    state = live.state if live is not None else None
+    hand_number = state.hand_number if state is not None else 0
+    hands_won = list(state.hands_won) if state is not None else [0, 0]
+    payload: dict[str, Any] = {
+        "type": "state",
+        "seq": match.last_seq,
+        "match": {
+            "id": match.pk,
+            "status": match.status,
+            "preset": match.preset,
+            "rules": match.rules,
+            "target": match.rules.get("target"),
+            "you": seat,
+            "players": [_player(match.player0, 0), _player(match.player1, 1)],
+            "scores": list(match.scores or [0, 0]),
+            "hands_won": hands_won,
+            "hand_number": hand_number,
+            "winner": match.winner,
+            "result_reason": match.result_reason or None,
+            "turn_timer_seconds": match.turn_timer_seconds,
+            "turn_deadline": _iso(match.turn_deadline),
+            "invite_url": invite_url if match.status == MatchStatus.WAITING and seat == 0 else None,
+        },
+        "hand": None,
+        "last_hand": None,
+    }
+    if live is None or state is None or state.hand is None:
+        return payload
+    current = state.hand
+    if current.is_over or state.is_over:
+        # The match ended with this hand (by the target, or a resignation mid-hand): show it all.
+        payload["last_hand"] = _reveal(current, deals[0] if deals else None, state.scores, match)
+        return payload
+    if match.status == MatchStatus.ACTIVE:
+        payload["hand"] = _hand_payload(live, seat, deals[0] if deals else None)
+    if live.previous_hand is not None and len(deals) > 1:
+        prev_scores = _scores_after_previous(live)
+        payload["last_hand"] = _reveal(live.previous_hand, deals[1], prev_scores, match, deal_after=deals[0])
+    return payload
+
+
+def _hand_payload(live: LiveMatch, seat: int, deal_row: MatchEvent | None) -> dict[str, Any]:
+    view = live.state.view(seat)
+    arrangement = best_arrangement(view.hand)
+    melded = {c for m in arrangement.melds for c in m.cards}
+    ordered = [c for m in arrangement.melds for c in m.cards] + sort_by_rank(
+        [c for c in view.hand if c not in melded]
+    )
+    after = None
+    if view.phase is Phase.DISCARD and view.is_my_turn and len(view.hand) == 11:
+        after = {card_name(c): dw for c, dw in deadwood_after_discards(view.hand).items()}
+    last = view.history[-1] if view.history else None
+    return {
+        "number": view.hand_number,
+        "dealer": view.dealer,
+        "phase": view.phase.value,
+        "to_act": view.current_player,
+        "your_turn": view.is_my_turn,
+        "cards": card_names(ordered),
+        "melds": [m.names() for m in arrangement.melds],
+        "deadwood_cards": card_names(arrangement.unmatched),
+        "deadwood": arrangement.deadwood,
+        "deadwood_if_discarded": after,
+        "legal_actions": [str(a) for a in view.legal_actions],
+        "can_knock": any(a.kind in _KNOCKS for a in view.legal_actions),
+        "opponent_card_count": view.opponent_hand_size,
+        "stock_count": view.stock_size,
+        "discard_pile": card_names(view.discard_pile),
+        "upcard": None if view.upcard is None else card_name(view.upcard),
+        "first_upcard": card_name(view.first_upcard),
+        "taken_card": None if view.taken_card is None else card_name(view.taken_card),
+        "knock_limit": view.knock_limit,
+        "multiplier": view.multiplier,
+        "commitment": None if deal_row is None else deal_row.payload.get("commitment"),
+        "last_action": None if last is None else {
+            "seat": last.seat, "action": str(last.action),
+            "card": None if last.card is None else card_name(last.card),
+        },
+    }
+
+
+def _scores_after_previous(live: LiveMatch) -> list[int]:
+    """Scores right after the previous hand: the current hand has not scored yet."""
+    return list(live.state.scores)
+
+
+def _reveal(
+    hand: HandState, deal_row: MatchEvent | None, scores: Any, match: Match,
+    deal_after: MatchEvent | None = None,
+) -> dict[str, Any]:
+    """Full reveal of an ended hand, or of the last hand of a finished match (both hands, result or
+    None after a resignation mid-hand, deck, salt)."""
+    ended_at = deal_after.created_at if deal_after is not None else (match.finished_at or match.updated_at)
+    payload = deal_row.payload if deal_row is not None else {}
+    return {
+        "number": payload.get("hand"),
+        "dealer": hand.dealer,
+        "result": None if hand.result is None else hand.result.to_dict(),
+        "final_hands": [card_names(sort_by_rank(list(h))) for h in hand.hands],
+        "scores_after": list(scores),
+        "deck": card_names(hand.deck),
+        "salt": payload.get("salt"),
+        "commitment": payload.get("commitment"),
+        "ended_at": _iso(ended_at),
+        "show_until": _iso(ended_at + timedelta(seconds=conf.hand_pause_seconds()) if ended_at else None),
+    }
+
+
+def hand_reveal(*, match: Match, hand_number: int) -> dict[str, Any] | None:
+    """Deck, salt and commitment of hand ``hand_number`` of ``match`` if that hand has ENDED, else
+    None (a hand in play stays secret). ``valid`` checks the commitment."""
+    from engine.deck import verify_commitment
+    from engine.events import DealEvent
+
+    rows = list(MatchEvent.objects.filter(match_id=match.pk, seq__lte=match.last_seq)
+                .filter(Q(type="deal") | Q(type="hand_end") | Q(type="match_end")).order_by("seq"))
+    deal = next((r for r in rows if r.type == "deal" and r.payload.get("hand") == hand_number), None)
+    if deal is None:
+        return None
+    ended = any(r.type == "hand_end" and r.payload.get("hand") == hand_number for r in rows) or (
+        match.status in (MatchStatus.FINISHED, MatchStatus.ABORTED)
+    )
+    if not ended:
+        return None
+    event = engine_event(deal.payload)
+    assert isinstance(event, DealEvent)
+    salt, commitment = deal.payload["salt"], deal.payload["commitment"]
+    return {
+        "hand": hand_number, "deck": card_names(event.deck), "salt": salt, "commitment": commitment,
+        "valid": verify_commitment(event.deck, salt, commitment),
+    }
+
+
+def matches_recent_for(*, user: User, limit: int = 50) -> list[dict[str, Any]]:
+    """The ``limit`` most recent matches of ``user``, newest first, as rows for ``my_matches.html``
+    (docs/protocol.md "Template context")."""
+    qs: QuerySet[Match] = (
+        Match.objects.filter(Q(player0=user) | Q(player1=user))
+        .select_related("player0", "player1").order_by("-created_at", "-id")[:limit]
+    )
+    rows = []
+    for m in qs:
+        seat = m.seat_of(user.pk)
+        assert seat is not None
+        opponent = m.player1 if seat == 0 else m.player0
+        scores = list(m.scores or [0, 0])
+        if m.status == MatchStatus.FINISHED:
+            result = "won" if m.winner == seat else "lost"
+        elif m.status == MatchStatus.ACTIVE:
+            result = "in_progress"
+        else:
+            result = str(m.status)
+        rows.append({
+            "id": m.pk,
+            "url": reverse("games:table", args=[m.pk]),
+            "opponent": opponent.public_name if opponent is not None else None,
+            "opponent_is_bot": bool(opponent and opponent.is_bot),
+            "bot_level": m.bot_level,
+            "preset": m.preset,
+            "target": m.rules.get("target"),
+            "status": m.status,
+            "my_score": scores[seat] if len(scores) == 2 else 0,
+            "opponent_score": scores[1 - seat] if len(scores) == 2 else 0,
+            "result": result,
+            "result_reason": m.result_reason or None,
+            "created_at": m.created_at,
+            "finished_at": m.finished_at,
+        })
+    return rows

@@ -1,0 +1,477 @@
+"""Match writes (HackSoft services): create, join, play, resign, bot moves, turn-timer expiry.
+
+Every write locks the match row, rebuilds the engine state from the event log (``games.live``),
+validates through the engine, appends the new events with the next seqs AND updates the match in one
+transaction, and only after commit tells the ``match_<id>`` group (Zulip's events-after-commit). A write
+that fails raises :class:`GameError` and changes nothing. Protocol: docs/protocol.md.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from accounts.models import User
+from accounts.selectors import house_bot_get
+from engine.actions import Action, ActionKind
+from engine.cards import Card, card_value
+from engine.deck import deck_commitment, new_salt, shuffled_deck
+from engine.errors import EngineError, IllegalActionError
+from engine.events import DealEvent, Event, to_json
+from engine.melds import deadwood
+from engine.rules import PRESETS, RuleSet
+from games import conf
+from games.live import LiveMatch, cache_put, load
+from games.models import Match, MatchEvent, MatchStatus, ResultReason
+
+TARGETS = (50, 100)
+"""Targets a player may choose (issue 3: 50 or 100)."""
+TURN_TIMER_RANGE = (15, 600)
+"""Allowed turn timer, seconds per action."""
+TIMEOUT_STRIKES_TO_LOSE = 3
+"""Consecutive automatic moves after which a player loses on time (docs/protocol.md "Turn timer")."""
+
+
+class GameError(Exception):
+    """A refused request; ``code`` is the WebSocket error code of docs/protocol.md. Nothing changed."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass(frozen=True, slots=True)
+class Applied:
+    """Outcome of an accepted client message: ``seq`` of the event that recorded it, ``last_seq`` of
+    the match after the write, ``repeat`` when the message id had already been applied."""
+
+    seq: int
+    last_seq: int
+    repeat: bool = False
+
+
+def new_deck() -> list[Card]:
+    """The deck for the next hand: a secure shuffle (tests replace this function with seeded decks)."""
+    return shuffled_deck()
+
+
+# --------------------------------------------------------------------------------------------- create
+
+
+def _rules(rules_preset: str, target: int) -> RuleSet:
+    if rules_preset not in PRESETS:
+        raise GameError("bad_field", f"unknown rule preset {rules_preset!r}; presets: {', '.join(PRESETS)}")
+    if target not in TARGETS:
+        raise GameError("bad_field", f"target must be 50 or 100, got {target!r}")
+    return PRESETS[rules_preset].replace(target=target)
+
+
+def _start(match: Match, *, first_dealer: int) -> list[MatchEvent]:
+    """Seat the first dealer, deal hand 1 and store it (match row saved by the caller)."""
+    match.first_dealer = first_dealer
+    match.status = MatchStatus.ACTIVE
+    match.started_at = timezone.now()
+    match.scores = [0, 0]
+    match.timeout_strikes = [0, 0]
+    live = load(match).clone()
+    rows = _store(match, live, [_deal(live)])
+    _refresh(match, live, dealt=True)
+    transaction.on_commit(lambda: cache_put(match.pk, match.last_seq, live))
+    return rows
+
+
+@transaction.atomic
+def match_create_vs_bot(*, user: User, level: int, rules_preset: str, target: int) -> Match:
+    """Create and start a match of ``user`` (seat 0) against the house bot of ``level`` (seat 1).
+
+    The first dealer is random, or the bot for a preset whose ``first_dealer`` is ``computer``.
+
+    :raises GameError: ``bad_field`` (level not 1..5, unknown preset, target not 50/100),
+        ``not_authenticated`` (anonymous or bot user), ``no_bot`` (house bots not created).
+    """
+    _check_person(user)
+    if type(level) is not int or not 1 <= level <= 5:
+        raise GameError("bad_field", f"bot level must be 1..5, got {level!r}")
+    rules = _rules(rules_preset, target)
+    try:
+        bot = house_bot_get(level=level)
+    except User.DoesNotExist:
+        raise GameError("no_bot", f"house bot {level} is missing: run manage.py ensure_house_bots") from None
+    match = Match.objects.create(
+        rules=rules.to_dict(), preset=rules_preset, player0=user, player1=bot, bot_level=level,
+        status=MatchStatus.ACTIVE, scores=[0, 0], timeout_strikes=[0, 0],
+    )
+    first = 1 if rules.first_dealer == "computer" else secrets.randbelow(2)
+    _start(match, first_dealer=first)
+    match.save()
+    return match
+
+
+@transaction.atomic
+def table_create(*, user: User, rules_preset: str, target: int, turn_timer: int | None) -> Match:
+    """Create a private table of ``user`` (seat 0) waiting for a friend; share ``/t/<invite_token>/``.
+
+    :param turn_timer: seconds per action (15..600) or None for no timer.
+    :raises GameError: ``bad_field`` (preset, target, timer), ``not_authenticated``.
+    """
+    _check_person(user)
+    rules = _rules(rules_preset, target)
+    if turn_timer is not None and (
+        type(turn_timer) is not int or not TURN_TIMER_RANGE[0] <= turn_timer <= TURN_TIMER_RANGE[1]
+    ):
+        raise GameError("bad_field", f"turn timer must be empty or 15..600 seconds, got {turn_timer!r}")
+    return Match.objects.create(
+        rules=rules.to_dict(), preset=rules_preset, player0=user, status=MatchStatus.WAITING,
+        invite_token=secrets.token_urlsafe(24), turn_timer_seconds=turn_timer, scores=[0, 0],
+        timeout_strikes=[0, 0],
+    )
+
+
+def table_join(*, user: User, token: str) -> Match:
+    """Seat ``user`` at the waiting table with ``token`` and deal hand 1 (random first dealer).
+
+    Idempotent for a player already seated there (returns the match unchanged).
+
+    :raises GameError: ``no_such_match`` (unknown token), ``table_full`` (someone else joined),
+        ``match_over`` (finished/aborted), ``not_authenticated``.
+    """
+    _check_person(user)
+    with transaction.atomic():
+        match = Match.objects.select_for_update().filter(invite_token=token).first()
+        if match is None:
+            raise GameError("no_such_match", "no table with that link")
+        if match.seat_of(user.pk) is not None:
+            return match
+        if match.status in (MatchStatus.FINISHED, MatchStatus.ABORTED):
+            raise GameError("match_over", "this table is closed")
+        if match.player1_id is not None:
+            raise GameError("table_full", "both seats at this table are taken")
+        match.player1 = user
+        _start(match, first_dealer=secrets.randbelow(2))
+        match.save()
+        _broadcast_on_commit(match.pk)
+    return match
+
+
+def _check_person(user: User) -> None:
+    if not getattr(user, "is_authenticated", False) or getattr(user, "is_bot", False):
+        raise GameError("not_authenticated", "log in or play as a guest first")
+
+
+# --------------------------------------------------------------------------------------------- play
+
+
+def match_apply_action(
+    *, match_id: int, user: User, action_text: str, client_seq: int, msg_id: str
+) -> Applied:
+    """Play ``action_text`` (canonical action text) for ``user``'s seat in match ``match_id``.
+
+    Checks, in order: the match exists and ``user`` is seated (``not_seated``); a repeated
+    ``msg_id`` is answered with the original outcome (``repeat=True``) and not applied again; the match
+    is active (``not_started``, ``match_over``); the action parses (``malformed_action``); ``client_seq``
+    equals ``last_seq`` (``stale_seq``); the engine accepts it (``wrong_phase``, ``out_of_turn``,
+    ``card_not_held``, ``taken_card``, ``knock_over_limit``, ``stock_only``, ``not_big_gin``, ...).
+    A hand that ends is followed by the next deal in the same transaction.
+
+    :raises GameError: with one of the codes above; nothing was changed.
+    """
+
+    def play(live: LiveMatch, match: Match, seat: int) -> list[tuple[Event, dict[str, Any]]]:
+        try:
+            action = Action.parse(action_text)
+        except IllegalActionError as exc:
+            raise GameError(exc.code, str(exc)) from None
+        if client_seq != match.last_seq:
+            raise GameError("stale_seq", f"seq {client_seq} is stale: the match is at seq {match.last_seq}")
+        return _play(live, action, seat)
+
+    return _write(match_id=match_id, user=user, msg_id=msg_id, body=play)
+
+
+def match_resign(*, match_id: int, user: User, msg_id: str = "") -> Applied:
+    """``user`` resigns match ``match_id``: the opponent wins (``result_reason`` resign). A waiting
+    table is aborted instead.
+
+    :raises GameError: ``no_such_match``, ``not_seated``, ``match_over``.
+    """
+    with transaction.atomic():
+        match = _locked(match_id)
+        seat = match.seat_of(user.pk)
+        if seat is None:
+            raise GameError("not_seated", "you are not a player of this match")
+        if match.status == MatchStatus.WAITING:
+            match.status = MatchStatus.ABORTED
+            match.finished_at = timezone.now()
+            match.save()
+            _broadcast_on_commit(match.pk)
+            return Applied(seq=match.last_seq, last_seq=match.last_seq)
+
+    def resign(live: LiveMatch, match: Match, seat: int) -> list[tuple[Event, dict[str, Any]]]:
+        return [(e, {}) for e in live.state.resign(seat)]
+
+    return _write(match_id=match_id, user=user, msg_id=msg_id, body=resign)
+
+
+def _write(
+    *, match_id: int, user: User, msg_id: str,
+    body: Callable[[LiveMatch, Match, int], list[tuple[Event, dict[str, Any]]]],
+) -> Applied:
+    """The shared frame of a player's write (lock, seat, repeat, status, body, store, notify)."""
+    try:
+        with transaction.atomic():
+            match = _locked(match_id)
+            seat = match.seat_of(user.pk)
+            if seat is None:
+                raise GameError("not_seated", "you are not a player of this match")
+            repeat = _repeat(match, seat, msg_id)
+            if repeat is not None:
+                return repeat
+            _check_active(match)
+            live = load(match).clone()
+            events = body(live, match, seat)
+            before = match.last_seq
+            rows = _store(match, live, events, seat=seat, msg_id=msg_id)
+            strikes = list(match.timeout_strikes or [0, 0])
+            strikes[seat] = 0
+            match.timeout_strikes = strikes
+            _refresh(match, live, dealt=any(isinstance(e, DealEvent) for e, _ in events))
+            _save_cas(match, before)
+            transaction.on_commit(lambda: cache_put(match.pk, match.last_seq, live))
+            _broadcast_on_commit(match.pk)
+            return Applied(seq=rows[0].seq, last_seq=match.last_seq)
+    except IntegrityError:
+        # Lost a race: another write took this seq (or this msg_id) first.
+        with transaction.atomic():
+            match = Match.objects.get(pk=match_id)
+            seat = match.seat_of(user.pk)
+            repeat = _repeat(match, seat, msg_id) if seat is not None else None
+        if repeat is not None:
+            return repeat
+        raise GameError("stale_seq", "another move was made first") from None
+
+
+def _locked(match_id: int) -> Match:
+    match = Match.objects.select_for_update().filter(pk=match_id).first()
+    if match is None:
+        raise GameError("no_such_match", f"no match {match_id}")
+    return match
+
+
+def _repeat(match: Match, seat: int, msg_id: str) -> Applied | None:
+    if not msg_id:
+        return None
+    row = MatchEvent.objects.filter(match_id=match.pk, seat=seat, msg_id=msg_id).only("seq").first()
+    return None if row is None else Applied(seq=row.seq, last_seq=match.last_seq, repeat=True)
+
+
+def _check_active(match: Match) -> None:
+    if match.status == MatchStatus.WAITING:
+        raise GameError("not_started", "the table is waiting for the second player")
+    if match.status != MatchStatus.ACTIVE:
+        raise GameError("match_over", "the match is over")
+
+
+def _play(live: LiveMatch, action: Action, seat: int) -> list[tuple[Event, dict[str, Any]]]:
+    """Apply ``action`` for ``seat``, then deal the next hand if one ended and the match goes on."""
+    try:
+        events: list[tuple[Event, dict[str, Any]]] = [(e, {}) for e in live.state.apply(action, seat)]
+    except IllegalActionError as exc:
+        raise GameError(exc.code, str(exc)) from None
+    except EngineError as exc:
+        raise GameError("illegal_action", str(exc)) from None
+    if live.state.awaiting_deal:
+        events.append(_deal(live))
+    return events
+
+
+def _deal(live: LiveMatch) -> tuple[Event, dict[str, Any]]:
+    """Deal the next hand from a fresh secure shuffle, with its salt and commitment."""
+    deck = new_deck()
+    salt = new_salt()
+    event = live.deal(deck)
+    return event, {"salt": salt, "commitment": deck_commitment(deck, salt)}
+
+
+def _store(
+    match: Match, live: LiveMatch, events: Sequence[tuple[Event, dict[str, Any]]], *,
+    seat: int | None = None, msg_id: str = "", auto: bool = False,
+) -> list[MatchEvent]:
+    """Insert ``events`` with seqs after ``match.last_seq`` (the first one carries ``seat``/``msg_id``,
+    being the client's own move; the derived ones that follow carry neither) and advance
+    ``match.last_seq``."""
+    rows = []
+    for i, (event, extra) in enumerate(events):
+        first = i == 0
+        rows.append(MatchEvent(
+            match_id=match.pk, seq=match.last_seq + 1 + i, type=to_json(event)["type"],
+            payload={**to_json(event), **extra}, seat=seat if first else None,
+            msg_id=msg_id if first else "", auto=auto and first,
+        ))
+    MatchEvent.objects.bulk_create(rows)
+    match.last_seq += len(rows)
+    return rows
+
+
+def _store_marker(match: Match, type_: str, payload: dict[str, Any], seat: int) -> MatchEvent:
+    row = MatchEvent.objects.create(match_id=match.pk, seq=match.last_seq + 1, type=type_,
+                                    payload=payload, seat=seat, auto=True)
+    match.last_seq += 1
+    return row
+
+
+def _refresh(match: Match, live: LiveMatch, *, dealt: bool) -> None:
+    """Copy the engine's scores/result into the match row and reset the turn deadline."""
+    state = live.state
+    now = timezone.now()
+    match.scores = list(state.final_scores or state.scores)
+    if state.is_over and match.status == MatchStatus.ACTIVE:
+        match.status = MatchStatus.FINISHED
+        match.winner = state.winner
+        last = state.events[-1]
+        reason = getattr(last, "reason", ResultReason.TARGET)
+        if match.result_reason != ResultReason.TIMEOUT:
+            match.result_reason = reason
+        match.finished_at = now
+    if match.turn_timer_seconds and match.status == MatchStatus.ACTIVE and state.current_player is not None:
+        pause = conf.hand_pause_seconds() if dealt and state.hand_number > 1 else 0
+        match.turn_deadline = now + timedelta(seconds=match.turn_timer_seconds + pause)
+    else:
+        match.turn_deadline = None
+
+
+def _save_cas(match: Match, before: int) -> None:
+    """Save the match only if no other write advanced it meanwhile (the race guard on SQLite, where
+    ``select_for_update`` does nothing; on PostgreSQL the row lock already serializes writers)."""
+    fields = {
+        "last_seq": match.last_seq, "scores": match.scores, "status": match.status, "winner": match.winner,
+        "result_reason": match.result_reason, "finished_at": match.finished_at,
+        "turn_deadline": match.turn_deadline, "timeout_strikes": match.timeout_strikes,
+        "updated_at": timezone.now(),
+    }
+    if Match.objects.filter(pk=match.pk, last_seq=before).update(**fields) != 1:
+        raise IntegrityError("match advanced concurrently")
+
+
+def _broadcast_on_commit(match_id: int) -> None:
+    def send() -> None:
+        layer = get_channel_layer()
+        if layer is not None:
+            async_to_sync(layer.group_send)(group_name(match_id), {"type": "match.update"})
+
+    transaction.on_commit(send)
+
+
+def group_name(match_id: int) -> str:
+    """Channels group of a match's connected players."""
+    return f"match_{match_id}"
+
+
+# --------------------------------------------------------------------------------------------- server moves
+
+
+def match_play_bot_turn(*, match_id: int, expected_seq: int | None = None) -> int | None:
+    """Make one move for the bot of a bot match if it is the bot's turn (from its PlayerView only).
+
+    Idempotent: returns None and changes nothing when the match is not active, not the bot's turn, or
+    ``expected_seq`` is given and the match has moved past it. Returns the new ``last_seq``.
+    """
+    with transaction.atomic():
+        match = Match.objects.select_for_update().filter(pk=match_id).first()
+        if match is None or match.status != MatchStatus.ACTIVE or match.bot_level is None:
+            return None
+        if expected_seq is not None and expected_seq != match.last_seq:
+            return None
+        live = load(match).clone()
+        seat = 1
+        if live.state.current_player != seat:
+            return None
+        view = live.state.view(seat)
+        action = choose_bot_action(match.bot_level, view, seed=match.pk * 100_003 + match.last_seq)
+        events = _play(live, action, seat)
+        before = match.last_seq
+        _store(match, live, events, seat=seat)
+        _refresh(match, live, dealt=any(isinstance(e, DealEvent) for e, _ in events))
+        _save_cas(match, before)
+        transaction.on_commit(lambda: cache_put(match.pk, match.last_seq, live))
+        _broadcast_on_commit(match.pk)
+        return match.last_seq
+
+
+def choose_bot_action(level: int, view: Any, *, seed: int) -> Action:
+    """The house bot's choice for ``view`` (``engine.bots.make_bot``)."""
+    from engine.bots import make_bot
+
+    return make_bot(level, seed=seed).choose(view)
+
+
+def safe_moves(live: LiveMatch, seat: int) -> list[Action]:
+    """The automatic move(s) for a player out of time: ``pass`` on an offer; ``draw stock`` then the
+    discard leaving the least deadwood (ties: the higher card) in the draw phase; that discard in
+    the discard phase. Never a knock."""
+    state = live.state.clone()
+    moves: list[Action] = []
+    legal = state.legal_actions(seat)
+    kinds = {a.kind for a in legal}
+    if ActionKind.PASS in kinds:
+        return [Action.pass_()]
+    if ActionKind.DRAW_STOCK in kinds:
+        moves.append(Action.draw_stock())
+        state.apply(moves[0], seat)
+        legal = state.legal_actions(seat)
+    discards = [a for a in legal if a.kind is ActionKind.DISCARD]
+    hand = state.view(seat).hand
+    best = min(discards, key=lambda a: (deadwood([c for c in hand if c != a.card]), -card_value(a.card or 0),
+                                         a.card))
+    moves.append(best)
+    return moves
+
+
+def match_expire_turn(*, match_id: int, expected_seq: int | None = None) -> int | None:
+    """If the turn deadline of match ``match_id`` has passed, play the late player's safe automatic
+    move(s) (:func:`safe_moves`), or, at the 3rd consecutive time, end the match: that player loses
+    on time (stored as an engine resignation preceded by a ``timeout`` marker; ``result_reason``
+    timeout). Idempotent: returns None and changes nothing if the deadline is not past, the match is
+    not active, or ``expected_seq`` is stale. Returns the new ``last_seq``.
+    """
+    with transaction.atomic():
+        match = Match.objects.select_for_update().filter(pk=match_id).first()
+        if match is None or match.status != MatchStatus.ACTIVE or match.turn_deadline is None:
+            return None
+        if match.turn_deadline > timezone.now():
+            return None
+        if expected_seq is not None and expected_seq != match.last_seq:
+            return None
+        live = load(match).clone()
+        seat = live.state.current_player
+        if seat is None:
+            return None
+        start = match.last_seq
+        strikes = list(match.timeout_strikes or [0, 0])
+        strikes[seat] += 1
+        match.timeout_strikes = strikes
+        dealt = False
+        if strikes[seat] >= TIMEOUT_STRIKES_TO_LOSE:
+            _store_marker(match, "timeout", {"seat": seat}, seat)
+            match.result_reason = ResultReason.TIMEOUT
+            _store(match, live, [(e, {}) for e in live.state.resign(seat)], seat=seat, auto=True)
+        else:
+            for action in safe_moves(live, seat):
+                events = _play(live, action, seat)
+                dealt = dealt or any(isinstance(e, DealEvent) for e, _ in events)
+                _store(match, live, events, seat=seat, auto=True)
+                if live.state.current_player != seat:
+                    break
+        _refresh(match, live, dealt=dealt)
+        _save_cas(match, start)
+        transaction.on_commit(lambda: cache_put(match.pk, match.last_seq, live))
+        _broadcast_on_commit(match.pk)
+        return match.last_seq

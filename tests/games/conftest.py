@@ -1,0 +1,72 @@
+"""Fixtures for the games tests: players, house bots, zero pauses, seeded decks.
+
+``alice`` / ``bob``: registered users; ``guest``: a guest user; ``house_bots``: bot-1..bot-5.
+``no_pauses`` (autouse): the bot's thinking pause and the 8 s hand pause set to 0.
+``seeded_decks``: deals come from ``seeded_deck(seed)`` with seed 1000, 1001, ... (deterministic).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from engine.deck import seeded_deck
+
+
+@pytest.fixture(autouse=True)
+def no_pauses(settings: Any) -> None:
+    settings.GAMES_BOT_DELAY = (0.0, 0.0)
+    settings.GAMES_HAND_PAUSE = 0.0
+
+
+@pytest.fixture(autouse=True)
+def fresh_cache() -> Iterator[None]:
+    from games.live import cache_clear
+
+    cache_clear()
+    yield
+    cache_clear()
+
+
+@pytest.fixture
+def seeded_decks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Make every deal use ``seeded_deck(1000 + n)``; returns the list of seeds used so far."""
+    from games import services
+
+    used: list[int] = []
+    counter = itertools.count(1000)
+
+    def deck() -> list[int]:
+        seed = next(counter)
+        used.append(seed)
+        return seeded_deck(seed)
+
+    monkeypatch.setattr(services, "new_deck", deck)
+    return used
+
+
+@pytest.fixture
+def alice(django_user_model: Any) -> Any:
+    return django_user_model.objects.create_user(username="alice", password="pw-alice-123")
+
+
+@pytest.fixture
+def bob(django_user_model: Any) -> Any:
+    return django_user_model.objects.create_user(username="bob", password="pw-bob-123")
+
+
+@pytest.fixture
+def guest() -> Any:
+    from accounts.services import guest_create
+
+    return guest_create()
+
+
+@pytest.fixture
+def house_bots(db: None) -> list[Any]:
+    from accounts.services import house_bots_ensure
+
+    return house_bots_ensure()
