@@ -10,7 +10,9 @@ Browser (mark tests ``@pytest.mark.browser``)
     ``browser``: session-wide Playwright ``Browser`` on Debian's ``/usr/bin/chromium`` (never a downloaded
     one) launched headless with ``--no-sandbox --disable-gpu ...``; skips (CI: fails) when chromium is absent.
     ``page``: a fresh ``BrowserContext`` + ``Page`` per test (isolated cookies), closed afterwards; default
-    timeout 15 s. Playwright's sync API cannot run inside an event loop: use it from plain ``def`` tests.
+    timeout 15 s; sets ``DJANGO_ALLOW_ASYNC_UNSAFE`` until the test's teardown ends, so its own ORM calls
+    (and the database flush) work beside Playwright's event loop. Playwright's sync API cannot run
+    inside an event loop: use it from plain ``def`` tests.
 
 Live server (pytest-django's ``live_server`` is WSGI and cannot serve Channels)
     ``daphne_server``: a real Daphne subprocess (``config.asgi:application``) on a free 127.0.0.1 port,
@@ -119,15 +121,37 @@ def browser() -> Iterator[Any]:
             chromium.close()
 
 
+ASYNC_UNSAFE_STASH = pytest.StashKey[str | None]()
+
+
 @pytest.fixture
-def page(browser: Any) -> Iterator[Any]:
+def page(browser: Any, request: pytest.FixtureRequest) -> Iterator[Any]:
     """A fresh browser context (own cookies) and page; 15 s default timeout."""
+    # Playwright's sync API keeps an event loop running in this thread, so Django would refuse the test's
+    # own synchronous (and safe) ORM calls, and the database flush after it, with SynchronousOnlyOperation.
+    # Allowed until this test's teardown is over (restored in pytest_runtest_teardown below).
+    request.node.stash[ASYNC_UNSAFE_STASH] = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
     context = browser.new_context(locale="en-US")
     context.set_default_timeout(15_000)
     try:
         yield context.new_page()
     finally:
         context.close()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item) -> Iterator[None]:
+    """After all fixtures of a ``page`` test are torn down, restore ``DJANGO_ALLOW_ASYNC_UNSAFE``."""
+    try:
+        return (yield)
+    finally:
+        if ASYNC_UNSAFE_STASH in item.stash:
+            previous = item.stash[ASYNC_UNSAFE_STASH]
+            if previous is None:
+                os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+            else:
+                os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
 
 
 # --- live Daphne server ---------------------------------------------------------------------------
@@ -223,7 +247,8 @@ def daphne_server_factory(
     from django.db import connection
 
     servers: list[DaphneServer] = []
-    base_env = dict(os.environ)
+    # Daphne must keep Django's async-safety checks even when a browser test set the override.
+    base_env = {key: value for key, value in os.environ.items() if key != "DJANGO_ALLOW_ASYNC_UNSAFE"}
     base_env.update(
         {
             "PYTHONPATH": os.pathsep.join(
