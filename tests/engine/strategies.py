@@ -62,3 +62,14 @@ def adversarial_hand(draw: st.DrawFn, n: int, kind: str | None = None) -> list[i
     core = draw(adversarial_core(k))[:n]
     rest = [c for c in draw(st.permutations(range(52))) if c not in core]
     return core + rest[: n - len(core)]
+
+
+@st.composite
+def dense_deal(draw: st.DrawFn, n: int = 20) -> list[int]:
+    """``n`` distinct cards from a small pool (5-7 ranks x 4 suits: a middle window, or the ace or
+    king end), so the two hands dealt from it interlock: many layoffs, competing runs and sets."""
+    width = draw(st.integers(max(5, -(-n // 4)), 7))
+    where = draw(st.sampled_from(["low", "high", "middle"]))
+    lo = 0 if where == "low" else 13 - width if where == "high" else draw(st.integers(0, 13 - width))
+    pool = [card(r, s) for r in range(lo, lo + width) for s in range(4)]
+    return draw(st.permutations(pool))[:n]
