@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
-from django.urls import URLPattern
+from django.urls import URLPattern, path
 
-websocket_urlpatterns: list[URLPattern] = []
+from games.consumers import MatchConsumer
+
+websocket_urlpatterns: list[URLPattern] = [
+    path("ws/match/<int:match_id>/", MatchConsumer.as_asgi(), name="match_ws"),
+]

@@ -1,0 +1,205 @@
+"""The table's WebSocket (``ws/match/<id>/``): thin JSON front of ``games.services`` (docs/protocol.md).
+
+Parse and validate a frame, call one service in a worker thread, answer ``ack``/``error``. State goes
+out only from the ``match.update`` group message that services send after commit: each consumer then
+re-reads and sends ITS OWN player's view, so a broadcast never carries hidden cards. The consumer also
+schedules the server's moves (the bot's, and automatic moves at a turn deadline) as asyncio tasks;
+racing schedulers are harmless because the services check the seq.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import random
+from datetime import UTC, datetime
+from typing import Any
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+
+from games import conf, selectors, services
+from games.services import GameError, group_name
+
+log = logging.getLogger(__name__)
+
+CLIENT_TYPES = ("action", "resign", "sync", "ping")
+MAX_ID_LENGTH = 64
+
+
+def _error(code: str, message: str, msg_id: Any = None) -> dict[str, Any]:
+    echo = msg_id if isinstance(msg_id, str) else None
+    return {"type": "error", "code": code, "message": message, "id": echo}
+
+
+class MatchConsumer(AsyncWebsocketConsumer):
+    """One player's connection to one match."""
+
+    match_id: int
+    seat: int | None = None
+    user: Any = None
+
+    async def connect(self) -> None:
+        self.user = self.scope.get("user")
+        self.match_id = int(self.scope["url_route"]["kwargs"]["match_id"])
+        self.seat = None
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+        await self.accept()
+        if self.user is None or not self.user.is_authenticated:
+            await self._refuse("not_authenticated", "log in or play as a guest first", 4401)
+            return
+        match = await database_sync_to_async(selectors.match_get)(match_id=self.match_id)
+        if match is None:
+            await self._refuse("no_such_match", f"no match {self.match_id}", 4404)
+            return
+        seat = match.seat_of(self.user.pk)
+        if seat is None:
+            await self._refuse("not_seated", "you are not a player of this match", 4403)
+            return
+        self.seat = seat
+        await self.channel_layer.group_add(group_name(self.match_id), self.channel_name)
+        await self._send_state()
+
+    async def _refuse(self, code: str, message: str, close_code: int) -> None:
+        await self._send(_error(code, message))
+        await self.close(code=close_code)
+
+    async def disconnect(self, code: int) -> None:
+        for task in getattr(self, "_tasks", {}).values():
+            task.cancel()
+        if self.seat is not None:
+            await self.channel_layer.group_discard(group_name(self.match_id), self.channel_name)
+
+    # ------------------------------------------------------------------------------------- receiving
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        if self.seat is None:
+            return
+        too_large = _error("frame_too_large", f"frames are limited to {conf.MAX_FRAME_BYTES} bytes")
+        if text_data is None:
+            big = len(bytes_data or b"") > conf.MAX_FRAME_BYTES
+            await self._send(too_large if big else _error("bad_json", "send JSON text frames"))
+            return
+        if len(text_data) > conf.MAX_FRAME_BYTES or len(text_data.encode()) > conf.MAX_FRAME_BYTES:
+            await self._send(too_large)
+            return
+        try:
+            message = json.loads(text_data)
+        except ValueError:
+            await self._send(_error("bad_json", "the frame is not valid JSON"))
+            return
+        if not isinstance(message, dict):
+            await self._send(_error("not_an_object", "a message must be a JSON object"))
+            return
+        kind = message.get("type")
+        msg_id = message.get("id")
+        if kind not in CLIENT_TYPES:
+            await self._send(_error("unknown_type", f"type must be one of {', '.join(CLIENT_TYPES)}", msg_id))
+            return
+        try:
+            await getattr(self, f"on_{kind}")(message)
+        except GameError as exc:
+            await self._send(_error(exc.code, exc.message, msg_id))
+        except Exception:
+            log.exception("match %s: failed on %r", self.match_id, message)
+            await self._send(_error("server_error", "unexpected failure; nothing was applied", msg_id))
+
+    @staticmethod
+    def _field(message: dict[str, Any], name: str, kind: type, *, required: bool = True) -> Any:
+        if name not in message:
+            if required:
+                raise GameError("missing_field", f"{message['type']} needs {name!r}")
+            return None
+        value = message[name]
+        if type(value) is not kind:
+            raise GameError("bad_field", f"{name!r} must be a {kind.__name__}, got {value!r}")
+        if kind is str and not 1 <= len(value) <= MAX_ID_LENGTH:
+            raise GameError("bad_field", f"{name!r} must be 1-{MAX_ID_LENGTH} characters")
+        return value
+
+    async def on_action(self, message: dict[str, Any]) -> None:
+        action = message.get("action")
+        msg_id = self._field(message, "id", str)
+        seq = self._field(message, "seq", int)
+        if "action" not in message:
+            raise GameError("missing_field", "action needs 'action'")
+        if not isinstance(action, str):
+            raise GameError("malformed_action", f"action must be a string like 'discard Kc', got {action!r}")
+        result = await database_sync_to_async(services.match_apply_action)(
+            match_id=self.match_id, user=self.user, action_text=action, client_seq=seq, msg_id=msg_id,
+        )
+        await self._send({"type": "ack", "id": msg_id, "seq": result.seq, "repeat": result.repeat})
+
+    async def on_resign(self, message: dict[str, Any]) -> None:
+        msg_id = self._field(message, "id", str, required=False) or ""
+        result = await database_sync_to_async(services.match_resign)(
+            match_id=self.match_id, user=self.user, msg_id=msg_id,
+        )
+        await self._send({"type": "ack", "id": msg_id or None, "seq": result.seq, "repeat": result.repeat})
+
+    async def on_sync(self, message: dict[str, Any]) -> None:
+        await self._send_state()
+
+    async def on_ping(self, message: dict[str, Any]) -> None:
+        await self._send({"type": "pong", "id": message.get("id")})
+
+    # ------------------------------------------------------------------------------------- group
+
+    async def match_update(self, event: dict[str, Any]) -> None:
+        """Group message from services after a commit: send this player's fresh state."""
+        await self._send_state()
+
+    # ------------------------------------------------------------------------------------- state and timers
+
+    async def _send_state(self) -> None:
+        payload = await database_sync_to_async(self._state_payload)()
+        if payload is None:
+            return
+        await self._send(payload)
+        self._schedule(payload)
+
+    def _state_payload(self) -> dict[str, Any] | None:
+        match = selectors.match_get(match_id=self.match_id)
+        if match is None or self.seat is None:
+            return None
+        return selectors.match_state_payload(match=match, seat=self.seat)
+
+    def _schedule(self, payload: dict[str, Any]) -> None:
+        """Start the bot's move or the deadline check for the state just sent (at most one each)."""
+        m, hand, seq = payload["match"], payload["hand"], payload["seq"]
+        if m["status"] != "active" or hand is None:
+            return
+        opponent = m["players"][1 - m["you"]]
+        if opponent and opponent["is_bot"] and hand["to_act"] == opponent["seat"]:
+            low, high = conf.bot_delay_range()
+            delay = random.uniform(low, high)
+            shown = (payload.get("last_hand") or {}).get("show_until")
+            if shown and hand["last_action"] is None:
+                delay = max(delay, _seconds_until(shown))
+            self._start("bot", delay, seq, services.match_play_bot_turn)
+        if m["turn_deadline"]:
+            self._start("timer", _seconds_until(m["turn_deadline"]) + 0.05, seq, services.match_expire_turn)
+
+    def _start(self, name: str, delay: float, seq: int, service: Any) -> None:
+        old = self._tasks.get(name)
+        if old is not None and not old.done():
+            old.cancel()
+        self._tasks[name] = asyncio.create_task(self._later(delay, seq, service))
+
+    async def _later(self, delay: float, seq: int, service: Any) -> None:
+        try:
+            await asyncio.sleep(max(0.0, delay))
+            await database_sync_to_async(service)(match_id=self.match_id, expected_seq=seq)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("match %s: scheduled %s failed", self.match_id, getattr(service, "__name__", "?"))
+
+    async def _send(self, payload: dict[str, Any]) -> None:
+        await self.send(text_data=json.dumps(payload, separators=(",", ":")))
+
+
+def _seconds_until(iso: str) -> float:
+    when = datetime.fromisoformat(iso.replace("Z", "+00:00"))
+    return max(0.0, (when - datetime.now(UTC)).total_seconds())

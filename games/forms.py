@@ -1,0 +1,42 @@
+"""Forms of the create endpoints (docs/protocol.md "HTTP endpoints"): bot match and friend table."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from engine.bots.base import LEVELS
+from engine.rules import PRESETS
+
+PRESET_CHOICES = [(name, name.capitalize()) for name in PRESETS]
+TARGET_CHOICES = [(50, "50"), (100, "100")]
+
+
+def bot_level_choices(language: str = "en") -> list[tuple[int, str]]:
+    """``[(1, "Beginner"), ...]`` in English, or pt-BR names for a ``pt`` language code."""
+    pt = language.lower().startswith("pt")
+    return [(lvl, info.name_pt if pt else info.name_en) for lvl, info in sorted(LEVELS.items())]
+
+
+class BotMatchForm(forms.Form):
+    """``level`` 1-5, ``preset`` (a preset name), ``target`` 50 or 100."""
+
+    level = forms.TypedChoiceField(label=_("Bot level"), coerce=int, choices=bot_level_choices())
+    preset = forms.ChoiceField(label=_("Rules"), choices=PRESET_CHOICES, initial="classic")
+    target = forms.TypedChoiceField(label=_("Target"), coerce=int, choices=TARGET_CHOICES, initial=100)
+
+    def __init__(self, *args: Any, language: str = "en", **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["level"].choices = bot_level_choices(language)  # type: ignore[attr-defined]
+
+
+class FriendTableForm(forms.Form):
+    """``preset``, ``target`` 50 or 100, ``turn_timer``: empty (off) or 15-600 seconds per action."""
+
+    preset = forms.ChoiceField(label=_("Rules"), choices=PRESET_CHOICES, initial="classic")
+    target = forms.TypedChoiceField(label=_("Target"), coerce=int, choices=TARGET_CHOICES, initial=100)
+    turn_timer = forms.IntegerField(
+        label=_("Turn timer (seconds, empty = off)"), required=False, min_value=15, max_value=600,
+    )

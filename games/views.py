@@ -1,0 +1,155 @@
+"""Pages of the games app (thin: parse, authorize, call one service or selector, render).
+
+Context of each template: docs/protocol.md "Template context".
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseForbidden, JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.translation import get_language
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_http_methods
+
+from engine.rules import PRESETS
+from games import selectors, services
+from games.forms import BotMatchForm, FriendTableForm, bot_level_choices
+from games.models import Match, MatchStatus
+
+
+def _language() -> str:
+    return get_language() or "en"
+
+
+def _form_page(request: HttpRequest, mode: str, form: Any, status: int = 200) -> HttpResponse:
+    context = {
+        "mode": mode, "form": form,
+        "bot_form": form if mode == "bot" else BotMatchForm(language=_language()),
+        "friend_form": form if mode == "friend" else FriendTableForm(),
+        "bot_levels": bot_level_choices(_language()), "presets": list(PRESETS),
+    }
+    return render(request, "games/new_match.html", context, status=status)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def new_bot_match(request: HttpRequest) -> HttpResponse:
+    """GET: the form. POST (CSRF): create a match against the chosen bot, redirect to its table; bad
+    fields: 400 with the form and its errors."""
+    if request.method == "GET":
+        return _form_page(request, "bot", BotMatchForm(language=_language()))
+    form = BotMatchForm(request.POST, language=_language())
+    if not form.is_valid():
+        return _form_page(request, "bot", form, status=400)
+    try:
+        match = services.match_create_vs_bot(
+            user=request.user, level=form.cleaned_data["level"], rules_preset=form.cleaned_data["preset"],
+            target=form.cleaned_data["target"],
+        )
+    except services.GameError as exc:
+        form.add_error(None, exc.message)
+        return _form_page(request, "bot", form, status=400)
+    return redirect("games:table", match_id=match.pk)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def new_friend_table(request: HttpRequest) -> HttpResponse:
+    """GET: the form. POST (CSRF): open a private table, redirect to it (the page shows the link)."""
+    if request.method == "GET":
+        return _form_page(request, "friend", FriendTableForm())
+    form = FriendTableForm(request.POST)
+    if not form.is_valid():
+        return _form_page(request, "friend", form, status=400)
+    try:
+        match = services.table_create(
+            user=request.user, rules_preset=form.cleaned_data["preset"], target=form.cleaned_data["target"],
+            turn_timer=form.cleaned_data["turn_timer"],
+        )
+    except services.GameError as exc:
+        form.add_error(None, exc.message)
+        return _form_page(request, "friend", form, status=400)
+    return redirect("games:table", match_id=match.pk)
+
+
+@require_http_methods(["GET", "POST"])
+def join(request: HttpRequest, token: str) -> HttpResponse:
+    """GET: the join page (or the table, for a player already seated). POST (CSRF, logged in or
+    guest): take the free seat and go to the table."""
+    match = Match.objects.select_related("player0", "player1").filter(invite_token=token).first()
+    if match is None:
+        raise Http404(_("No table with that link."))
+    user = request.user
+    if user.is_authenticated and match.seat_of(user.pk) is not None:
+        return redirect("games:table", match_id=match.pk)
+    reason = None
+    if match.status in (MatchStatus.FINISHED, MatchStatus.ABORTED):
+        reason = "finished"
+    elif match.player1_id is not None:
+        reason = "full"
+    if request.method == "POST" and reason is None and user.is_authenticated:
+        try:
+            services.table_join(user=user, token=token)
+        except services.GameError as exc:
+            messages.error(request, exc.message)
+        else:
+            return redirect("games:table", match_id=match.pk)
+    context = {
+        "match": match, "host": match.player0.public_name, "token": token, "can_join": reason is None,
+        "reason": reason, "needs_login": not user.is_authenticated,
+    }
+    return render(request, "games/join.html", context, status=200 if reason is None else 409)
+
+
+def _invite_url(request: HttpRequest, match: Match) -> str | None:
+    if match.status != MatchStatus.WAITING or not match.invite_token:
+        return None
+    return request.build_absolute_uri(reverse("games:join", args=[match.invite_token]))
+
+
+@login_required
+@require_GET
+def table(request: HttpRequest, match_id: int) -> HttpResponse:
+    """The table page of a seated player (others: 403)."""
+    match = selectors.match_get(match_id=match_id)
+    if match is None:
+        raise Http404(_("No such match."))
+    seat = match.seat_of(request.user.pk)
+    if seat is None:
+        return HttpResponseForbidden(_("You are not a player of this match."))
+    invite_url = _invite_url(request, match) if seat == 0 else None
+    context = {
+        "match": match,
+        "state": selectors.match_state_payload(match=match, seat=seat, invite_url=invite_url),
+        "ws_path": f"/ws/match/{match.pk}/",
+        "seat": seat,
+        "invite_url": invite_url,
+        "bot_levels": bot_level_choices(_language()),
+    }
+    return render(request, "games/table.html", context)
+
+
+@login_required
+@require_GET
+def my_matches(request: HttpRequest) -> HttpResponse:
+    """The player's recent matches, newest first."""
+    return render(request, "games/my_matches.html",
+                  {"matches": selectors.matches_recent_for(user=request.user)})
+
+
+@login_required
+@require_GET
+def hand_verify(request: HttpRequest, match_id: int, hand_number: int) -> JsonResponse:
+    """Deck order, salt and commitment of an ENDED hand, with ``valid`` (404 while it is in play)."""
+    match = selectors.match_get(match_id=match_id)
+    if match is None or match.seat_of(request.user.pk) is None:
+        raise Http404("no such match")
+    reveal = selectors.hand_reveal(match=match, hand_number=hand_number)
+    if reveal is None:
+        raise Http404("that hand is not over")
+    return JsonResponse(reveal)

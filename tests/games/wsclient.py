@@ -1,0 +1,88 @@
+"""Helpers for WebSocket tests: connect through the real ASGI stack (origin check, session auth) with a
+logged-in session cookie, receive JSON with a timeout, and a simple player that picks good moves.
+
+Every communicator made by :func:`connect` must be disconnected (``await comm.disconnect()``).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from channels.db import database_sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.conf import settings
+from django.test import Client
+
+ORIGIN = b"http://testserver"
+
+
+def session_cookie(user: Any) -> str:
+    """A session cookie header value for ``user`` (sync: run in a thread from async code)."""
+    client = Client()
+    client.force_login(user)
+    return f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}"
+
+
+Message = dict[str, Any]
+
+
+async def connect(
+    user: Any | None, match_id: int, *, expect_state: bool = True
+) -> tuple[WebsocketCommunicator, Message]:
+    """Open ``ws/match/<id>/`` as ``user`` (None = anonymous); returns the communicator and the first
+    message (a ``state`` when ``expect_state``)."""
+    from config.asgi import application
+
+    headers = [(b"origin", ORIGIN), (b"host", b"testserver")]
+    if user is not None:
+        cookie = await database_sync_to_async(session_cookie)(user)
+        headers.append((b"cookie", cookie.encode()))
+    comm = WebsocketCommunicator(application, f"/ws/match/{match_id}/", headers=headers)
+    connected, _ = await comm.connect(timeout=5)
+    assert connected
+    first = await recv(comm)
+    if expect_state:
+        assert first["type"] == "state", first
+    return comm, first
+
+
+async def recv(comm: WebsocketCommunicator, timeout: float = 5.0) -> dict[str, Any]:
+    """The next JSON message."""
+    return json.loads(await comm.receive_from(timeout=timeout))
+
+
+async def send(comm: WebsocketCommunicator, message: Any) -> None:
+    """Send ``message`` as JSON text (a ``str`` is sent as is)."""
+    await comm.send_to(text_data=message if isinstance(message, str) else json.dumps(message))
+
+
+async def recv_until(
+    comm: WebsocketCommunicator, kind: str, timeout: float = 5.0
+) -> tuple[Message, list[Message]]:
+    """Receive until a message of ``type`` ``kind``; returns it and every message seen (it included)."""
+    seen = []
+    while True:
+        msg = await recv(comm, timeout)
+        seen.append(msg)
+        if msg["type"] == kind:
+            return msg, seen
+
+
+def choose(hand: dict[str, Any]) -> str:
+    """A decent move from a ``state.hand`` payload: knock at the least deadwood when legal, pass the
+    upcard, draw the stock, else discard the card leaving the least deadwood."""
+    legal = hand["legal_actions"]
+    knocks = [a for a in legal if a.startswith("knock")]
+    if knocks:
+        if "knock" in knocks:
+            return "knock"
+        after = hand["deadwood_if_discarded"]
+        return min(knocks, key=lambda a: after[a.split()[1]])
+    if "pass" in legal:
+        return "pass"
+    if "draw stock" in legal:
+        return "draw stock"
+    discards = [a for a in legal if a.startswith("discard")]
+    after = hand["deadwood_if_discarded"]
+    return min(discards, key=lambda a: (after[a.split()[1]], a))
