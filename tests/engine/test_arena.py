@@ -1,0 +1,94 @@
+"""The arena and the round robin (issue 4, "The arena"): determinism, statistics, Elo fit."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from engine.arena import main, play_match, rules_for, run_matches, summarize, wilson
+from engine.roundrobin import bradley_terry_elo, round_robin
+
+
+def test_wilson_interval_known_values() -> None:
+    lo, hi = wilson(50, 100)
+    assert math.isclose(lo, 0.4038, abs_tol=1e-4) and math.isclose(hi, 0.5962, abs_tol=1e-4)
+    assert wilson(0, 10)[0] == 0.0 and math.isclose(wilson(0, 10)[1], 0.2775, abs_tol=1e-4)
+    assert wilson(0, 0) == (0.0, 1.0)
+
+
+def test_same_seed_same_json(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["--a", "4", "--b", "2", "--matches", "3", "--target", "50", "--seed", "7", "--json",
+            "--no-progress"]
+    assert main(argv) == 0
+    first = capsys.readouterr().out
+    assert main(argv) == 0
+    assert capsys.readouterr().out == first
+    data = json.loads(first)
+    assert data["matches"] == 3 and data["a"] == 4 and data["b"] == 2 and data["target"] == 50
+    assert 0 <= data["match_win_ci95"][0] <= data["match_win_rate"] <= data["match_win_ci95"][1] <= 1
+    assert math.isclose(sum(data["kinds"].values()), 1.0, abs_tol=1e-3)
+    t = data["turns"]
+    assert t["min"] <= t["q1"] <= t["median"] <= t["q3"] <= t["max"]
+
+
+def test_workers_do_not_change_the_result() -> None:
+    rules = rules_for("classic", 50)
+    one = run_matches(3, 2, rules, 4, 11, workers=1)
+    two = run_matches(3, 2, rules, 4, 11, workers=2)
+    assert one == two
+    assert summarize(3, 2, rules, 11, one) == summarize(3, 2, rules, 11, two)
+
+
+def test_match_record_is_consistent() -> None:
+    rules = rules_for("brazilian", None)
+    record = play_match(3, 3, rules, seed=5, a_deals_first=True)
+    won = [h for h in record.hands if h.winner is not None]
+    assert all(h.points > 0 for h in won)
+    assert all(h.kind == "dead" for h in record.hands if h.winner is None)
+    # scores before end bonuses reach the target; the bonuses only add
+    raw_a = sum(h.points for h in record.hands if h.winner == "a")
+    raw_b = sum(h.points for h in record.hands if h.winner == "b")
+    assert max(raw_a, raw_b) >= rules.target
+    assert record.scores[0] >= raw_a and record.scores[1] >= raw_b
+    assert record.a_won == (raw_a >= rules.target)
+
+
+def test_bad_arguments_give_an_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--a", "6", "--b", "3", "--matches", "2", "--no-progress"]) == 2
+    assert "level" in capsys.readouterr().err
+    assert main(["--a", "3", "--b", "3", "--matches", "0", "--no-progress"]) == 2
+
+
+def test_bradley_terry_recovers_known_ratings() -> None:
+    truth = {1: 1250.0, 3: 1500.0, 5: 1720.0}
+    wins: dict[tuple[int, int], int] = {}
+    games: dict[tuple[int, int], int] = {}
+    for i in truth:
+        for j in truth:
+            if i < j:
+                p = 1 / (1 + 10 ** ((truth[j] - truth[i]) / 400))
+                games[(i, j)] = 100000
+                wins[(i, j)] = round(p * 100000)
+                wins[(j, i)] = 100000 - wins[(i, j)]
+    elo = bradley_terry_elo(wins, games, prior=0)
+    assert elo[3] == 1500.0
+    for level, rating in truth.items():
+        assert math.isclose(elo[level], rating, abs_tol=0.5)
+
+
+def test_bradley_terry_is_finite_for_a_whitewash() -> None:
+    elo = bradley_terry_elo({(2, 3): 0, (3, 2): 10}, {(2, 3): 10})
+    # a virtual half win each way: 0.5 wins of 11 games against 10.5
+    assert elo[3] == 1500.0
+    assert math.isclose(elo[2], 1500 + 400 * math.log10(0.5 / 10.5), abs_tol=1e-3)
+
+
+def test_round_robin_is_reproducible() -> None:
+    a = round_robin([2, 3], 2, "classic", 30, seed=3, progress=False)
+    b = round_robin([2, 3], 2, "classic", 30, seed=3, progress=False)
+    assert a == b
+    assert a["elo"]["3"] == 1500.0 and a["pairs"][0]["matches"] == 2
+    with pytest.raises(ValueError, match="including 3"):
+        round_robin([1, 2], 2, "classic", 30, seed=3, progress=False)
