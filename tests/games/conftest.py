@@ -50,12 +50,12 @@ def seeded_decks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 @pytest.fixture
 def alice(django_user_model: Any) -> Any:
-    return django_user_model.objects.create_user(username="alice", password="pw-alice-123")
+    return django_user_model.objects.create_user(username="alice")
 
 
 @pytest.fixture
 def bob(django_user_model: Any) -> Any:
-    return django_user_model.objects.create_user(username="bob", password="pw-bob-123")
+    return django_user_model.objects.create_user(username="bob")
 
 
 @pytest.fixture

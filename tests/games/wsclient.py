@@ -69,6 +69,14 @@ async def recv_until(
             return msg, seen
 
 
+async def drain(comm: WebsocketCommunicator, settle: float = 0.1) -> list[Message]:
+    """Every message already on its way (until ``settle`` seconds pass without one)."""
+    seen = []
+    while not await comm.receive_nothing(timeout=settle):
+        seen.append(await recv(comm))
+    return seen
+
+
 def choose(hand: dict[str, Any]) -> str:
     """A decent move from a ``state.hand`` payload: knock at the least deadwood when legal, pass the
     upcard, draw the stock, else discard the card leaving the least deadwood."""
