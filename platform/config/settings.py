@@ -19,7 +19,6 @@ from __future__ import annotations
 import os
 import secrets
 import tempfile
-from importlib.util import find_spec
 from pathlib import Path
 
 import dj_database_url
@@ -88,10 +87,8 @@ INSTALLED_APPS = [
     "django_celery_beat",
     "accounts",
     "web",
+    "games",
 ]
-# The games app lands in parallel; install it as soon as its package exists.
-if find_spec("games") is not None:
-    INSTALLED_APPS.append("games")
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
