@@ -19,7 +19,7 @@ from engine.actions import Action, ActionKind
 from engine.deck import shuffled_deck
 from engine.hand import HandState
 from engine.match import MatchState
-from engine.melds import deadwood_of_mask
+from engine.melds import deadwood_after_discards_of_mask
 from engine.rules import RuleSet
 
 _KNOCKING = (ActionKind.KNOCK, ActionKind.BIG_GIN)
@@ -40,9 +40,9 @@ def choose_action(
                 [a for a in actions if a.kind in _KNOCKING]
             )
         if actions[0].kind is ActionKind.DISCARD and rng.random() < greedy:
-            mask = state.hand_mask(state.current_player or 0)
+            after = deadwood_after_discards_of_mask(state.hand_mask(state.current_player or 0))
             discards = [a for a in actions if a.kind is ActionKind.DISCARD]
-            return min(discards, key=lambda a: deadwood_of_mask(mask & ~(1 << (a.card or 0))))
+            return min(discards, key=lambda a: after[a.card or 0])
     return rng.choice(actions)
 
 
