@@ -1,0 +1,86 @@
+// Card notation and card elements. A card is its poker-notation string ("7h", "Td"): rank
+// A23456789TJQK + suit cdhs, exactly as the server sends it. Display only: no rules live here.
+import { t } from "./i18n.js";
+
+export const RANKS = "A23456789TJQK";
+export const SUITS = "cdhs";
+const SUIT_SYMBOLS = { c: "♣", d: "♦", h: "♥", s: "♠" };
+const RANK_LABELS = { T: "10" };
+
+/** Rank index 0 (ace) .. 12 (king) of a card string. */
+export function rankIndex(card) {
+  return RANKS.indexOf(card[0]);
+}
+
+/** Suit index 0..3 (c d h s) of a card string. */
+export function suitIndex(card) {
+  return SUITS.indexOf(card[1]);
+}
+
+/** Cards by suit (c d h s) then rank: the "sort by suit" order. */
+export function bySuit(cards) {
+  return [...cards].sort((a, b) => suitIndex(a) - suitIndex(b) || rankIndex(a) - rankIndex(b));
+}
+
+/** Cards by rank (A..K) then suit: the "sort by rank" order. */
+export function byRank(cards) {
+  return [...cards].sort((a, b) => rankIndex(a) - rankIndex(b) || suitIndex(a) - suitIndex(b));
+}
+
+/** The spoken name of a card in the page language: "7 of hearts" / "7 de copas". */
+export function cardLabel(card) {
+  return t("card_name", {
+    rank: t("rank_" + card[0]),
+    suit: t("suit_" + card[1]),
+  });
+}
+
+/** Short visible text of a card: "10♥". */
+export function cardText(card) {
+  return (RANK_LABELS[card[0]] || card[0]) + SUIT_SYMBOLS[card[1]];
+}
+
+/**
+ * A face-up card element.
+ * @param {string} card poker notation
+ * @param {{button?: boolean, small?: boolean}} opts button: a focusable <button> (own hand, clickable)
+ */
+export function cardFace(card, opts = {}) {
+  const el = document.createElement(opts.button ? "button" : "div");
+  if (opts.button) el.type = "button";
+  else el.setAttribute("role", "img");
+  const suit = card[1];
+  el.className = `card face suit-${suit}` + (opts.small ? " small" : "");
+  el.dataset.card = card;
+  el.setAttribute("aria-label", cardLabel(card));
+  const rank = RANK_LABELS[card[0]] || card[0];
+  const symbol = SUIT_SYMBOLS[suit];
+  const corner = (cls) => {
+    const c = document.createElement("span");
+    c.className = `corner ${cls}`;
+    c.setAttribute("aria-hidden", "true");
+    const r = document.createElement("span");
+    r.className = "rank";
+    r.textContent = rank;
+    const s = document.createElement("span");
+    s.className = "suit";
+    s.textContent = symbol;
+    c.append(r, s);
+    return c;
+  };
+  const pip = document.createElement("span");
+  pip.className = "pip";
+  pip.setAttribute("aria-hidden", "true");
+  pip.textContent = "JQK".includes(card[0]) ? card[0] : symbol;
+  if ("JQK".includes(card[0])) pip.classList.add("court");
+  el.append(corner("top"), pip, corner("bottom"));
+  return el;
+}
+
+/** A face-down card element (decorative: counts are announced by the surrounding label). */
+export function cardBack(opts = {}) {
+  const el = document.createElement("div");
+  el.className = "card back" + (opts.small ? " small" : "");
+  el.setAttribute("aria-hidden", "true");
+  return el;
+}

@@ -1,0 +1,186 @@
+// After a hand: both hands face up with melds, layoffs and the points; after the match: the final
+// score. Everything shown comes from state.last_hand (HandResult.to_dict()) and state.match.
+import { byRank, cardFace } from "./cards.js";
+import { t } from "./i18n.js";
+import { meldKind } from "./hand_view.js";
+
+function el(tag, cls, text) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+function group(cards, label, cls, marks = new Set()) {
+  const g = el("div", "group " + (cls || ""));
+  const row = el("div", "group-cards");
+  for (const c of cards) {
+    const face = cardFace(c);
+    if (marks.has(c)) face.classList.add("layoff");
+    row.append(face);
+  }
+  g.append(row);
+  if (label) g.append(el("span", "group-label", label));
+  return g;
+}
+
+/** A player's name as seen by the viewer ("You" for the viewer's own seat). */
+export function seatName(match, seat) {
+  if (seat === match.you) return t("you");
+  const p = match.players[seat];
+  return p ? p.name : t("opponent");
+}
+
+/** One sentence for the hand's outcome, from the viewer's side. */
+export function headline(match, lh) {
+  const r = lh.result;
+  if (!r) return t("result_resigned");
+  const mine = r.winner === match.you;
+  const params = { name: seatName(match, 1 - match.you), points: r.points };
+  if (r.kind === "dead") return t("result_dead");
+  const key = {
+    knock: mine ? "result_knock_you" : "result_knock_them",
+    gin: mine ? "result_gin_you" : "result_gin_them",
+    big_gin: mine ? "result_big_gin_you" : "result_big_gin_them",
+    undercut: mine ? "result_undercut_you" : "result_undercut_them",
+  }[r.kind];
+  return t(key || "result_other", params);
+}
+
+function knockerRow(match, lh) {
+  const r = lh.result;
+  const row = el("div", "reveal-row");
+  const k = r.knocker;
+  const title = t(r.kind === "gin" || r.kind === "big_gin" ? "reveal_gin_hand" : "reveal_knocker_hand", {
+    name: seatName(match, k),
+  });
+  row.append(el("h3", "", `${title} — ${t("deadwood_n", { n: r.knocker_deadwood })}`));
+  const groups = el("div", "reveal-groups");
+  // Laid-off cards are drawn inside the knocker's meld they extend, outlined.
+  const laid = new Map();
+  for (const x of r.layoffs || []) {
+    if (!laid.has(x.meld)) laid.set(x.meld, []);
+    laid.get(x.meld).push(x.card);
+  }
+  const layoffCards = new Set((r.layoffs || []).map((x) => x.card));
+  r.knocker_melds.forEach((m, i) => {
+    const extra = laid.get(i) || [];
+    const cards = meldKind(m) === "run" ? sortRun([...m, ...extra]) : [...m, ...extra];
+    groups.append(group(cards, t(meldKind(m) === "set" ? "meld_set" : "meld_run"), `meld meld-${i % 4}`, layoffCards));
+  });
+  if (r.knocker_unmatched.length) groups.append(group(r.knocker_unmatched, t("group_deadwood"), "deadwood"));
+  row.append(groups);
+  return row;
+}
+
+function sortRun(cards) {
+  return byRank(cards);
+}
+
+function defenderRow(match, lh) {
+  const r = lh.result;
+  const d = 1 - r.knocker;
+  const row = el("div", "reveal-row");
+  row.append(el("h3", "", `${t("reveal_defender_hand", { name: seatName(match, d) })} — ${t("deadwood_n", { n: r.defender_deadwood })}`));
+  const groups = el("div", "reveal-groups");
+  r.defender_melds.forEach((m, i) =>
+    groups.append(group(m, t(meldKind(m) === "set" ? "meld_set" : "meld_run"), `meld meld-${(i + 2) % 4}`)),
+  );
+  if (r.defender_unmatched.length) groups.append(group(r.defender_unmatched, t("group_deadwood"), "deadwood"));
+  row.append(groups);
+  if ((r.layoffs || []).length) {
+    row.append(el("p", "layoff-note", t("laid_off", { cards: r.layoffs.map((x) => x.card).join(" ") })));
+  }
+  return row;
+}
+
+function plainRow(match, lh, seat) {
+  const row = el("div", "reveal-row");
+  row.append(el("h3", "", t("reveal_plain_hand", { name: seatName(match, seat) })));
+  const groups = el("div", "reveal-groups");
+  groups.append(group(byRank(lh.final_hands[seat] || []), "", ""));
+  row.append(groups);
+  return row;
+}
+
+/**
+ * Fill ``box`` with the hand result card.
+ * @param {object} state the latest state (match names/scores)
+ * @param {object} lh state.last_hand
+ * @param {HTMLElement} verifyEl the shuffle-check element to place in the card
+ */
+export function renderHandResult(box, state, lh, verifyEl) {
+  const match = state.match;
+  box.replaceChildren();
+  box.append(el("h2", "", t("hand_over_title", { n: lh.number })));
+  const head = el("p", "headline");
+  head.append(el("strong", "", headline(match, lh)));
+  box.append(head);
+  const r = lh.result;
+  if (!r || r.kind === "dead" || r.knocker === null || r.knocker === undefined) {
+    box.append(plainRow(match, lh, match.you), plainRow(match, lh, 1 - match.you));
+  } else {
+    box.append(knockerRow(match, lh), defenderRow(match, lh));
+  }
+  const extra = [];
+  if (r && r.bonus) extra.push(t("bonus_n", { n: r.bonus }));
+  if (r && r.multiplier && r.multiplier > 1) extra.push(t("doubled"));
+  if (extra.length) box.append(el("p", "meta", extra.join(" · ")));
+  const sc = lh.scores_after || match.scores;
+  box.append(
+    el("p", "meta", t("score_line", {
+      you: sc[match.you], name: seatName(match, 1 - match.you), them: sc[1 - match.you], target: match.target,
+    })),
+  );
+  if (verifyEl) box.append(verifyEl);
+}
+
+/** Fill ``box`` with the match-end card: winner, reason, final scores with end bonuses. */
+export function renderMatchEnd(box, state) {
+  const match = state.match;
+  box.replaceChildren();
+  const you = match.you;
+  let title;
+  if (match.status === "aborted") title = t("match_aborted");
+  else if (match.winner === you) title = t("match_won");
+  else title = t("match_lost", { name: seatName(match, 1 - you) });
+  box.append(el("h2", "", title));
+  const reason = match.result_reason;
+  if (reason === "resign") {
+    box.append(el("p", "headline", match.winner === you ? t("reason_resign_them", { name: seatName(match, 1 - you) }) : t("reason_resign_you")));
+  } else if (reason === "timeout") {
+    box.append(el("p", "headline", match.winner === you ? t("reason_timeout_them", { name: seatName(match, 1 - you) }) : t("reason_timeout_you")));
+  } else if (reason === "target") {
+    box.append(el("p", "headline", t("reason_target", { target: match.target })));
+  }
+  const table = el("table", "final-scores");
+  const thead = el("thead");
+  const hr = el("tr");
+  for (const [text, cls] of [[t("player"), ""], [t("hands_won"), "num"], [t("hand_points"), "num"], [t("end_bonuses"), "num"], [t("total"), "num"]]) {
+    const th = el("th", cls, text);
+    th.scope = "col";
+    hr.append(th);
+  }
+  thead.append(hr);
+  table.append(thead);
+  const tbody = el("tbody");
+  const handPoints = reason === "target" && state.last_hand ? state.last_hand.scores_after : match.scores;
+  for (const seat of [you, 1 - you]) {
+    const tr = el("tr");
+    const bonus = match.scores[seat] - handPoints[seat];
+    tr.append(
+      el("td", "", seatName(match, seat)),
+      el("td", "num", String((match.hands_won || [0, 0])[seat])),
+      el("td", "num", String(handPoints[seat])),
+      el("td", "num", bonus ? "+" + bonus : "0"),
+      el("td", "num", String(match.scores[seat])),
+    );
+    if (seat === match.winner) {
+      const w = el("span", "badge turn", t("winner"));
+      tr.querySelector("td").append(" ", w);
+    }
+    tbody.append(tr);
+  }
+  table.append(tbody);
+  box.append(table);
+}

@@ -1,0 +1,201 @@
+"""The live table through a real browser (Debian chromium) on a real Daphne subprocess.
+
+A new user signs up, starts a match against a house bot from the "Play a bot" form and plays one whole
+hand by clicking: the upcard offer, draws from the stock or the discard pile, discards, and a knock as
+soon as the Knock button becomes active. At every decision the page's numbers are checked against the
+engine: the live deadwood count against ``engine.melds.deadwood`` of the cards shown in the hand, and
+each card's "deadwood if discarded" against the deadwood of the ten cards left. Then the hand result
+(both hands face up, the shuffle check "verified ✓"), the next hand, and the table in pt-BR.
+Waits are on the page's state (``data-seq``, ``data-your-turn``, overlays), never on sleeps.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from engine.cards import parse_cards
+from engine.melds import deadwood
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+APP = "#table-app"
+MAX_DECISIONS = 80  # a hand is about 13 turns each (rules.md, bot-vs-bot reference); dead hands end too
+
+
+def shown_hand(page: Any) -> list[str]:
+    """The cards drawn in the player's hand, as poker notation, in display order."""
+    return page.eval_on_selector_all("#my-hand button.card", "els => els.map(e => e.dataset.card)")
+
+
+def shown_deadwood(page: Any) -> int:
+    return int(page.locator("#deadwood-count").inner_text())
+
+
+def seq(page: Any) -> int:
+    return int(page.get_attribute(APP, "data-seq") or "0")
+
+
+def wait_for_turn_or_hand_end(page: Any) -> str:
+    """Wait until it is this player's move (and no action is in flight) or a hand result is shown.
+
+    :returns: ``"turn"`` or ``"result"``.
+    """
+    page.wait_for_function(
+        """() => {
+            const app = document.getElementById('table-app');
+            return !document.getElementById('hand-result').hidden
+                || (app.dataset.yourTurn === '1' && app.dataset.busy === '0');
+        }""",
+        timeout=30_000,
+    )
+    return "result" if page.locator("#hand-result").is_visible() else "turn"
+
+
+def act_and_wait(page: Any, click: Any) -> None:
+    """Click, then wait for the server's next state (the UI applies nothing by itself)."""
+    before = seq(page)
+    click()
+    page.wait_for_function(f"+document.getElementById('table-app').dataset.seq > {before}")
+
+
+def check_deadwood(page: Any) -> list[str]:
+    """The displayed live deadwood equals the engine's deadwood of the displayed cards."""
+    cards = shown_hand(page)
+    assert len(cards) in (10, 11) and len(set(cards)) == len(cards)
+    assert shown_deadwood(page) == deadwood(parse_cards(cards)), cards
+    return cards
+
+
+def best_discard(page: Any, cards: list[str]) -> str:
+    """The discard that leaves the least deadwood, read from the page's per-card numbers after
+    checking every one of them against the engine."""
+    playable = page.eval_on_selector_all(
+        "#my-hand button.card.playable", "els => els.map(e => [e.dataset.card, +e.dataset.after])"
+    )
+    taken = page.eval_on_selector_all("#my-hand button.card.locked", "els => els.map(e => e.dataset.card)")
+    assert playable and len(playable) == 11 - len(taken)
+    for card, after in playable:
+        rest = [c for c in cards if c != card]
+        assert after == deadwood(parse_cards(rest)), (card, cards)
+    return min(playable, key=lambda pair: pair[1])[0]
+
+
+def worth_taking(cards: list[str], upcard: str) -> bool:
+    """Whether taking ``upcard`` (then discarding one of ``cards``) lowers the deadwood: a simple policy."""
+    best = min(deadwood(parse_cards([*(c for c in cards if c != gone), upcard])) for gone in cards)
+    return best < deadwood(parse_cards(cards))
+
+
+def start_bot_match(page: Any, base: str) -> None:
+    page.goto(base + "/accounts/signup/")
+    page.fill("#id_username", "dora")
+    page.fill("#id_password1", "felt-green-42-knock")
+    page.fill("#id_password2", "felt-green-42-knock")
+    page.get_by_role("button", name="Sign up").click()
+    page.wait_for_url(base + "/")
+    assert page.get_by_test_id("who").inner_text() == "dora"
+
+    page.get_by_role("navigation").get_by_role("link", name="Play a bot").click()
+    page.locator("#bot-panel label.choice", has_text="Casual").click()
+    page.locator("#bot-panel input[name=target][value='50']").check()
+    page.get_by_test_id("start-bot-match").click()
+    page.wait_for_url(re.compile(r".*/match/\d+/$"))
+    page.wait_for_function("document.getElementById('conn').textContent === 'Connected'")
+
+
+def play_one_hand(page: Any) -> dict[str, int]:
+    """Play until a hand result is shown; returns how many times each kind of move was made."""
+    made = {"pass": 0, "take": 0, "draw stock": 0, "draw discard": 0, "discard": 0, "knock": 0}
+    for _ in range(MAX_DECISIONS):
+        if wait_for_turn_or_hand_end(page) == "result":
+            return made
+        phase = page.get_attribute(APP, "data-phase")
+        cards = check_deadwood(page)
+        if phase in ("offer_nondealer", "offer_dealer"):
+            upcard = page.locator("#discard-fan .card.top").get_attribute("data-card")
+            kind = "take" if worth_taking(cards, upcard) else "pass"
+            act_and_wait(page, page.locator(f"#btn-{kind}").click)
+            made[kind] += 1
+        elif phase == "draw":
+            upcard = page.locator("#discard-fan .card.top").get_attribute("data-card")
+            if worth_taking(cards, upcard) and page.locator("#discard-button").is_enabled():
+                act_and_wait(page, page.locator("#discard-button").click)
+                made["draw discard"] += 1
+                taken = page.locator("#my-hand button.card.locked")  # marked: may not be discarded now
+                assert taken.count() == 1 and taken.get_attribute("data-card") == upcard
+            else:
+                act_and_wait(page, page.locator("#stock-button").click)
+                made["draw stock"] += 1
+            assert len(shown_hand(page)) == 11
+        elif phase == "discard":
+            card = best_discard(page, cards)
+            button = page.locator(f"#my-hand button.card[data-card='{card}']")
+            button.click()  # select: the Knock button is active only if knocking with it is legal
+            knock = page.locator("#btn-knock")
+            page.wait_for_function("document.getElementById('btn-discard').disabled === false")
+            after = int(button.get_attribute("data-after") or "-1")
+            if knock.is_enabled():
+                assert after <= 10
+                assert knock.inner_text() == ("Gin!" if after == 0 else "Knock")
+                act_and_wait(page, knock.click)
+                made["knock"] += 1
+            else:
+                act_and_wait(page, button.click)  # a second click on the picked card discards it
+                made["discard"] += 1
+        else:
+            raise AssertionError(f"unexpected phase {phase!r} on my turn")
+    raise AssertionError("the hand did not end")
+
+
+def test_sign_up_start_a_bot_match_and_play_a_full_hand(daphne_server: Any, page: Any) -> None:
+    from accounts.services import house_bots_ensure
+
+    house_bots_ensure()
+    base = daphne_server.url
+    page.set_viewport_size({"width": 1280, "height": 900})
+    start_bot_match(page, base)
+    assert page.locator("#opp-name").inner_text().startswith("Bot 2")
+    assert re.fullmatch(r"[0-9a-f]{64}", page.get_by_test_id("commitment").inner_text())
+
+    made = play_one_hand(page)
+    assert made["discard"] + made["knock"] >= 1 or made["take"] >= 1
+
+    # The hand result: both hands face up, the points, and the shuffle checked in the browser.
+    result = page.locator("#hand-result")
+    assert result.locator("h2").inner_text() == "Hand 1 is over"
+    assert result.locator(".reveal-row").count() == 2
+    assert result.locator(".reveal-row .card").count() >= 20
+    verify_done = "document.querySelector('[data-testid=verify-status]').textContent !== 'verifying…'"
+    page.wait_for_function(verify_done)
+    assert result.get_by_test_id("verify-status").inner_text() == "verified ✓"
+    from games.models import Match
+
+    match = Match.objects.get()
+    my, theirs = match.scores[0], match.scores[1]
+    assert page.get_by_test_id("my-score").inner_text() == str(my)
+    assert page.get_by_test_id("opp-score").inner_text() == str(theirs)
+    if made["knock"]:  # the knocker's hand is shown first
+        assert result.locator(".reveal-row h3").first.inner_text().startswith("You ")
+
+    # "Continue" skips the 8 s pause; the next hand is on the table with its own commitment.
+    page.locator("#result-continue").click()
+    assert not result.is_visible()
+    page.wait_for_function("document.getElementById('table-app').dataset.phase !== 'ended'")
+    page.wait_for_function("document.querySelectorAll('#my-hand button.card').length >= 10")
+    check_deadwood(page)
+    assert page.locator("#hand-number").inner_text() in ("Hand 2", "Hand 1")
+    page.screenshot(path="/tmp/table.png", full_page=True)
+
+    # The same table in pt-BR: translated labels and card names ("7 de copas").
+    page.select_option("#lang-select", "pt-br")
+    page.wait_for_function("document.documentElement.lang === 'pt-br'")
+    page.wait_for_function("document.querySelectorAll('#my-hand button.card').length >= 10")
+    assert "Pontos soltos" in page.locator("#deadwood-meter").inner_text()
+    label = page.locator("#my-hand button.card").first.get_attribute("aria-label") or ""
+    assert re.match(r"^(Ás|[2-9]|10|Valete|Dama|Rei) de (paus|ouros|copas|espadas)", label), label
+    check_deadwood(page)
+    assert not page.locator("#hand-result").is_visible()  # closed before the reload: stays closed
+    page.screenshot(path="/tmp/table-pt.png", full_page=True)
