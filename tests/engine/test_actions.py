@@ -112,3 +112,15 @@ def test_every_card_action_round_trips(card: int, verb: str, upper: bool) -> Non
     action = Action.parse(text.upper() if upper else text)
     assert str(action) == text
     assert action.card == card
+
+
+def test_state_machine_doctests() -> None:
+    import doctest
+
+    import engine.actions
+    import engine.hand
+    import engine.match
+
+    for module in (engine.actions, engine.hand, engine.match):
+        failed, tried = doctest.testmod(module)
+        assert tried > 0 and failed == 0, module.__name__
