@@ -11,6 +11,7 @@ Waits are on the page's state (``data-seq``, ``data-your-turn``, overlays), neve
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -199,3 +200,97 @@ def test_sign_up_start_a_bot_match_and_play_a_full_hand(daphne_server: Any, page
     check_deadwood(page)
     assert not page.locator("#hand-result").is_visible()  # closed before the reload: stays closed
     page.screenshot(path="/tmp/table-pt.png", full_page=True)
+
+
+def make_a_move(page: Any) -> None:
+    """One legal move by clicking, whatever the phase (pass, draw from the stock, or discard)."""
+    phase = page.get_attribute(APP, "data-phase")
+    if phase in ("offer_nondealer", "offer_dealer"):
+        page.locator("#btn-pass").click()
+    elif phase == "draw":
+        page.locator("#stock-button").click()
+    else:
+        card = page.locator("#my-hand button.card.playable").first
+        card.click()
+        card.click()
+
+
+def test_refused_move_reconnect_resign_and_my_matches(daphne_server: Any, page: Any) -> None:
+    """A move the server refuses is shown as a translated message and never applied; a dropped socket
+    reconnects by itself; resigning (after a confirmation) ends on the match-end screen and the match is
+    listed as lost in "My matches". The SHA-256 fallback agrees with crypto.subtle."""
+    from accounts.services import house_bots_ensure
+
+    house_bots_ensure()
+    base = daphne_server.url
+    refuse = {"on": False, "refused": 0}
+    routes: list[Any] = []
+
+    def route(ws: Any) -> None:
+        # Between the page and the real server: forward everything, except that while refuse["on"]
+        # an action is answered with an error as the server would, and never reaches the server.
+        server = ws.connect_to_server()
+        routes.append(ws)
+
+        def from_page(message: str | bytes) -> None:
+            msg = json.loads(message)
+            if refuse["on"] and msg.get("type") == "action":
+                refuse["refused"] += 1
+                error = {"type": "error", "code": "out_of_turn", "message": "not your turn", "id": msg["id"]}
+                ws.send(json.dumps(error))
+            else:
+                server.send(message)
+
+        ws.on_message(from_page)
+
+    page.route_web_socket(re.compile(r".*/ws/match/\d+/$"), route)
+    page.goto(base + "/")
+    page.get_by_test_id("play-as-guest").click()
+    page.get_by_role("navigation").get_by_role("link", name="Play a bot").click()
+    page.get_by_test_id("start-bot-match").click()
+    page.wait_for_url(re.compile(r".*/match/\d+/$"))
+
+    same = page.evaluate(
+        """async () => {
+            const m = await import('/static/games/js/sha256.js');
+            const text = 'ab12:' + ['7h', 'As', 'Td'].join(' ') + ' ção';
+            return [await m.sha256Hex(text), m.sha256HexFallback(text), await m.sha256Hex('abc')];
+        }"""
+    )
+    assert same[0] == same[1]
+    assert same[2] == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+
+    assert wait_for_turn_or_hand_end(page) == "turn"
+    before_seq, before_cards = seq(page), shown_hand(page)
+    refuse["on"] = True
+    make_a_move(page)
+    toast = page.get_by_test_id("toast")
+    toast.wait_for()
+    assert toast.inner_text() == "It is not your turn."
+    page.wait_for_function("document.getElementById('table-app').dataset.busy === '0'")
+    assert refuse["refused"] == 1
+    assert seq(page) == before_seq and shown_hand(page) == before_cards  # nothing applied locally
+    assert page.get_attribute(APP, "data-your-turn") == "1"
+
+    refuse["on"] = False
+    act_and_wait(page, lambda: make_a_move(page))
+
+    # The connection drops: the page says so, reconnects with backoff and carries on from the server.
+    routes[-1].close(code=1011)
+    page.wait_for_function("document.getElementById('conn').textContent.startsWith('Connection lost')")
+    page.wait_for_function("document.getElementById('conn').textContent === 'Connected'", timeout=20_000)
+    assert len(routes) == 2 and seq(page) > before_seq
+
+    page.locator("#btn-resign").click()
+    page.get_by_role("button", name="Keep playing").click()
+    assert page.get_attribute(APP, "data-status") == "active"
+    page.locator("#btn-resign").click()
+    page.get_by_role("button", name="Yes, resign").click()
+    end = page.locator("#match-end")
+    end.wait_for()
+    assert end.locator("h2").inner_text() == page.locator("#opp-name").inner_text() + " won the match"
+    assert "You resigned." in end.inner_text()
+    end.get_by_role("link", name="My matches").click()
+    row = page.get_by_test_id("matches").locator("tbody tr")
+    assert row.count() == 1
+    assert "Lost" in row.inner_text() and "(resignation)" in row.inner_text()

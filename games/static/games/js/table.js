@@ -574,15 +574,21 @@ function renderSide(m, h) {
 function updateTimer() {
   const m = state.match;
   const el = $("timer");
+  const felt = $("felt-timer");
   if (!m.turn_timer_seconds || !m.turn_deadline || isOver()) {
     el.textContent = "";
+    felt.hidden = true;
     return;
   }
   const left = Date.parse(m.turn_deadline) - Date.now();
   const h = state.hand;
   const whose = h && h.your_turn ? t("you") : nameOf(1 - m.you);
   el.textContent = `${whose}: ${fmtClock(left)}`;
-  el.classList.toggle("low", left < 6000 && !!(h && h.your_turn));
+  const low = left < 6000 && !!(h && h.your_turn);
+  el.classList.toggle("low", low);
+  felt.hidden = false;
+  felt.textContent = `${whose}: ${fmtClock(left)}`;
+  felt.classList.toggle("low", low);
 }
 
 function renderOverlays(m) {
