@@ -105,11 +105,24 @@ def best_defense(defender_cards: Iterable[Card], knocker_melds: Sequence[Meld]) 
         if m & (mask | shown):
             raise InvalidMeldError(f"knocker meld {meld} shares a card with the defender or another meld")
         shown |= m
+    _, best_laid, best_rest = defense_of_mask(mask, knocker_melds)
+    arrangement = best_arrangement_of_mask(best_rest)
+    return DefenderResult(arrangement.melds, best_laid, arrangement.unmatched, arrangement.deadwood)
+
+
+def defense_of_mask(
+    mask: CardMask, knocker_melds: Sequence[Meld], no_layoff_deadwood: int | None = None
+) -> tuple[int, tuple[Layoff, ...], CardMask]:
+    """:func:`best_defense` of the defender's cards ``mask`` (no validation): (least deadwood, the
+    layoffs, the cards left to the defender's own arrangement). ``no_layoff_deadwood`` may pass the
+    defender's least deadwood without layoffs when the caller already has it."""
     per_meld = [layoff_options(mask, meld, i) for i, meld in enumerate(knocker_melds)]
     per_meld = [opts for opts in per_meld if len(opts) > 1]
-    best_dw = deadwood_of_mask(mask)
+    best_dw = deadwood_of_mask(mask) if no_layoff_deadwood is None else no_layoff_deadwood
     best_laid: tuple[Layoff, ...] = ()
     best_rest = mask
+    if not per_meld:
+        return best_dw, best_laid, best_rest
     for combo in itertools.product(*per_meld):
         laid = 0
         clash = False
@@ -126,5 +139,4 @@ def best_defense(defender_cards: Iterable[Card], knocker_melds: Sequence[Meld]) 
             best_dw = dw
             best_laid = tuple(x for _, layoffs in combo for x in layoffs)
             best_rest = rest
-    arrangement = best_arrangement_of_mask(best_rest)
-    return DefenderResult(arrangement.melds, best_laid, arrangement.unmatched, arrangement.deadwood)
+    return best_dw, best_laid, best_rest

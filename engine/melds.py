@@ -186,32 +186,60 @@ def _arrangement(melds: Iterable[Meld], unmatched_mask: CardMask) -> Arrangement
     )
 
 
-def _set_options(mask: CardMask, a: int, b: int, c: int, d: int, three: int) -> list[list[int]]:
-    """For each rank with 3+ cards: the removal masks worth trying (pruned, still exact)."""
-    suits = (a, b, c, d)
+_SPREAD = 1 | 1 << 13 | 1 << 26 | 1 << 39  # one bit per suit at rank 0
+
+
+def _spread(suits: int) -> int:
+    """4-bit suit set -> the cards of those suits at rank 0 (bits 0, 13, 26, 39)."""
+    return sum(1 << (13 * s) for s in range(4) if suits >> s & 1)
+
+
+def _build_set_options() -> dict[int, tuple[int, ...]]:
+    """Key: (held cards of one rank) | (those that can sit in a run) << 1, both as rank-0 spreads.
+    Value: the removal masks worth trying at that rank (rank 0; shift by the rank).
+
+    Pruning, still exact: a 3-subset of a 4-set leaving card x out only beats the 4-set when x is in
+    a run, so x must be runnable; "no set" only beats some set when at most 2 of the rank's cards are
+    deadwood, so at least ``count - 2`` of them must be runnable."""
+    table: dict[int, tuple[int, ...]] = {}
+    for held in range(16):
+        count = held.bit_count()
+        if count < 3:
+            continue
+        for runnable in range(16):
+            if runnable & ~held:
+                continue
+            opts = [_spread(held)]
+            if count == 4:
+                opts.extend(_spread(held ^ 1 << s) for s in range(4) if runnable >> s & 1)
+            if runnable.bit_count() >= count - 2:
+                opts.append(0)
+            table[_spread(held) | _spread(runnable) << 1] = tuple(opts)
+    return table
+
+
+_SET_OPTIONS = _build_set_options()
+# unpruned: held rank-0 spread -> none, the whole set and (for 4 cards) every 3-subset
+_ALL_SET_OPTIONS: dict[int, tuple[int, ...]] = {
+    _spread(held): (0, _spread(held), *(_spread(held ^ 1 << s) for s in range(4) if held >> s & 1))
+    if held.bit_count() == 4 else (0, _spread(held))
+    for held in range(16) if held.bit_count() >= 3
+}
+
+
+def _set_options(mask: CardMask, three: int) -> list[list[int]]:
+    """For each rank with 3+ cards in ``mask`` (bits of ``three``): the removal masks worth trying."""
+    r = _RUNNABLE
+    runnable = (
+        r[mask & _SUIT] | r[mask >> 13 & _SUIT] << 13 | r[mask >> 26 & _SUIT] << 26 | r[mask >> 39] << 39
+    )
     options: list[list[int]] = []
     while three:
-        rb = three & -three
-        three ^= rb
-        r = rb.bit_length() - 1
-        full = 0
-        count = 0
-        runnable: list[int] = []
-        for s in range(4):
-            sm = suits[s]
-            if sm & rb:
-                bit = 1 << (13 * s + r)
-                full |= bit
-                count += 1
-                if _RUNNABLE[sm] & rb:
-                    runnable.append(bit)
-        opts = [full]
-        if count == 4:
-            opts.extend(full ^ bit for bit in runnable)
-        # "no set" can only win when enough of the rank's cards can sit in runs
-        if len(runnable) >= count - 2:
-            opts.append(0)
-        options.append(opts)
+        low = three & -three
+        three ^= low
+        k = low.bit_length() - 1
+        key = (mask >> k & _SPREAD) | (runnable >> k & _SPREAD) << 1
+        options.append([o << k for o in _SET_OPTIONS[key]])
     return options
 
 
@@ -225,19 +253,21 @@ def _dw(mask: CardMask) -> int:
     three = (a & b & (c | d)) | (c & d & (a | b))
     if not three:
         return t[a] + t[b] + t[c] + t[d]
-    options = _set_options(mask, a, b, c, d, three)
     best = 1 << 30
-    if len(options) == 1:
-        for rem in options[0]:
-            m = mask & ~rem
+    if not three & (three - 1):  # one rank with 3+ cards: the usual case
+        k = three.bit_length() - 1
+        r = _RUNNABLE
+        runnable = r[a] | r[b] << 13 | r[c] << 26 | r[d] << 39
+        for o in _SET_OPTIONS[(mask >> k & _SPREAD) | (runnable >> k & _SPREAD) << 1]:
+            m = mask & ~(o << k)
             v = t[m & _SUIT] + t[m >> 13 & _SUIT] + t[m >> 26 & _SUIT] + t[m >> 39]
             if v < best:
                 best = v
         return best
-    for combo in itertools.product(*options):
+    for combo in itertools.product(*_set_options(mask, three)):
         rem = 0
-        for r in combo:
-            rem |= r
+        for o in combo:
+            rem |= o
         m = mask & ~rem
         v = t[m & _SUIT] + t[m >> 13 & _SUIT] + t[m >> 26 & _SUIT] + t[m >> 39]
         if v < best:
@@ -273,7 +303,7 @@ def best_arrangement_of_mask(mask: CardMask) -> Arrangement:
     best_rem: tuple[int, ...] = ()
     if three:
         best = 1 << 30
-        for combo in itertools.product(*_set_options(mask, a, b, c, d, three)):
+        for combo in itertools.product(*_set_options(mask, three)):
             rem = 0
             for r in combo:
                 rem |= r
@@ -329,13 +359,9 @@ def deadwood_after_discards_of_mask(mask: CardMask) -> dict[Card, int]:
     c = mask >> 26 & _SUIT
     d = mask >> 39
     result: dict[Card, int] = {}
-    if (a & b & (c | d)) | (c & d & (a | b)):
-        m = mask
-        while m:
-            low = m & -m
-            result[low.bit_length() - 1] = _dw(mask ^ low)
-            m ^= low
-        return result
+    three = (a & b & (c | d)) | (c & d & (a | b))
+    if three:
+        return _after_discards_with_sets(mask, three)
     # no set possible with or without any one card: only the discard's suit changes
     suits = (a, b, c, d)
     base = (t[a], t[b], t[c], t[d])
@@ -350,22 +376,65 @@ def deadwood_after_discards_of_mask(mask: CardMask) -> dict[Card, int]:
     return result
 
 
+def _after_discards_with_sets(mask: CardMask, three: int) -> dict[Card, int]:
+    """Deadwood after each discard when some rank holds 3+ cards, sharing the set enumeration.
+
+    Every choice of sets of ``mask ^ card`` is a choice of sets of ``mask`` avoiding ``card``, so
+    for each unpruned choice (per such rank: none, the 4-set, every 3-subset) and each card not in
+    it, the runs-only deadwood of the rest without the card is one suit lookup away."""
+    t = _RUN_DW
+    lists: list[tuple[int, ...]] = []
+    while three:
+        low = three & -three
+        three ^= low
+        k = low.bit_length() - 1
+        lists.append(tuple(o << k for o in _ALL_SET_OPTIONS[mask >> k & _SPREAD]))
+    cards = [(x, x // 13, 1 << (x % 13)) for x in from_mask(mask)]
+    best = dict.fromkeys((x for x, _, _ in cards), 1 << 30)
+    for combo in itertools.product(*lists):
+        rem = 0
+        for o in combo:
+            rem |= o
+        m = mask & ~rem
+        parts = (m & _SUIT, m >> 13 & _SUIT, m >> 26 & _SUIT, m >> 39)
+        vals = (t[parts[0]], t[parts[1]], t[parts[2]], t[parts[3]])
+        total = vals[0] + vals[1] + vals[2] + vals[3]
+        for x, s, bit in cards:
+            if not rem >> x & 1:
+                v = total - vals[s] + t[parts[s] ^ bit]
+                if v < best[x]:
+                    best[x] = v
+    return best
+
+
 def hand_melds(mask: CardMask) -> list[Meld]:
-    """Every meld (sets of 3 and 4, runs of every length >= 3) whose cards are all in ``mask``."""
+    """Every meld (sets of 3 and 4, runs of every length >= 3) whose cards are all in ``mask``.
+
+    Order: sets by rank (each rank's 3-subsets, then its 4-set), then runs by suit, start, length."""
     melds: list[Meld] = []
-    for r in range(13):
-        cards = [c for c in (r, 13 + r, 26 + r, 39 + r) if mask >> c & 1]
-        if len(cards) >= 3:
-            melds.extend(Meld("set", combo) for combo in itertools.combinations(cards, 3))
-            if len(cards) == 4:
-                melds.append(Meld("set", tuple(cards)))
-    for s in range(4):
-        sm = mask >> (13 * s) & _SUIT
-        for lo in range(11):
-            hi = lo
+    a = mask & _SUIT
+    b = mask >> 13 & _SUIT
+    c = mask >> 26 & _SUIT
+    d = mask >> 39
+    three = (a & b & (c | d)) | (c & d & (a | b))
+    while three:
+        low = three & -three
+        three ^= low
+        r = low.bit_length() - 1
+        cards = [x for x in (r, 13 + r, 26 + r, 39 + r) if mask >> x & 1]
+        melds.extend(Meld("set", combo) for combo in itertools.combinations(cards, 3))
+        if len(cards) == 4:
+            melds.append(Meld("set", tuple(cards)))
+    for s, sm in enumerate((a, b, c, d)):
+        starts = sm & sm >> 1 & sm >> 2  # ranks starting three in a row
+        base = 13 * s
+        while starts:
+            low = starts & -starts
+            starts ^= low
+            lo = low.bit_length() - 1
+            hi = lo + 2
             while hi < 13 and sm >> hi & 1:
-                if hi - lo >= 2:
-                    melds.append(Meld("run", tuple(range(13 * s + lo, 13 * s + hi + 1))))
+                melds.append(Meld("run", tuple(range(base + lo, base + hi + 1))))
                 hi += 1
     return melds
 
@@ -381,6 +450,17 @@ def all_arrangements(cards: Iterable[Card], max_deadwood: int | None = None) -> 
     :raises DuplicateCardError: a card repeats.
     """
     mask = to_mask(cards)
+    for _, melds in arrangement_choices(mask, max_deadwood):
+        used = 0
+        for m in melds:
+            used |= m.mask
+        yield _arrangement(melds, mask & ~used)
+
+
+def arrangement_choices(
+    mask: CardMask, max_deadwood: int | None = None
+) -> list[tuple[int, tuple[Meld, ...]]]:
+    """:func:`all_arrangements` of ``mask`` as (deadwood, melds) pairs, same order (no validation)."""
     order = from_mask(mask)
     by_min: dict[Card, list[tuple[int, Meld]]] = {c: [] for c in order}
     for meld in hand_melds(mask):
@@ -388,21 +468,23 @@ def all_arrangements(cards: Iterable[Card], max_deadwood: int | None = None) -> 
     limit = (1 << 30) if max_deadwood is None else max_deadwood
     n = len(order)
     chosen: list[Meld] = []
+    out: list[tuple[int, tuple[Meld, ...]]] = []
 
-    def walk(i: int, used: int, dw: int) -> Iterator[Arrangement]:
+    def walk(i: int, used: int, dw: int) -> None:
         while i < n and used >> order[i] & 1:
             i += 1
         if i == n:
-            yield _arrangement(chosen, mask & ~used)
+            out.append((dw, tuple(chosen)))
             return
         card = order[i]
         for meld_mask, meld in by_min[card]:
             if not meld_mask & used:
                 chosen.append(meld)
-                yield from walk(i + 1, used | meld_mask, dw)
+                walk(i + 1, used | meld_mask, dw)
                 chosen.pop()
         value = card_value(card)
         if dw + value <= limit:
-            yield from walk(i + 1, used, dw + value)
+            walk(i + 1, used, dw + value)
 
-    yield from walk(0, 0, 0)
+    walk(0, 0, 0)
+    return out

@@ -19,8 +19,15 @@ from typing import Any, Literal
 
 from engine.cards import Card, card_name, from_mask, to_mask
 from engine.errors import DuplicateCardError, EngineError, IllegalActionError
-from engine.layoffs import DefenderResult, Layoff, best_defense
-from engine.melds import Arrangement, Meld, all_arrangements, best_arrangement_of_mask, validate_melds
+from engine.layoffs import DefenderResult, Layoff, best_defense, defense_of_mask
+from engine.melds import (
+    Arrangement,
+    Meld,
+    arrangement_choices,
+    best_arrangement_of_mask,
+    deadwood_of_mask,
+    validate_melds,
+)
 from engine.rules import RuleSet
 
 HandKind = Literal["knock", "gin", "big_gin", "undercut", "dead"]
@@ -155,16 +162,32 @@ def score_knock(
     dcards = from_mask(dmask)
     if shown is not None:
         return _knock_result(shown, best_defense(dcards, shown.melds), rules, knocker, multiplier)
-    chosen: HandResult | None = None
-    chosen_key = (0, 0)
-    for arrangement in all_arrangements(kcards, max_deadwood=limit):
-        defense = best_defense(dcards, arrangement.melds)
-        result = _knock_result(arrangement, defense, rules, knocker, multiplier)
-        key = (result.points if result.winner == knocker else -result.points, -result.knocker_deadwood)
-        if chosen is None or key > chosen_key:
-            chosen, chosen_key = result, key
-    assert chosen is not None  # the least-deadwood arrangement is within the limit
-    return chosen
+    # Layoffs only lower the defender's count and the knocker's net result rises with that count,
+    # so the count without layoffs bounds each arrangement's result: try the least deadwood first
+    # and skip every arrangement whose bound cannot beat the best so far.
+    no_layoffs = deadwood_of_mask(dmask)
+    choices = sorted(arrangement_choices(kmask, limit), key=lambda choice: choice[0])
+    best_key: tuple[int, int] | None = None
+    best_choice: tuple[Meld, ...] = ()
+    for kd, melds in choices:
+        if best_key is not None and (_net(kd, no_layoffs, rules), -kd) <= best_key:
+            continue
+        dd, _, _ = defense_of_mask(dmask, melds, no_layoffs)
+        key = (_net(kd, dd, rules), -kd)
+        if best_key is None or key > best_key:
+            best_key, best_choice = key, melds
+    assert best_key is not None  # the least-deadwood arrangement is within the limit
+    chosen = validate_melds(kcards, [m.cards for m in best_choice])
+    return _knock_result(chosen, best_defense(dcards, chosen.melds), rules, knocker, multiplier)
+
+
+def _net(knocker_deadwood: int, defender_deadwood: int, rules: RuleSet) -> int:
+    """The knocker's result of a (non-gin) knock: its points, or minus the defender's (no multiplier)."""
+    if knocker_deadwood < defender_deadwood or (
+        knocker_deadwood == defender_deadwood and rules.tie_goes_to == "knocker"
+    ):
+        return defender_deadwood - knocker_deadwood
+    return -(knocker_deadwood - defender_deadwood + rules.undercut_bonus)
 
 
 def _gin_result(

@@ -1,0 +1,203 @@
+"""``python -m engine.bench``: timings of the meld search, scoring and random playouts (issue 2).
+
+Each least-deadwood call is timed alone with ``time.perf_counter_ns`` on a fresh, distinct hand (the
+search keeps no cache between hands, so every call is cold), and the median and 90th percentile are
+printed in microseconds; the timer's own cost (about 0.05-0.1 us, printed) is included. Classes:
+
+- ``random10`` / ``random11``: uniformly random hands; ``discards11``: 11 random cards, the deadwood
+  after every possible discard (:func:`deadwood_after_discards_of_mask`);
+- adversarial 10-card hands: ``overlap`` (a rank in 3 suits whose cards also sit in runs),
+  ``four_set_cross`` (a 4-card set with runs through it in two suits), ``long_run`` (5-10 in a suit),
+  ``ends`` (A 2 3 and J Q K of several suits), ``block`` (3-4 ranks x 3-4 suits), ``three_sets``
+  (three ranks with 3+ cards, each near runs: the most set combinations);
+- ``score_knock``: a whole knock scored (knocker arrangement choice and the defender's layoffs);
+- playouts: whole matches of random legal play (:func:`engine.playout.random_playout`), hands/second.
+
+Options: ``--hands N`` (distinct hands per class, default 20000), ``--seconds S`` (playout time,
+default 5), ``--seed``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+from collections.abc import Callable
+
+from engine.cards import CardMask
+from engine.melds import deadwood_after_discards_of_mask, deadwood_of_mask
+from engine.rules import PRESETS
+from engine.scoring import score_knock
+
+Generator = Callable[[random.Random], list[int]]
+
+
+def _card(rank: int, suit: int) -> int:
+    return suit * 13 + rank
+
+
+def _fill(rng: random.Random, core: list[int], n: int) -> list[int]:
+    cards = list(dict.fromkeys(core))[:n]
+    while len(cards) < n:
+        c = rng.randrange(52)
+        if c not in cards:
+            cards.append(c)
+    return cards
+
+
+def _random(n: int) -> Generator:
+    return lambda rng: rng.sample(range(52), n)
+
+
+def _overlap(rng: random.Random) -> list[int]:
+    r = rng.randrange(13)
+    suits = rng.sample(range(4), 3)
+    core = [_card(r, s) for s in suits]
+    for s in suits[:2]:
+        lo = rng.randint(max(0, r - 2), min(r, 10))
+        core += [_card(x, s) for x in range(lo, lo + 3)]
+    return _fill(rng, core, 10)
+
+
+def _four_set_cross(rng: random.Random) -> list[int]:
+    r = rng.randrange(13)
+    core = [_card(r, s) for s in range(4)]
+    for s in rng.sample(range(4), 2):
+        lo = rng.randint(max(0, r - 2), min(r, 10))
+        core += [_card(x, s) for x in range(lo, lo + 3)]
+    return _fill(rng, core, 10)
+
+
+def _long_run(rng: random.Random) -> list[int]:
+    length = rng.randint(5, 10)
+    lo = rng.randint(0, 13 - length)
+    s = rng.randrange(4)
+    return _fill(rng, [_card(x, s) for x in range(lo, lo + length)], 10)
+
+
+def _ends(rng: random.Random) -> list[int]:
+    pool = [_card(r, s) for r in (0, 1, 2, 10, 11, 12) for s in range(4)]
+    return _fill(rng, rng.sample(pool, rng.randint(7, 10)), 10)
+
+
+def _block(rng: random.Random) -> list[int]:
+    width = rng.randint(3, 4)
+    lo = rng.randint(0, 13 - width)
+    suits = rng.sample(range(4), rng.randint(3, 4))
+    core = [_card(x, s) for x in range(lo, lo + width) for s in suits]
+    rng.shuffle(core)
+    return _fill(rng, core, 10)
+
+
+def _three_sets(rng: random.Random) -> list[int]:
+    lo = rng.randint(0, 10)
+    core = [_card(r, s) for r in (lo, lo + 1, lo + 2) for s in rng.sample(range(4), 3)]
+    return _fill(rng, core, 10)
+
+
+CLASSES: dict[str, tuple[Generator, Callable[[CardMask], object]]] = {
+    "random10": (_random(10), deadwood_of_mask),
+    "random11": (_random(11), deadwood_of_mask),
+    "discards11": (_random(11), deadwood_after_discards_of_mask),
+    "overlap": (_overlap, deadwood_of_mask),
+    "four_set_cross": (_four_set_cross, deadwood_of_mask),
+    "long_run": (_long_run, deadwood_of_mask),
+    "ends": (_ends, deadwood_of_mask),
+    "block": (_block, deadwood_of_mask),
+    "three_sets": (_three_sets, deadwood_of_mask),
+}
+
+
+def distinct_masks(gen: Generator, rng: random.Random, count: int) -> list[CardMask]:
+    """``count`` distinct hands from ``gen`` as masks (fewer if the class has fewer hands)."""
+    seen: set[CardMask] = set()
+    tries = 0
+    while len(seen) < count and tries < count * 20:
+        tries += 1
+        mask = 0
+        for c in gen(rng):
+            mask |= 1 << c
+        seen.add(mask)
+    masks = list(seen)
+    rng.shuffle(masks)
+    return masks
+
+
+def time_calls(fn: Callable[[CardMask], object], masks: list[CardMask]) -> list[float]:
+    """Microseconds of ``fn(mask)`` for each mask, each timed alone."""
+    clock = time.perf_counter_ns
+    out: list[float] = []
+    for mask in masks:
+        t0 = clock()
+        fn(mask)
+        out.append((clock() - t0) / 1000)
+    return out
+
+
+def _p90(xs: list[float]) -> float:
+    return sorted(xs)[int(len(xs) * 0.9)]
+
+
+def bench_score(rng: random.Random, count: int) -> list[float]:
+    """Microseconds per ``score_knock`` on random deals where the knocker can knock without gin."""
+    samples: list[float] = []
+    rules = PRESETS["classic"]
+    while len(samples) < count:
+        cards = rng.sample(range(52), 21)
+        eleven, defender = cards[:11], cards[11:]
+        after = deadwood_after_discards_of_mask(sum(1 << c for c in eleven))
+        discard = min(after, key=after.__getitem__)
+        if not 0 < after[discard] <= 10:
+            continue
+        knocker = [c for c in eleven if c != discard]
+        t0 = time.perf_counter_ns()
+        score_knock(knocker, defender, rules)
+        samples.append((time.perf_counter_ns() - t0) / 1000)
+    return samples
+
+
+def bench_playouts(seconds: float, seed: int) -> str:
+    """Random-legal playout hands per second over every preset (one core)."""
+    try:
+        from engine.playout import random_playout
+    except ImportError:  # pragma: no cover - the playout module belongs to the state machines
+        return "playouts: engine.playout.random_playout not available"
+    hands = 0
+    matches = 0
+    start = time.perf_counter()
+    presets = list(PRESETS.values())
+    while time.perf_counter() - start < seconds:
+        match = random_playout(presets[matches % len(presets)], seed + matches)
+        hands += match.hand_number
+        matches += 1
+    elapsed = time.perf_counter() - start
+    return (
+        f"playouts: {hands / elapsed:.0f} hands/s ({hands} hands in {matches} whole matches, "
+        f"{elapsed:.1f} s; random legal play with knock_bias 0.5, greedy 0.8, every preset)"
+    )
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Print the benchmark table (see the module docstring)."""
+    parser = argparse.ArgumentParser(prog="python -m engine.bench")
+    parser.add_argument("--hands", type=int, default=20000, help="distinct hands per class")
+    parser.add_argument("--seconds", type=float, default=5.0, help="time spent on playouts")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+    rng = random.Random(args.seed)
+    overhead = statistics.median(time_calls(lambda m: None, list(range(10000))))
+    print(f"least deadwood, microseconds per call (cold, distinct hands; timer+call overhead {overhead:.2f})")
+    print(f"{'class':<16}{'hands':>7}{'median':>9}{'p90':>9}{'max':>9}")
+    for name, (gen, fn) in CLASSES.items():
+        masks = distinct_masks(gen, rng, args.hands)
+        times = time_calls(fn, masks)
+        print(f"{name:<16}{len(masks):>7}{statistics.median(times):>9.2f}{_p90(times):>9.2f}{max(times):>9.1f}")
+    scores = bench_score(rng, max(200, args.hands // 20))
+    print(f"{'score_knock':<16}{len(scores):>7}{statistics.median(scores):>9.1f}{_p90(scores):>9.1f}"
+          f"{max(scores):>9.0f}")
+    print(bench_playouts(args.seconds, args.seed))
+
+
+if __name__ == "__main__":
+    main()
