@@ -294,6 +294,19 @@ class HandState:
             self._after = after
         return after
 
+    def deadwood_after_discards(self) -> dict[Card, int]:
+        """Discard phase: each card of the player to act -> least deadwood (points) of the 10 cards
+        left without it (cached until the hand changes; the UI and bots show or use it).
+
+        :raises IllegalActionError: code ``wrong_phase`` outside the discard phase.
+        """
+        if self._phase is not Phase.DISCARD:
+            raise _illegal("wrong_phase", "deadwood after each discard exists only in the discard phase")
+        after = self._after
+        if not after:
+            after = self._after = deadwood_after_discards_of_mask(self._hands[self._current])
+        return after
+
     def _is_big_gin(self) -> bool:
         return deadwood_of_mask(self._hands[self._current]) == 0
 

@@ -19,7 +19,6 @@ from engine.actions import Action, ActionKind
 from engine.deck import shuffled_deck
 from engine.hand import HandState
 from engine.match import MatchState
-from engine.melds import deadwood_after_discards_of_mask
 from engine.rules import RuleSet
 
 _KNOCKING = (ActionKind.KNOCK, ActionKind.BIG_GIN)
@@ -40,7 +39,7 @@ def choose_action(
                 [a for a in actions if a.kind in _KNOCKING]
             )
         if actions[0].kind is ActionKind.DISCARD and rng.random() < greedy:
-            after = deadwood_after_discards_of_mask(state.hand_mask(state.current_player or 0))
+            after = state.deadwood_after_discards()
             discards = [a for a in actions if a.kind is ActionKind.DISCARD]
             return min(discards, key=lambda a: after[a.card or 0])
     return rng.choice(actions)
@@ -78,12 +77,11 @@ def random_playout(
         first_dealer = rng.randrange(2)
     match = MatchState(rules, first_dealer)
     while not match.is_over:
-        if match.awaiting_deal:
-            if max_hands is not None and match.hand_number >= max_hands:
-                break
-            match.deal(shuffled_deck(rng))
-            continue
+        if max_hands is not None and match.hand_number >= max_hands:
+            break
+        match.deal(shuffled_deck(rng))
         hand = match.hand
         assert hand is not None
-        match.apply(choose_action(rng, hand, knock_bias=knock_bias, greedy=greedy))
+        while not hand.is_over:
+            match.apply(choose_action(rng, hand, knock_bias=knock_bias, greedy=greedy))
     return match

@@ -415,3 +415,17 @@ def test_legal_actions_are_exactly_the_actions_apply_accepts(seed: int, name: st
         assert_52_distinct(h)
         assert len(h.hands[0]) + len(h.hands[1]) in (20, 21)
     assert h.legal_actions() == [] and legal_by_trial(h) == []
+
+
+def test_deadwood_after_discards_of_the_player_to_act() -> None:
+    from engine.melds import deadwood_after_discards
+
+    h = HandState(CLASSIC, 0, make_deck(KNOCK_10, JUNK_90, "Kc", "Ac"))
+    with pytest.raises(IllegalActionError) as info:
+        h.deadwood_after_discards()
+    assert info.value.code == "wrong_phase"
+    play(h, "pass", "pass", "draw stock")
+    table = h.deadwood_after_discards()
+    assert table == deadwood_after_discards(h.hands[1])
+    assert table[parse_card("8c")] == 10 and table[parse_card("4s")] == 14
+    assert h.deadwood_after_discards() is table  # cached
