@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -65,7 +66,7 @@ def check_log(rules: RuleSet, m: MatchState) -> None:
     assert replay(rules, m.first_dealer, log_from_json(data)) == m
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(name=st.sampled_from(sorted(PRESETS)), seed=st.integers(0, 2**32))
 def test_biased_random_matches_under_every_preset(name: str, seed: int) -> None:
     rules = preset(name)
@@ -96,13 +97,14 @@ def test_random_matches_under_custom_rules(
     check_log(rules, m)
 
 
-def test_uniformly_random_matches_end_too() -> None:
-    # uniform random play rarely knocks: mostly dead hands, still a finished match
-    for name in ("classic", "oklahoma"):
-        rules = preset(name)
-        m = random_playout(rules, 2, knock_bias=0.0, greedy=0.0)
-        assert m.is_over
-        check_log(rules, m)
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_uniformly_random_matches_under_every_preset(name: str) -> None:
+    # uniform random legal play rarely knocks: mostly dead hands, still a finished match
+    rules = preset(name)
+    m = play_checked(rules, 2, knock_bias=0.0, greedy=0.0)
+    assert m.is_over and m.winner is not None
+    check_log(rules, m)
+    assert m == random_playout(rules, 2, knock_bias=0.0, greedy=0.0)
 
 
 def test_playouts_are_reproducible() -> None:
