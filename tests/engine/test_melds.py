@@ -132,14 +132,14 @@ def test_thousands_of_seeded_random_hands_match_the_reference() -> None:
         check_discards(rng.sample(range(52), 11))
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=1000, deadline=None)
 @given(st.integers(0, 11).flatmap(random_hand))
 def test_random_hands_match_the_reference(hand: list[int]) -> None:
     check_arrangement(hand)
 
 
 @pytest.mark.parametrize("kind", ADVERSARIAL_KINDS)
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(data=st.data())
 def test_adversarial_hands_match_the_reference(kind: str, data: st.DataObject) -> None:
     hand = data.draw(adversarial_hand(data.draw(st.sampled_from([10, 10, 11])), kind))
@@ -156,3 +156,13 @@ def test_all_arrangements_match_the_reference(hand: list[int], limit: int) -> No
     )
     want = sorted((sorted(sorted(m) for m in melds), dw) for melds, dw in reference.arrangements(hand, limit))
     assert got == want
+
+
+def test_docstring_examples() -> None:
+    import doctest
+
+    import engine.cards
+    import engine.melds
+
+    for module in (engine.melds, engine.cards):
+        assert doctest.testmod(module).failed == 0

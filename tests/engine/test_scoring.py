@@ -92,6 +92,18 @@ def test_issue_case_the_knocker_shows_the_sets() -> None:
     assert laid(shown_runs)[:4] == ["3s", "4c", "4d", "4s"]
 
 
+def test_knocker_shows_more_deadwood_to_block_layoffs() -> None:
+    # least deadwood 6 (2s-4s, 3c 3d 3h, 4c 4d 4h, 6d left) lets 5s 6s lay off: 6 vs 8 -> 2;
+    # showing both 4-sets (2s and 6d left, 8) blocks them: 8 vs 14 -> 6 (rules.md point 7)
+    knocker, defender = "3c 4c 3d 4d 6d 3h 4h 2s 3s 4s", "Ac 5c Ad 5d Ah 2h 5h 6h 5s 6s"
+    assert deadwood(parse_cards(knocker)) == 6
+    r = score(knocker, defender)
+    assert summary(r) == ("knock", 0, 6, 8, 14)
+    assert [str(m) for m in r.knocker_melds] == ["3c 3d 3h 3s", "4c 4d 4h 4s"]
+    least = [parse_cards(g) for g in ("2s 3s 4s", "3c 3d 3h", "4c 4d 4h")]
+    assert summary(score(knocker, defender, knocker_melds=least)) == ("knock", 0, 2, 6, 8)
+
+
 @pytest.mark.parametrize(
     ("name", "points", "bonus"), [("oklahoma", 54, 31), ("hoyle", 54, 31), ("classic", 48, 25)]
 )
