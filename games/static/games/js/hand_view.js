@@ -66,6 +66,7 @@ export function renderHand(container, hand, opts) {
       }
       if (opts.newCards.has(card)) {
         el.classList.add("drawn");
+        if (opts.animate) el.classList.add("arrive");
         label += ". " + t("just_drawn");
       }
       if (card === opts.selected) {

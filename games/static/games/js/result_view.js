@@ -1,6 +1,6 @@
 // After a hand: both hands face up with melds, layoffs and the points; after the match: the final
 // score. Everything shown comes from state.last_hand (HandResult.to_dict()) and state.match.
-import { byRank, cardFace } from "./cards.js";
+import { byRank, cardFace, cardText } from "./cards.js";
 import { t } from "./i18n.js";
 import { meldKind } from "./hand_view.js";
 
@@ -89,7 +89,7 @@ function defenderRow(match, lh) {
   if (r.defender_unmatched.length) groups.append(group(r.defender_unmatched, t("group_deadwood"), "deadwood"));
   row.append(groups);
   if ((r.layoffs || []).length) {
-    row.append(el("p", "layoff-note", t("laid_off", { cards: r.layoffs.map((x) => x.card).join(" ") })));
+    row.append(el("p", "layoff-note", t("laid_off", { cards: r.layoffs.map((x) => cardText(x.card)).join(" ") })));
   }
   return row;
 }

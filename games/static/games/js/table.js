@@ -99,6 +99,7 @@ function onState(s) {
   const ph = prev && prev.hand;
   if (h && ph && h.number === ph.number && h.cards.length > ph.cards.length) {
     ui.newCards = new Set(h.cards.filter((c) => !ph.cards.includes(c)));
+    ui.animateDrawn = true;
   } else if (!h || !ph || h.number !== ph.number || h.cards.length < ph.cards.length) {
     ui.newCards = new Set();
   }
@@ -356,13 +357,18 @@ function renderPiles(h, legal) {
     shown.forEach((c, i) => {
       const face = cardFace(c);
       if (i < shown.length - 1) face.classList.add("under");
-      else face.classList.add("top");
+      else {
+        face.classList.add("top");
+        // A new top card (someone just discarded) arrives with a short slide, once.
+        if (ui.lastTop !== undefined && ui.lastTop !== c) face.classList.add("fresh");
+      }
       face.setAttribute("aria-hidden", "true");
       fan.append(face);
     });
   } else {
     fan.append(Object.assign(document.createElement("div"), { className: "empty-slot" }));
   }
+  ui.lastTop = pile.length ? pile[pile.length - 1] : null;
   const canTake = legal.has("take");
   const canDrawDiscard = legal.has("draw discard");
   discBtn.disabled = !(canTake || canDrawDiscard);
@@ -385,6 +391,7 @@ function renderMyHand(h, legal) {
     mode: ui.sort,
     selected: ui.selected,
     newCards: ui.newCards,
+    animate: !!ui.animateDrawn,
     myDiscardTurn: myDiscardTurn(h, legal),
     legal,
     onPick: pickCard,
@@ -393,6 +400,7 @@ function renderMyHand(h, legal) {
       renderHint();
     },
   });
+  ui.animateDrawn = false;
   const meter = $("deadwood-meter");
   meter.hidden = !h;
   if (h) {
