@@ -53,7 +53,7 @@ LEVELS: dict[int, LevelInfo] = {
     3: LevelInfo(3, "Standard", "Padrão",
                  "the EAAI challenge's simple player: melds the upcard, least deadwood, knocks at once"),
     4: LevelInfo(4, "Advanced", "Avançado",
-                 "keeps cards that can still meld, takes useful upcards, avoids feeding the opponent"),
+                 "the standard player plus a look-ahead: keeps the cards that can still meld"),
     5: LevelInfo(5, "Expert", "Especialista",
                  "tracks every card, reads the opponent's melds, weighs undercuts and gin by sampling"),
 }

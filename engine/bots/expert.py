@@ -1,16 +1,16 @@
 """Levels 4 and 5: stronger than the baseline (issue 4, "The bots").
 
 Both levels choose a discard by the hand it leaves: its deadwood now, its expected deadwood after the
-next draw and its chance to reach the knock limit on that draw (:func:`engine.bots.evaluate.lookahead`),
-minus a penalty for discarding a card the opponent would take to make a meld. They take the upcard when
-it leaves less deadwood than a stock draw is expected to.
+next draw and its chance to reach the knock limit on that draw (:func:`engine.bots.evaluate.lookahead`).
 
-- Level 4 knows only what the view shows directly (unknown cards, cards the opponent took) and knocks
-  as soon as it can.
-- Level 5 tracks every card seen (:mod:`engine.bots.tracker`), samples the opponent's concealed hand
-  weighted by its picks, declines and discards, rates each discard by how often a sampled opponent
-  would meld it, and before knocking estimates by sampling what the knock is worth (undercut risk)
-  against playing on for gin (stock left, the opponent's likely deadwood).
+- Level 4 is the simple player with that look-ahead: it keeps the cards that can still meld, takes the
+  upcard only when it makes a meld, knocks as soon as it can, and remembers nothing.
+- Level 5 also tracks every card seen (:mod:`engine.bots.tracker`), samples the opponent's concealed
+  hand weighted by its picks, declines and discards, penalizes each discard by how often a sampled
+  opponent would meld it, takes the upcard whenever it leaves less deadwood than a stock draw is
+  expected to, values low deadwood more as the stock runs out, and before knocking estimates by
+  sampling what the knock is worth (undercut risk) against playing on for gin (stock left, the
+  opponent's likely deadwood).
 """
 
 from __future__ import annotations
@@ -34,19 +34,22 @@ if TYPE_CHECKING:
 @dataclass(frozen=True, slots=True)
 class Style:
     """Weights of the discard score ``now * deadwood + expected - knock_bonus * p_knock
-    + danger * penalty`` (points), the upcard margin (points), and the sampling settings."""
+    + danger * penalty`` (points; ``now`` grows by ``late_now`` as the stock runs out, when the
+    opponent is likelier to knock and the deadwood held counts), the upcard margin (points;
+    ``None``: take the upcard only when it makes a meld, like level 3), and the sampling settings."""
 
     now: float
     knock_bonus: float
     danger_penalty: float
-    take_margin: float
+    take_margin: float | None
     tracking: bool
     samples: int
     knock_samples: int
+    late_now: float = 0.0
 
 
 STYLES: dict[int, Style] = {
-    4: Style(now=0.5, knock_bonus=6.0, danger_penalty=4.0, take_margin=1.0, tracking=False,
+    4: Style(now=0.5, knock_bonus=6.0, danger_penalty=0.0, take_margin=None, tracking=False,
              samples=0, knock_samples=0),
     5: Style(now=0.5, knock_bonus=6.0, danger_penalty=6.0, take_margin=1.0, tracking=True,
              samples=40, knock_samples=24),
@@ -96,6 +99,7 @@ class ExpertBot:
             allowed = sorted(set(opts.discards) | set(opts.knocks))
         scores: dict[Card, float] = {}
         outlooks = {}
+        now = style.now + style.late_now * max(0.0, 1.0 - view.stock_size / 31.0)
         for card in allowed:
             o = lookahead(hand ^ (1 << card), pool, weights, limit)
             outlooks[card] = o
@@ -105,7 +109,7 @@ class ExpertBot:
                 danger = 1.0
             else:
                 danger = 0.5 if NEIGHBOUR_MASK[card] & opp_known else 0.0
-            scores[card] = (style.now * o.deadwood + o.expected - style.knock_bonus * o.p_knock
+            scores[card] = (now * o.deadwood + o.expected - style.knock_bonus * o.p_knock
                             + style.danger_penalty * danger)
         knockable = [c for c in allowed if c in opts.knocks]
         if knockable:
@@ -129,6 +133,8 @@ class ExpertBot:
             return opts.decline
         if opts.decline is None:
             return opts.take
+        if self.style.take_margin is None:
+            return opts.take if forms_meld(hand, upcard) else opts.decline
         after = deadwood_after_discards_of_mask(hand | 1 << upcard)
         take_dw = min(v for c, v in after.items() if c != upcard)
         stock = lookahead(hand, pool, weights, limit)

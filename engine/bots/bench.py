@@ -1,0 +1,85 @@
+"""Decision-time benchmark of a bot level (issue 4: level 5 median <= 50 ms, max <= 1 s on one core).
+
+``python -m engine.bots.bench --level 5 --against 3 --matches 10 --seed 1`` plays matches with the
+arena's seeding and times every ``choose`` call of the measured level (``time.perf_counter``, one
+process), printing the count, median, 90th and 99th percentiles and maximum in milliseconds, overall
+and by decision kind (offer, draw, discard). ``--json`` prints one JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from engine.arena import match_seed, rules_for
+from engine.bots.base import make_bot
+from engine.bots.common import options
+from engine.deck import shuffled_deck
+from engine.match import MatchState
+
+
+def time_decisions(level: int, against: int, matches: int, seed: int, rules_name: str = "classic",
+                   target: int | None = None) -> dict[str, list[float]]:
+    """Decision kind -> seconds per ``choose`` call of ``level`` over ``matches`` matches."""
+    rules = rules_for(rules_name, target)
+    times: dict[str, list[float]] = {"offer": [], "draw": [], "discard": []}
+    for index in range(matches):
+        rng = random.Random(match_seed(seed, index))
+        bots = (make_bot(level, seed=rng.getrandbits(63)), make_bot(against, seed=rng.getrandbits(63)))
+        match = MatchState(rules, index % 2)
+        while not match.is_over and match.hand_number < 500:
+            match.deal(shuffled_deck(rng))
+            hand = match.hand
+            assert hand is not None
+            while not hand.is_over:
+                seat = hand.current_player
+                assert seat is not None
+                view = match.view(seat)
+                start = time.perf_counter()
+                action = bots[seat].choose(view)
+                elapsed = time.perf_counter() - start
+                if seat == 0:
+                    times[options(view.legal_actions).decision].append(elapsed)
+                match.apply(action, seat)
+    return times
+
+
+def _stats(values: Sequence[float]) -> dict[str, float]:
+    if not values:
+        return {"count": 0}
+    ordered = sorted(values)
+    pick = lambda q: ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000  # noqa: E731
+    return {"count": len(ordered), "median_ms": round(statistics.median(ordered) * 1000, 3),
+            "p90_ms": round(pick(0.9), 3), "p99_ms": round(pick(0.99), 3),
+            "max_ms": round(ordered[-1] * 1000, 3)}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the benchmark command line; returns the exit status."""
+    p = argparse.ArgumentParser(prog="python -m engine.bots.bench", description=__doc__.split("\n")[0])
+    p.add_argument("--level", type=int, default=5)
+    p.add_argument("--against", type=int, default=3)
+    p.add_argument("--matches", type=int, default=10)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--rules", default="classic")
+    p.add_argument("--json", action="store_true")
+    args = p.parse_args(argv)
+    times = time_decisions(args.level, args.against, args.matches, args.seed, args.rules)
+    report: dict[str, Any] = {"level": args.level, "against": args.against, "matches": args.matches,
+                              "all": _stats([t for v in times.values() for t in v])}
+    report.update({kind: _stats(v) for kind, v in times.items()})
+    if args.json:
+        print(json.dumps(report))
+    else:
+        for key in ("all", "offer", "draw", "discard"):
+            print(f"level {args.level} {key}: {report[key]}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
