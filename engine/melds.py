@@ -49,12 +49,8 @@ def _build_run_tables() -> tuple[list[int], list[tuple[int, ...]], list[int]]:
                 best_sel = (run, *sel[m ^ run])
         dw[m] = best
         sel[m] = best_sel
-        bits = 0
-        for i in range(11):
-            window = 7 << i
-            if m & window == window:
-                bits |= window
-        runnable[m] = bits
+        starts = m & m >> 1 & m >> 2  # ranks starting three in a row
+        runnable[m] = starts | starts << 1 | starts << 2
     return dw, sel, runnable
 
 
@@ -97,6 +93,12 @@ class Meld:
     def value(self) -> int:
         """Sum of the card values of the meld."""
         return sum(card_value(c) for c in self.cards)
+
+    def __iter__(self) -> Iterator[Card]:
+        return iter(self.cards)
+
+    def __len__(self) -> int:
+        return len(self.cards)
 
     def names(self) -> list[str]:
         """Card names in order, for JSON."""
