@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import secrets
 import tempfile
+import time
 from pathlib import Path
 
 import dj_database_url
@@ -58,11 +59,21 @@ def _secret_key() -> str:
     if key:
         return key
     # Embedded default: one random key per checkout, kept so sessions survive restarts.
+    # O_EXCL: processes starting together (Daphne, worker, beat) must all end up with the same key.
     path = VAR_DIR / "secret_key"
-    if not path.exists():
-        path.write_text(secrets.token_urlsafe(50))
-        path.chmod(0o600)
-    return path.read_text().strip()
+    try:
+        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+    except FileExistsError:
+        pass
+    else:
+        with os.fdopen(fd, "w") as fh:
+            fh.write(secrets.token_urlsafe(50))
+    for _ in range(50):  # another process may have created it and not written it yet
+        key = path.read_text().strip()
+        if key:
+            return key
+        time.sleep(0.1)
+    raise RuntimeError(f"{path} is empty: delete it or set SECRET_KEY")
 
 
 DATABASE_URL = os.environ.get("DATABASE_URL", "")
@@ -138,7 +149,7 @@ else:
     DATABASES = {
         "default": {
             "ENGINE": "django.db.backends.sqlite3",
-            "NAME": VAR_DIR / "db.sqlite3",
+            "NAME": str(VAR_DIR / "db.sqlite3"),
             "OPTIONS": dict(SQLITE_OPTIONS),
             # A file (not :memory:) so a Daphne subprocess started by a test can share the test database;
             # one per test run so parallel runs in one checkout do not collide.
