@@ -1,6 +1,6 @@
 """Decision-time benchmark of a bot level (issue 4: level 5 median <= 50 ms, max <= 1 s on one core).
 
-``python -m engine.bots.bench --level 5 --against 3 --matches 10 --seed 1`` plays matches with the
+``python -m engine.botbench --level 5 --against 3 --matches 10 --seed 1`` plays matches with the
 arena's seeding and times every ``choose`` call of the measured level (``time.perf_counter``, one
 process), printing the count, median, 90th and 99th percentiles and maximum in milliseconds, overall
 and by decision kind (offer, draw, discard). ``--json`` prints one JSON object.
@@ -53,7 +53,10 @@ def _stats(values: Sequence[float]) -> dict[str, float]:
     if not values:
         return {"count": 0}
     ordered = sorted(values)
-    pick = lambda q: ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000  # noqa: E731
+
+    def pick(q: float) -> float:
+        return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
+
     return {"count": len(ordered), "median_ms": round(statistics.median(ordered) * 1000, 3),
             "p90_ms": round(pick(0.9), 3), "p99_ms": round(pick(0.99), 3),
             "max_ms": round(ordered[-1] * 1000, 3)}
@@ -61,7 +64,7 @@ def _stats(values: Sequence[float]) -> dict[str, float]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmark command line; returns the exit status."""
-    p = argparse.ArgumentParser(prog="python -m engine.bots.bench", description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(prog="python -m engine.botbench", description=__doc__.split("\n")[0])
     p.add_argument("--level", type=int, default=5)
     p.add_argument("--against", type=int, default=3)
     p.add_argument("--matches", type=int, default=10)
