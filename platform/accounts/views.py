@@ -30,16 +30,15 @@ def _next_url(request: HttpRequest) -> str:
 @require_http_methods(["GET", "POST"])
 def signup(request: HttpRequest) -> HttpResponse:
     """Sign up. A logged-in guest keeps its row (and history); a logged-in member is sent home."""
-    user = request.user
-    converting = isinstance(user, User) and user.is_authenticated and user.is_guest
-    if user.is_authenticated and not converting:
+    guest = request.user if isinstance(request.user, User) and request.user.is_guest else None
+    if request.user.is_authenticated and guest is None:
         return redirect("web:home")
+    converting = guest is not None
     form = SignUpForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        if converting:
-            assert isinstance(user, User)
+        if guest is not None:
             member = guest_convert(
-                user=user, username=form.cleaned_data["username"], password=form.cleaned_data["password1"]
+                user=guest, username=form.cleaned_data["username"], password=form.cleaned_data["password1"]
             )
             # The password changed: refresh the session hash so the person stays logged in.
             update_session_auth_hash(request, member)
