@@ -21,7 +21,9 @@ Live server (pytest-django's ``live_server`` is WSGI and cannot serve Channels)
     (``http://127.0.0.1:<port>``), ``ws_url``, ``port``, ``log_path``; methods ``stop()``, ``start()``,
     ``restart()`` (same port: for "server restarts mid-hand" tests). Its environment: ``DATABASE_URL`` =
     the test database, ``SECURE_COOKIES=0``, ``CELERY_TASK_ALWAYS_EAGER=1`` (tasks run inside Daphne),
-    ``REDIS_URL`` passed through (CI: Redis channel layer). Its log is printed when a test fails.
+    ``REDIS_URL`` passed through (CI: Redis channel layer), and ``GAMES_BOT_DELAY``/``GAMES_HAND_PAUSE``
+    copied from the test's settings when they are set (so a fixture zeroing them applies to the server
+    too). Its log is printed when a test fails.
     ``daphne_server_factory(**env)``: the same with extra environment variables, e.g.
     ``daphne_server_factory(CELERY_TASK_ALWAYS_EAGER="0")`` (then run a worker yourself).
 """
@@ -261,6 +263,14 @@ def daphne_server_factory(
             "PYTHONUNBUFFERED": "1",
         }
     )
+
+    # Mirror the test's live-play timings (e.g. a fixture that zeroes the bot's pause) into the server.
+    from django.conf import settings
+
+    if hasattr(settings, "GAMES_BOT_DELAY"):
+        base_env["GAMES_BOT_DELAY"] = ",".join(str(float(x)) for x in settings.GAMES_BOT_DELAY)
+    if hasattr(settings, "GAMES_HAND_PAUSE"):
+        base_env["GAMES_HAND_PAUSE"] = str(float(settings.GAMES_HAND_PAUSE))
 
     def start(**extra_env: str) -> DaphneServer:
         server = DaphneServer(free_port(), {**base_env, **extra_env}, tmp_path / f"daphne-{len(servers)}.log")

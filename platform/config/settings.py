@@ -11,7 +11,8 @@ Two profiles, chosen by which variables are set:
 Other variables: ``SECRET_KEY`` (default: generated once into ``var/secret_key``), ``DEBUG`` (``1``/``0``;
 default on in the embedded profile, off when ``DATABASE_URL`` is set), ``ALLOWED_HOSTS`` and
 ``CSRF_TRUSTED_ORIGINS`` (comma-separated), ``CELERY_BROKER_URL`` / ``CELERY_RESULT_BACKEND`` (override
-the derived ones), ``CELERY_TASK_ALWAYS_EAGER`` (``1`` runs tasks in the calling process).
+the derived ones), ``CELERY_TASK_ALWAYS_EAGER`` (``1`` runs tasks in the calling process),
+``GAMES_BOT_DELAY`` (``low,high`` seconds) and ``GAMES_HAND_PAUSE`` (seconds) for live-play timings.
 """
 
 from __future__ import annotations
@@ -225,6 +226,13 @@ CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_RESULT_EXPIRES = 3600
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+
+# --- live play timings (read by games/conf.py; defaults live there) -------------------------------
+# From the environment only when set: "low,high" seconds of the bot's pause, seconds a hand stays shown.
+if os.environ.get("GAMES_BOT_DELAY"):
+    GAMES_BOT_DELAY = tuple(float(part) for part in os.environ["GAMES_BOT_DELAY"].split(","))
+if os.environ.get("GAMES_HAND_PAUSE"):
+    GAMES_HAND_PAUSE = float(os.environ["GAMES_HAND_PAUSE"])
 
 # --- security in production -----------------------------------------------------------------------
 if not DEBUG:

@@ -22,7 +22,8 @@ print(json.dumps({
     "broker": s.CELERY_BROKER_URL, "backend": s.CELERY_RESULT_BACKEND, "scheduler": s.CELERY_BEAT_SCHEDULER,
     "debug": s.DEBUG, "hosts": s.ALLOWED_HOSTS, "csrf": s.CSRF_TRUSTED_ORIGINS, "secret": s.SECRET_KEY,
     "use_tz": s.USE_TZ, "tz": s.TIME_ZONE, "languages": s.LANGUAGES, "user_model": s.AUTH_USER_MODEL,
-    "apps": s.INSTALLED_APPS,
+    "apps": s.INSTALLED_APPS, "bot_delay": getattr(s, "GAMES_BOT_DELAY", None),
+    "hand_pause": getattr(s, "GAMES_HAND_PAUSE", None),
 }))
 """
 
@@ -81,6 +82,9 @@ def test_explicit_overrides(subprocess_env: dict[str, str]) -> None:
     )
     assert (s["debug"], s["broker"], s["name"]) == (False, "memory://", "/tmp/x.sqlite3")
     assert s["layer"] == "channels.layers.InMemoryChannelLayer"  # no REDIS_URL: still in-process
+    assert (s["bot_delay"], s["hand_pause"]) == (None, None)  # games/conf.py defaults apply
+    s = load(subprocess_env, GAMES_BOT_DELAY="0,0.25", GAMES_HAND_PAUSE="1.5")
+    assert (s["bot_delay"], s["hand_pause"]) == ([0.0, 0.25], 1.5)
 
 
 def test_bad_boolean_is_refused(subprocess_env: dict[str, str]) -> None:
