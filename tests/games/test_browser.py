@@ -156,6 +156,8 @@ def test_sign_up_start_a_bot_match_and_play_a_full_hand(daphne_server: Any, page
 
     house_bots_ensure()
     base = daphne_server.url
+    errors: list[Any] = []
+    page.on("pageerror", errors.append)
     page.set_viewport_size({"width": 1280, "height": 900})
     start_bot_match(page, base)
     assert page.locator("#opp-name").inner_text().startswith("Bot 2")
@@ -200,6 +202,7 @@ def test_sign_up_start_a_bot_match_and_play_a_full_hand(daphne_server: Any, page
     check_deadwood(page)
     assert not page.locator("#hand-result").is_visible()  # closed before the reload: stays closed
     page.screenshot(path="/tmp/table-pt.png", full_page=True)
+    assert errors == []  # no uncaught script error on any page
 
 
 def make_a_move(page: Any) -> None:
@@ -223,6 +226,8 @@ def test_refused_move_reconnect_resign_and_my_matches(daphne_server: Any, page: 
 
     house_bots_ensure()
     base = daphne_server.url
+    errors: list[Any] = []
+    page.on("pageerror", errors.append)
     refuse = {"on": False, "refused": 0}
     routes: list[Any] = []
 
@@ -294,3 +299,4 @@ def test_refused_move_reconnect_resign_and_my_matches(daphne_server: Any, page: 
     row = page.get_by_test_id("matches").locator("tbody tr")
     assert row.count() == 1
     assert "Lost" in row.inner_text() and "(resignation)" in row.inner_text()
+    assert errors == []

@@ -1,15 +1,10 @@
 // After a hand: both hands face up with melds, layoffs and the points; after the match: the final
 // score. Everything shown comes from state.last_hand (HandResult.to_dict()) and state.match.
 import { byRank, cardFace, cardText } from "./cards.js";
-import { t } from "./i18n.js";
+import { el } from "./dom.js";
 import { meldKind } from "./hand_view.js";
-
-function el(tag, cls, text) {
-  const e = document.createElement(tag);
-  if (cls) e.className = cls;
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
+import { t } from "./i18n.js";
+import { headline, seatName } from "./text.js";
 
 function group(cards, label, cls, marks = new Set()) {
   const g = el("div", "group " + (cls || ""));
@@ -22,29 +17,6 @@ function group(cards, label, cls, marks = new Set()) {
   g.append(row);
   if (label) g.append(el("span", "group-label", label));
   return g;
-}
-
-/** A player's name as seen by the viewer ("You" for the viewer's own seat). */
-export function seatName(match, seat) {
-  if (seat === match.you) return t("you");
-  const p = match.players[seat];
-  return p ? p.name : t("opponent");
-}
-
-/** One sentence for the hand's outcome, from the viewer's side. */
-export function headline(match, lh) {
-  const r = lh.result;
-  if (!r) return t("result_resigned");
-  const mine = r.winner === match.you;
-  const params = { name: seatName(match, 1 - match.you), points: r.points };
-  if (r.kind === "dead") return t("result_dead");
-  const key = {
-    knock: mine ? "result_knock_you" : "result_knock_them",
-    gin: mine ? "result_gin_you" : "result_gin_them",
-    big_gin: mine ? "result_big_gin_you" : "result_big_gin_them",
-    undercut: mine ? "result_undercut_you" : "result_undercut_them",
-  }[r.kind];
-  return t(key || "result_other", params);
 }
 
 function knockerRow(match, lh) {
@@ -65,16 +37,12 @@ function knockerRow(match, lh) {
   const layoffCards = new Set((r.layoffs || []).map((x) => x.card));
   r.knocker_melds.forEach((m, i) => {
     const extra = laid.get(i) || [];
-    const cards = meldKind(m) === "run" ? sortRun([...m, ...extra]) : [...m, ...extra];
+    const cards = meldKind(m) === "run" ? byRank([...m, ...extra]) : [...m, ...extra];
     groups.append(group(cards, t(meldKind(m) === "set" ? "meld_set" : "meld_run"), `meld meld-${i % 4}`, layoffCards));
   });
   if (r.knocker_unmatched.length) groups.append(group(r.knocker_unmatched, t("group_deadwood"), "deadwood"));
   row.append(groups);
   return row;
-}
-
-function sortRun(cards) {
-  return byRank(cards);
 }
 
 function defenderRow(match, lh) {

@@ -1,0 +1,28 @@
+// Small DOM helpers shared by the table's views.
+
+/** The element with id ``id`` (the table page's fixed skeleton, see games/table.html). */
+export const $ = (id) => document.getElementById(id);
+
+/** A new element with a class and text. */
+export function el(tag, cls, text) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+/** Set an element's text only when it changed (keeps screen readers and selections calm). */
+export function setText(id, text) {
+  const e = $(id);
+  if (e.textContent !== text) e.textContent = text;
+}
+
+/** Show or hide the element with id ``id``. */
+export function show(id, visible) {
+  $(id).hidden = !visible;
+}
+
+/** A pill label. */
+export function badge(text, cls = "") {
+  return el("span", "badge " + cls, text);
+}

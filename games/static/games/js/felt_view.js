@@ -1,0 +1,150 @@
+// The felt: both seats, the stock and discard pile, the status line and the action buttons. Pure
+// rendering of (state, ui, legal actions); clicks are wired once in table.js.
+import { cardBack, cardFace, cardLabel, cardText } from "./cards.js";
+import { $, badge, el, setText, show } from "./dom.js";
+import { t } from "./i18n.js";
+import { actionText, isOver, seatName } from "./text.js";
+
+const OFFER = new Set(["offer_nondealer", "offer_dealer"]);
+
+export function renderSeats(state) {
+  const m = state.match;
+  const h = state.hand;
+  const opp = 1 - m.you;
+  const op = m.players[opp];
+  setText("opp-name", op ? op.name : t("empty_seat"));
+  const ob = $("opp-badges");
+  ob.replaceChildren();
+  if (op && op.is_bot) ob.append(badge(t("bot_level", { n: op.bot_level })));
+  if (op && op.is_guest) ob.append(badge(t("guest")));
+  if (h && h.dealer === opp) ob.append(badge(t("dealer")));
+  if (h && h.to_act === opp && h.phase !== "ended") ob.append(badge(t("their_turn"), "turn"));
+  $("opp-seat").classList.toggle("to-act", !!(h && h.to_act === opp));
+  const oh = $("opp-hand");
+  const n = h ? h.opponent_card_count : 0;
+  if (oh.childElementCount !== n) oh.replaceChildren(...Array.from({ length: n }, () => cardBack()));
+  oh.setAttribute("aria-label", t("opp_cards", { name: op ? op.name : "", n }));
+  setText("opp-count", h ? t("n_cards", { n }) : "");
+  show("opp-count", !!h);
+
+  const me = m.players[m.you];
+  setText("my-name", me ? me.name : "");
+  const mb = $("my-badges");
+  mb.replaceChildren();
+  if (h && h.dealer === m.you) mb.append(badge(t("dealer")));
+  if (h && h.your_turn && h.phase !== "ended") mb.append(badge(t("your_turn"), "turn"));
+  $("my-seat").classList.toggle("to-act", !!(h && h.your_turn));
+}
+
+export function renderPiles(state, ui, legal) {
+  const h = state.hand;
+  const count = h ? h.stock_count : 0;
+  const stack = $("stock-stack");
+  stack.replaceChildren();
+  if (h && count > 0) {
+    for (let i = Math.min(3, count) - 1; i >= 0; i--) {
+      const back = cardBack();
+      back.style.transform = `translate(${-i * 2}px, ${-i * 2}px)`;
+      stack.append(back);
+    }
+  } else {
+    stack.append(el("div", "empty-slot"));
+  }
+  const countBadge = el("span", "stock-count", String(count));
+  countBadge.dataset.testid = "stock-count";
+  stack.append(countBadge);
+  const canStock = legal.has("draw stock");
+  const stockBtn = $("stock-button");
+  stockBtn.disabled = !canStock;
+  stockBtn.classList.toggle("can-act", canStock);
+  stockBtn.setAttribute("aria-label", t(canStock ? "stock_draw_label" : "stock_label", { n: count }));
+  setText("stock-label", t("stock_n", { n: count }));
+
+  const pile = h ? h.discard_pile : [];
+  const fan = $("discard-fan");
+  fan.replaceChildren();
+  const shown = pile.slice(-6); // the top card and a fan of the five below; the label counts them all
+  shown.forEach((card, i) => {
+    const face = cardFace(card);
+    face.setAttribute("aria-hidden", "true");
+    if (i < shown.length - 1) face.classList.add("under");
+    else {
+      face.classList.add("top");
+      // A new top card (someone just discarded) slides in, once.
+      if (ui.lastTop !== undefined && ui.lastTop !== card) face.classList.add("fresh");
+    }
+    fan.append(face);
+  });
+  if (!pile.length) fan.append(el("div", "empty-slot"));
+  ui.lastTop = pile.length ? pile[pile.length - 1] : null;
+  const canTake = legal.has("take");
+  const canDraw = legal.has("draw discard");
+  const discBtn = $("discard-button");
+  discBtn.disabled = !(canTake || canDraw);
+  discBtn.classList.toggle("can-act", canTake || canDraw);
+  const top = h && h.upcard;
+  let label = top ? t("discard_top_label", { card: cardLabel(top), n: pile.length }) : t("discard_empty");
+  if (canTake) label = t("take_upcard_label", { card: cardLabel(top) });
+  else if (canDraw) label = t("draw_discard_label", { card: cardLabel(top) });
+  discBtn.setAttribute("aria-label", label);
+  setText("discard-label", t("discard_n", { n: pile.length }));
+  $("discard-button").title = pile.map(cardText).join(" ");
+}
+
+export function renderActions(state, ui, legal) {
+  const h = state.hand;
+  const offer = !!(h && OFFER.has(h.phase) && h.your_turn);
+  show("btn-take", offer);
+  show("btn-pass", offer);
+  $("btn-take").disabled = !legal.has("take");
+  $("btn-pass").disabled = !legal.has("pass");
+  if (h && h.upcard) setText("btn-take", t("take_card", { card: cardText(h.upcard) }));
+
+  const discarding = !!(h && h.phase === "discard" && h.your_turn);
+  const sel = ui.selected;
+  show("btn-discard", discarding);
+  show("btn-knock", discarding);
+  $("btn-discard").disabled = !(sel && legal.has("discard " + sel));
+  setText("btn-discard", sel ? t("discard_card", { card: cardText(sel) }) : t("discard"));
+  // Active ONLY when the server lists "knock <selected card>" as legal; "Gin!" when it leaves 0.
+  const knockOk = !!(sel && legal.has("knock " + sel));
+  $("btn-knock").disabled = !knockOk;
+  const gin = knockOk && h.deadwood_if_discarded && h.deadwood_if_discarded[sel] === 0;
+  setText("btn-knock", gin ? t("gin") : t("knock"));
+  $("btn-knock").classList.toggle("knock", knockOk);
+  show("btn-big-gin", discarding && legal.has("knock"));
+  $("btn-big-gin").disabled = !legal.has("knock");
+}
+
+function discardHint(h, legal) {
+  if (legal.has("knock")) return t("status_can_big_gin");
+  if (!h.can_knock) return "";
+  const after = h.deadwood_if_discarded || {};
+  const knocks = h.legal_actions.filter((a) => a.startsWith("knock ")).map((a) => after[a.slice(6)]);
+  return Math.min(...knocks) === 0 ? t("status_can_gin") : t("status_can_knock");
+}
+
+export function renderStatus(state, ui, legal) {
+  const m = state.match;
+  const h = state.hand;
+  let main = "";
+  let sub = "";
+  if (m.status === "waiting") main = t("status_waiting");
+  else if (isOver(m)) main = t("status_over");
+  else if (!h) main = "";
+  else if (ui.pending || ui.awaitSeq !== null) main = t("status_sending");
+  else if (h.your_turn && OFFER.has(h.phase)) main = t("status_offer", { card: cardText(h.upcard) });
+  else if (h.your_turn && h.phase === "draw") {
+    main = legal.has("draw discard") ? t("status_draw") : t("status_draw_stock_only");
+  } else if (h.your_turn && h.phase === "discard") {
+    main = t("status_discard");
+    sub = [discardHint(h, legal), h.taken_card ? t("status_taken", { card: cardText(h.taken_card) }) : ""]
+      .filter(Boolean)
+      .join(" ");
+  } else if (OFFER.has(h.phase)) main = t("status_opp_offer", { name: seatName(m, 1 - m.you) });
+  else main = t("status_opp_turn", { name: seatName(m, 1 - m.you) });
+  if (!sub && h && h.last_action && h.last_action.seat !== m.you) sub = actionText(m, h.last_action);
+  const status = $("status");
+  status.replaceChildren(document.createTextNode(main));
+  if (sub) status.append(el("span", "sub", sub));
+}

@@ -1,0 +1,86 @@
+// The side panel: scores and target, rules and the hand's knock limit, turn timer, the fair-shuffle
+// panel, the move log, resign (with confirmation) and the connection state.
+import { $, el, setText, show } from "./dom.js";
+import { t } from "./i18n.js";
+import { clock, isOver, seatName } from "./text.js";
+
+/**
+ * @param {object} state the latest state
+ * @param {object} ui the table's UI state (log, conn, confirmResign, ...)
+ * @param {ShuffleChecks} checks
+ * @param {{reopenResult: function(): void}} handlers
+ */
+export function renderSide(state, ui, checks, handlers) {
+  const m = state.match;
+  const h = state.hand;
+  [m.you, 1 - m.you].forEach((seat, i) => {
+    setText(`score-name-${i}`, seat === m.you ? t("you") : m.players[seat] ? m.players[seat].name : t("empty_seat"));
+    setText(`score-${i}`, String(m.scores[seat]));
+    $(`score-bar-${i}`).style.width = `${Math.min(100, (100 * m.scores[seat]) / m.target)}%`;
+  });
+  setText("target", t("target_n", { n: m.target }));
+  setText("rules-name", t("preset_" + m.preset));
+  show("hand-info", !!h);
+  if (h) {
+    setText("hand-number", t("hand_n", { n: h.number }));
+    const limit = h.knock_limit === 0 ? t("knock_limit_gin") : t("knock_limit_n", { n: h.knock_limit });
+    setText("knock-limit", limit + (h.multiplier > 1 ? " · " + t("doubled") : ""));
+  }
+  show("timer-row", !!m.turn_timer_seconds && !isOver(m));
+  if (m.turn_timer_seconds) setText("timer-seconds", t("timer_per_move", { n: m.turn_timer_seconds }));
+  updateTimer(state);
+
+  show("commitment-line", !!(h && h.commitment));
+  if (h) {
+    setText("commitment", h.commitment || "");
+    setText("commitment-hand", t("hand_n", { n: h.number }));
+  }
+  const lh = state.last_hand;
+  const prevBox = $("last-verify");
+  prevBox.replaceChildren();
+  if (lh) {
+    const again = el("button", "linkish", t("show_last_hand"));
+    again.type = "button";
+    again.addEventListener("click", handlers.reopenResult);
+    const p = el("p");
+    p.append(t("hand_n", { n: lh.number }) + ": ", checks.label(lh), " ", again);
+    prevBox.append(p);
+  }
+
+  const log = $("log");
+  log.replaceChildren(...ui.log.slice(-30).map((text) => el("li", "", text)));
+  log.scrollTop = log.scrollHeight;
+
+  const noResign = isOver(m) || m.status === "waiting";
+  show("btn-resign", !noResign && !ui.confirmResign);
+  show("resign-confirm", !noResign && ui.confirmResign);
+
+  const conn = $("conn");
+  conn.classList.toggle("down", ui.conn !== "open");
+  conn.textContent =
+    ui.conn === "open" ? t("conn_open")
+    : ui.conn === "retrying" ? t("conn_retrying", { s: Math.ceil(ui.retryIn / 1000) })
+    : ui.conn === "closed" ? t("conn_closed")
+    : t("conn_connecting");
+}
+
+/** The turn clock (side panel and felt); called every 250 ms. Deadline from state.match. */
+export function updateTimer(state) {
+  const m = state.match;
+  const h = state.hand;
+  const side = $("timer");
+  const felt = $("felt-timer");
+  if (!m.turn_timer_seconds || !m.turn_deadline || isOver(m)) {
+    side.textContent = "";
+    felt.hidden = true;
+    return;
+  }
+  const left = Date.parse(m.turn_deadline) - Date.now();
+  const text = `${h && h.your_turn ? t("you") : seatName(m, 1 - m.you)}: ${clock(left)}`;
+  const low = left < 6000 && !!(h && h.your_turn);
+  for (const e of [side, felt]) {
+    e.textContent = text;
+    e.classList.toggle("low", low);
+  }
+  felt.hidden = false;
+}

@@ -1,0 +1,65 @@
+// Sentences about the match, from the viewer's side ("You discarded 7♥." / "Bot 2 took 7♥ ...").
+import { cardText } from "./cards.js";
+import { t } from "./i18n.js";
+
+/** A player's name as seen by the viewer ("You" for the viewer's own seat). */
+export function seatName(match, seat) {
+  if (seat === match.you) return t("you");
+  const p = match.players[seat];
+  return p ? p.name : t("opponent");
+}
+
+/** Whether the match is over (finished or aborted). */
+export function isOver(match) {
+  return match.status === "finished" || match.status === "aborted";
+}
+
+/** One log line for a hand's ``last_action`` ({seat, action, card}; docs/protocol.md). */
+export function actionText(match, la) {
+  const who = seatName(match, la.seat);
+  const mine = la.seat === match.you;
+  const [verb, arg] = la.action.split(" ");
+  // `card`: the card taken or drawn when this viewer may see it (the opponent's stock draw never is).
+  const seen = la.card ? cardText(la.card) : "";
+  const card = arg && arg.length === 2 ? cardText(arg) : seen;
+  const key = (base) => (mine ? base + "_you" : base);
+  if (verb === "take") return t(key("log_take"), { name: who, card });
+  if (verb === "pass") return t(key("log_pass"), { name: who });
+  if (verb === "draw" && arg === "stock") {
+    return seen ? t("log_draw_stock_you_card", { card: seen }) : t(key("log_draw_stock"), { name: who });
+  }
+  if (verb === "draw") return t(key("log_draw_discard"), { name: who, card });
+  if (verb === "discard") return t(key("log_discard"), { name: who, card });
+  if (verb === "knock" && arg) return t(key("log_knock"), { name: who, card });
+  if (verb === "knock") return t(key("log_big_gin"), { name: who });
+  return `${who}: ${la.action}`;
+}
+
+/** One sentence for a finished hand's outcome (state.last_hand), from the viewer's side. */
+export function headline(match, lh) {
+  const r = lh.result;
+  if (!r) return t("result_resigned");
+  if (r.kind === "dead") return t("result_dead");
+  const mine = r.winner === match.you;
+  const params = { name: seatName(match, 1 - match.you), points: r.points };
+  const key = {
+    knock: mine ? "result_knock_you" : "result_knock_them",
+    gin: mine ? "result_gin_you" : "result_gin_them",
+    big_gin: mine ? "result_big_gin_you" : "result_big_gin_them",
+    undercut: mine ? "result_undercut_you" : "result_undercut_them",
+  }[r.kind];
+  return t(key || "result_other", params);
+}
+
+/** The translated message for a server ``error`` (docs/protocol.md error codes). */
+export function errorText(msg) {
+  const key = "error_" + msg.code;
+  const text = t(key);
+  return text === key ? t("error_generic", { code: msg.code }) : text;
+}
+
+/** "m:ss" for a number of milliseconds (never negative). */
+export function clock(ms) {
+  const s = Math.max(0, Math.ceil(ms / 1000));
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+}
