@@ -157,7 +157,7 @@ def test_sign_up_start_a_bot_match_and_play_a_full_hand(daphne_server: Any, page
     house_bots_ensure()
     base = daphne_server.url
     errors: list[Any] = []
-    page.on("pageerror", errors.append)
+    page.on("pageerror", lambda error: errors.append(error))
     page.set_viewport_size({"width": 1280, "height": 900})
     start_bot_match(page, base)
     assert page.locator("#opp-name").inner_text().startswith("Bot 2")
@@ -227,7 +227,7 @@ def test_refused_move_reconnect_resign_and_my_matches(daphne_server: Any, page: 
     house_bots_ensure()
     base = daphne_server.url
     errors: list[Any] = []
-    page.on("pageerror", errors.append)
+    page.on("pageerror", lambda error: errors.append(error))
     refuse = {"on": False, "refused": 0}
     routes: list[Any] = []
 
