@@ -26,6 +26,7 @@ MeldKind = Literal["set", "run"]
 
 _SUIT = 0x1FFF
 _VAL13: tuple[int, ...] = tuple(min(r + 1, 10) for r in range(13))
+_VALUE: tuple[int, ...] = tuple(_VAL13[c % 13] for c in range(52))
 
 
 def _build_run_tables() -> tuple[list[int], list[tuple[int, ...]], list[int]]:
@@ -178,10 +179,12 @@ def validate_melds(hand: Iterable[Card], melds: Iterable[Iterable[Card]]) -> Arr
             raise InvalidMeldError(f"meld {meld} shares {shared} with another meld")
         used |= m
         built.append(meld)
-    return _arrangement(built, hand_mask & ~used)
+    return arrangement_of(built, hand_mask & ~used)
 
 
-def _arrangement(melds: Iterable[Meld], unmatched_mask: CardMask) -> Arrangement:
+def arrangement_of(melds: Iterable[Meld], unmatched_mask: CardMask) -> Arrangement:
+    """The :class:`Arrangement` of already valid, disjoint ``melds`` and the cards ``unmatched_mask``
+    (no validation)."""
     unmatched = tuple(from_mask(unmatched_mask))
     return Arrangement(
         tuple(sorted(melds, key=lambda m: m.cards)), unmatched, sum(card_value(c) for c in unmatched)
@@ -325,7 +328,7 @@ def best_arrangement_of_mask(mask: CardMask) -> Arrangement:
             run_mask = run << (13 * s)
             melds.append(Meld("run", tuple(from_mask(run_mask))))
             rest &= ~run_mask
-    return _arrangement(melds, rest)
+    return arrangement_of(melds, rest)
 
 
 def best_arrangement(cards: Iterable[Card]) -> Arrangement:
@@ -456,7 +459,7 @@ def all_arrangements(cards: Iterable[Card], max_deadwood: int | None = None) -> 
         used = 0
         for m in melds:
             used |= m.mask
-        yield _arrangement(melds, mask & ~used)
+        yield arrangement_of(melds, mask & ~used)
 
 
 def arrangement_choices(
@@ -484,7 +487,7 @@ def arrangement_choices(
                 chosen.append(meld)
                 walk(i + 1, used | meld_mask, dw)
                 chosen.pop()
-        value = card_value(card)
+        value = _VALUE[card]
         if dw + value <= limit:
             walk(i + 1, used, dw + value)
 

@@ -19,11 +19,12 @@ from typing import Any, Literal
 
 from engine.cards import Card, card_name, from_mask, to_mask
 from engine.errors import DuplicateCardError, EngineError, IllegalActionError
-from engine.layoffs import DefenderResult, Layoff, best_defense, defense_of_mask
+from engine.layoffs import DefenderResult, Layoff, defense_of_mask
 from engine.melds import (
     Arrangement,
     Meld,
     arrangement_choices,
+    arrangement_of,
     best_arrangement_of_mask,
     deadwood_of_mask,
     validate_melds,
@@ -148,20 +149,19 @@ def score_knock(
         shown: Arrangement | None = validate_melds(kcards, knocker_melds)
     else:
         shown = None
-    best = shown if shown is not None else best_arrangement_of_mask(kmask)
     if kmask.bit_count() == 11:
+        best = shown if shown is not None else best_arrangement_of_mask(kmask)
         if best.deadwood != 0:
             raise IllegalActionError("big gin needs all 11 cards melded", code="not_big_gin")
         return _gin_result("big_gin", best, dmask, rules.effective_big_gin_bonus, knocker, multiplier)
-    if best.deadwood > limit:
-        raise IllegalActionError(
-            f"deadwood {best.deadwood} is over the knock limit {limit}", code="knock_over_limit"
-        )
-    if best.deadwood == 0:
+    least = shown.deadwood if shown is not None else deadwood_of_mask(kmask)
+    if least > limit:
+        raise IllegalActionError(f"deadwood {least} is over the knock limit {limit}", code="knock_over_limit")
+    if least == 0:
+        best = shown if shown is not None else best_arrangement_of_mask(kmask)
         return _gin_result("gin", best, dmask, rules.gin_bonus, knocker, multiplier)
-    dcards = from_mask(dmask)
     if shown is not None:
-        return _knock_result(shown, best_defense(dcards, shown.melds), rules, knocker, multiplier)
+        return _knock_result(shown, _defense(dmask, shown.melds, None), rules, knocker, multiplier)
     # Layoffs only lower the defender's count and the knocker's net result rises with that count,
     # so the count without layoffs bounds each arrangement's result: try the least deadwood first
     # and skip every arrangement whose bound cannot beat the best so far.
@@ -169,16 +169,30 @@ def score_knock(
     choices = sorted(arrangement_choices(kmask, limit), key=lambda choice: choice[0])
     best_key: tuple[int, int] | None = None
     best_choice: tuple[Meld, ...] = ()
+    best_defense_found: tuple[int, tuple[Layoff, ...], int] = (0, (), 0)
     for kd, melds in choices:
         if best_key is not None and (_net(kd, no_layoffs, rules), -kd) <= best_key:
             continue
-        dd, _, _ = defense_of_mask(dmask, melds, no_layoffs)
-        key = (_net(kd, dd, rules), -kd)
+        defense = defense_of_mask(dmask, melds, no_layoffs)
+        key = (_net(kd, defense[0], rules), -kd)
         if best_key is None or key > best_key:
-            best_key, best_choice = key, melds
+            best_key, best_choice, best_defense_found = key, melds, defense
     assert best_key is not None  # the least-deadwood arrangement is within the limit
-    chosen = validate_melds(kcards, [m.cards for m in best_choice])
-    return _knock_result(chosen, best_defense(dcards, chosen.melds), rules, knocker, multiplier)
+    melded = 0
+    for meld in best_choice:
+        melded |= meld.mask
+    chosen = arrangement_of(best_choice, kmask & ~melded)
+    reply = _defense(dmask, chosen.melds, best_defense_found)
+    return _knock_result(chosen, reply, rules, knocker, multiplier)
+
+
+def _defense(
+    dmask: int, melds: tuple[Meld, ...], found: tuple[int, tuple[Layoff, ...], int] | None
+) -> DefenderResult:
+    """The defender's full reply, from a :func:`defense_of_mask` result when one is at hand."""
+    _, layoffs, rest = found if found is not None else defense_of_mask(dmask, melds)
+    own = best_arrangement_of_mask(rest)
+    return DefenderResult(own.melds, layoffs, own.unmatched, own.deadwood)
 
 
 def _net(knocker_deadwood: int, defender_deadwood: int, rules: RuleSet) -> int:
