@@ -92,3 +92,26 @@ def test_score_lines_issue_cases_and_errors() -> None:
     assert (out[7]["kind"], out[7]["points"], out[7]["multiplier"]) == ("knock", 30, 2)
     assert out[8] == {"error": "missing field 'defender_hand'", "code": "bad_request"}
     assert len(out) == 9
+
+
+def test_many_random_hands_agree_with_the_reference() -> None:
+    import random
+
+    from engine.cards import card_names, card_value
+    from tests.engine import reference
+
+    rng = random.Random(11)
+    hands = [rng.sample(range(52), rng.choice([10, 11])) for _ in range(300)]
+    out = run("deadwood", *(json.dumps({"hand": card_names(h)}) for h in hands))
+    assert len(out) == len(hands)
+    for hand, answer in zip(hands, out, strict=True):
+        assert answer["deadwood"] == reference.deadwood(hand)
+        if len(hand) == 11:
+            after = {c: reference.deadwood([x for x in hand if x != c]) for c in hand}
+            least = min(after.values())
+            assert answer["best_discard_deadwood"] == least
+            best = [c for c in hand if after[c] == least]
+            top = max(card_value(c) for c in best)
+            assert answer["best_discard"] == card_names([min(c for c in best if card_value(c) == top)])[0]
+        else:
+            assert "best_discard" not in answer
