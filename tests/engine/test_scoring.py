@@ -1,11 +1,13 @@
 """Scoring one hand (rules.md "Scoring one hand", "Worked examples"; issue 2 "Cases that broke...")."""
 
+import json
 import random
 
 import pytest
 from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
-from engine import parse_cards, preset, score_knock
+from engine import PRESETS, parse_cards, preset, score_knock
 from engine.cards import format_cards
 from engine.errors import DuplicateCardError, EngineError, IllegalActionError, InvalidMeldError
 from engine.melds import deadwood
@@ -218,3 +220,39 @@ def check_knock(knocker: list[int], defender: list[int]) -> None:
         tie = rules.tie_goes_to == "knocker"
         assert net == reference.knock_net(knocker, defender, 10, rules.undercut_bonus, tie)
         assert r.defender_deadwood == reference.defense(defender, [list(m.cards) for m in r.knocker_melds])
+
+
+@settings(max_examples=300, deadline=None)
+@given(dense_deal(21), st.sampled_from(sorted(PRESETS)), st.integers(0, 1), st.sampled_from([1, 2]))
+def test_result_invariants_under_every_preset(cards: list[int], name: str, seat: int, mult: int) -> None:
+    rules = PRESETS[name]
+    eleven, defender = cards[:11], cards[11:]
+    defender_dw = deadwood(defender)
+    if deadwood(eleven) == 0:
+        r = score_knock(eleven, defender, rules, knocker=seat, multiplier=mult)
+        assert (r.kind, r.winner, r.layoffs) == ("big_gin", seat, ())
+        assert r.points == (rules.effective_big_gin_bonus + defender_dw) * mult
+    for i in range(11):
+        ten = eleven[:i] + eleven[i + 1:]
+        dw = deadwood(ten)
+        if dw > 10:
+            with pytest.raises(IllegalActionError):
+                score_knock(ten, defender, rules, knocker=seat, multiplier=mult)
+            continue
+        r = score_knock(ten, defender, rules, knocker=seat, multiplier=mult)
+        json.dumps(r.to_dict())
+        assert r.knocker == seat and r.multiplier == mult
+        if dw == 0:
+            assert (r.kind, r.winner, r.layoffs, r.defender_deadwood) == ("gin", seat, (), defender_dw)
+            assert r.points == (rules.gin_bonus + defender_dw) * mult
+            continue
+        assert r.knocker_deadwood >= dw and r.defender_deadwood <= defender_dw
+        if r.kind == "knock":
+            assert r.winner == seat and r.points == (r.defender_deadwood - r.knocker_deadwood) * mult
+        else:
+            assert (r.kind, r.winner) == ("undercut", 1 - seat)
+            assert r.points == (r.knocker_deadwood - r.defender_deadwood + rules.undercut_bonus) * mult
+        laid = {x.card for x in r.layoffs}
+        own = {c for m in r.defender_melds for c in m.cards}
+        assert laid | own | set(r.defender_unmatched) == set(defender)
+        assert len(laid) + len(own) + len(r.defender_unmatched) == 10
