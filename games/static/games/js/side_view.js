@@ -1,7 +1,7 @@
 // The side panel: scores and target, rules and the hand's knock limit, turn timer, the fair-shuffle
 // panel, the move log, resign (with confirmation) and the connection state.
 import { $, el, setText, show } from "./dom.js";
-import { t } from "./i18n.js";
+import { has, t } from "./i18n.js";
 import { clock, isOver, seatName } from "./text.js";
 
 /**
@@ -19,7 +19,7 @@ export function renderSide(state, ui, checks, handlers) {
     $(`score-bar-${i}`).style.width = `${Math.min(100, (100 * m.scores[seat]) / m.target)}%`;
   });
   setText("target", t("target_n", { n: m.target }));
-  setText("rules-name", t("preset_" + m.preset));
+  setText("rules-name", has("preset_" + m.preset) ? t("preset_" + m.preset) : m.preset);
   show("hand-info", !!h);
   if (h) {
     setText("hand-number", t("hand_n", { n: h.number }));
