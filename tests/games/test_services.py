@@ -328,3 +328,15 @@ def test_recent_matches(alice: Any, bob: Any, house_bots: Any, seeded_decks: lis
     }
     assert (rows[1]["result"], rows[1]["result_reason"], rows[1]["opponent"]) == ("won", "resign", "bob")
     assert [r["result"] for r in selectors.matches_recent_for(user=bob)] == ["lost"]
+
+
+def test_expiry_sweep_task_moves_only_due_matches(alice: Any, bob: Any, seeded_decks: list[int]) -> None:
+    from games.tasks import expire_due_turns
+
+    due = _friend_match(alice, bob, timer=30)
+    table = services.table_create(user=bob, rules_preset="classic", target=100, turn_timer=30)
+    not_due = services.table_join(user=alice, token=table.invite_token)
+    Match.objects.filter(pk=due.pk).update(turn_deadline=timezone.now() - timedelta(seconds=1))
+    assert expire_due_turns() == 1
+    assert Match.objects.get(pk=due.pk).last_seq == 2 and Match.objects.get(pk=not_due.pk).last_seq == 1
+    assert expire_due_turns() == 0
