@@ -18,6 +18,7 @@ from typing import Any
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
+from django.urls import reverse
 
 from games import conf, selectors, services
 from games.services import GameError, group_name
@@ -163,7 +164,14 @@ class MatchConsumer(AsyncWebsocketConsumer):
         match = selectors.match_get(match_id=self.match_id)
         if match is None or self.seat is None:
             return None
-        return selectors.match_state_payload(match=match, seat=self.seat)
+        invite_url = None
+        if match.status == "waiting" and self.seat == 0 and match.invite_token:
+            headers = dict(self.scope.get("headers") or [])
+            host = headers.get(b"host", b"").decode("latin-1")
+            scheme = "https" if self.scope.get("scheme") == "wss" else "http"
+            path = reverse("games:join", args=[match.invite_token])
+            invite_url = f"{scheme}://{host}{path}" if host else None
+        return selectors.match_state_payload(match=match, seat=self.seat, invite_url=invite_url)
 
     def _schedule(self, payload: dict[str, Any]) -> None:
         """Start the bot's move or the deadline check for the state just sent (at most one each)."""

@@ -340,3 +340,15 @@ def test_expiry_sweep_task_moves_only_due_matches(alice: Any, bob: Any, seeded_d
     assert expire_due_turns() == 1
     assert Match.objects.get(pk=due.pk).last_seq == 2 and Match.objects.get(pk=not_due.pk).last_seq == 1
     assert expire_due_turns() == 0
+
+
+def test_state_payload_query_count(
+    alice: Any, house_bots: Any, seeded_decks: list[int], django_assert_max_num_queries: Any
+) -> None:
+    """The hot read (every broadcast, for every connected seat): the match with its players and the
+    last two deals; the engine state comes from the replay cache."""
+    match = services.match_create_vs_bot(user=alice, level=1, rules_preset="classic", target=100)
+    selectors.match_state_payload(match=selectors.match_get(match_id=match.pk), seat=0)  # warm
+    with django_assert_max_num_queries(2):
+        fresh = selectors.match_get(match_id=match.pk)
+        assert selectors.match_state_payload(match=fresh, seat=0)["seq"] == 1

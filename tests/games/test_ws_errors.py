@@ -249,6 +249,7 @@ async def test_waiting_table_refuses_actions(alice: Any) -> None:
     comm, state = await connect(alice, table.pk)
     try:
         assert state["match"]["status"] == "waiting" and state["hand"] is None and state["seq"] == 0
+        assert state["match"]["invite_url"] == f"http://testserver/t/{table.invite_token}/"
         await expect_error(
             comm, {"type": "action", "action": "pass", "seq": 0, "id": "w1"}, "not_started", table.pk, "w1"
         )
@@ -278,5 +279,24 @@ async def test_connection_refusals(alice: Any, bob: Any, guest: Any, house_bots:
     try:
         assert first["code"] == "no_such_match"
         assert (await comm.receive_output(timeout=2)) == {"type": "websocket.close", "code": 4404}
+    finally:
+        await comm.disconnect()
+
+
+async def test_foreign_origin_is_refused(alice: Any, house_bots: Any) -> None:
+    from channels.testing import WebsocketCommunicator
+
+    from config.asgi import application
+    from tests.games.wsclient import session_cookie
+
+    match = await database_sync_to_async(services.match_create_vs_bot)(
+        user=alice, level=1, rules_preset="classic", target=50
+    )
+    cookie = await database_sync_to_async(session_cookie)(alice)
+    headers = [(b"origin", b"http://evil.example"), (b"host", b"testserver"), (b"cookie", cookie.encode())]
+    comm = WebsocketCommunicator(application, f"/ws/match/{match.pk}/", headers=headers)
+    try:
+        connected, _ = await comm.connect(timeout=5)
+        assert not connected
     finally:
         await comm.disconnect()
