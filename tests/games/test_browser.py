@@ -300,3 +300,84 @@ def test_refused_move_reconnect_resign_and_my_matches(daphne_server: Any, page: 
     assert row.count() == 1
     assert "Lost" in row.inner_text() and "(resignation)" in row.inner_text()
     assert errors == []
+
+
+def test_hand_result_shows_layoffs_and_a_failed_shuffle_check(daphne_server: Any, page: Any) -> None:
+    """The hand-result screen for rules.md worked example 2 (the opponent knocks with Kc, Qs is laid
+    off on its spade run, it scores 2), verified in the browser; then a reveal whose salt does not
+    match its commitment shows the failure. The reveals are real engine values, sent to the page as
+    the server's ``state`` (the page cannot tell)."""
+    from datetime import UTC, datetime, timedelta
+
+    from accounts.services import house_bots_ensure
+    from engine.cards import card_names
+    from engine.deck import deck_commitment, seeded_deck
+    from engine.rules import preset
+    from engine.scoring import score_knock
+
+    house_bots_ensure()
+    knocker_cards, defender_cards = "4h 5h 6h 8d 8h 8s 9s Ts Js Kc", "Tc Td Th 6c 7c 8c 9c Qs 5s 7s"
+    knocker, defender = parse_cards(knocker_cards), parse_cards(defender_cards)
+    result = score_knock(knocker, defender, preset("classic"), knocker=1)
+    deck, salt = seeded_deck(2), "5eed" * 8
+    now = datetime.now(UTC)
+
+    def reveal(number: int, salt_shown: str) -> dict[str, Any]:
+        return {
+            "number": number, "dealer": 0, "result": result.to_dict(),
+            "final_hands": [defender_cards.split(), knocker_cards.split()], "scores_after": [0, 2],
+            "deck": card_names(deck), "salt": salt_shown, "commitment": deck_commitment(deck, salt),
+            "ended_at": now.isoformat(), "show_until": (now + timedelta(seconds=30)).isoformat(),
+        }
+
+    latest: dict[str, Any] = {}
+    routes: list[Any] = []
+
+    def route(ws: Any) -> None:
+        server = ws.connect_to_server()
+        routes.append(ws)
+
+        def from_server(message: str | bytes) -> None:
+            msg = json.loads(message)
+            if msg.get("type") == "state":
+                latest["state"] = msg
+            ws.send(message)
+
+        server.on_message(from_server)
+
+    page.route_web_socket(re.compile(r".*/ws/match/\d+/$"), route)
+    page.goto(daphne_server.url + "/")
+    page.get_by_test_id("play-as-guest").click()
+    page.get_by_role("navigation").get_by_role("link", name="Play a bot").click()
+    page.get_by_test_id("start-bot-match").click()
+    page.wait_for_url(re.compile(r".*/match/\d+/$"))
+    # On the player's turn the server sends nothing until the player moves: the injected states stay.
+    assert wait_for_turn_or_hand_end(page) == "turn"
+    assert latest["state"]["seq"] == seq(page)
+
+    fake = {**latest["state"], "seq": latest["state"]["seq"] + 100, "last_hand": reveal(7, salt)}
+    routes[-1].send(json.dumps(fake))
+    box = page.locator("#hand-result")
+    box.wait_for()
+    bot = page.locator("#opp-name").inner_text()
+    assert box.locator(".headline").inner_text() == f"{bot} knocked and scores 2 points."
+    knocker_row, defender_row = box.locator(".reveal-row").nth(0), box.locator(".reveal-row").nth(1)
+    assert knocker_row.locator("h3").inner_text() == f"{bot} knocked — deadwood 10"
+    assert defender_row.locator("h3").inner_text() == "You (defender) — deadwood 12"
+    run = knocker_row.locator(".group", has=page.locator("[data-card='Qs']"))
+    shown = run.locator(".card").evaluate_all("els => els.map(e => e.dataset.card)")
+    assert shown == ["9s", "Ts", "Js", "Qs"]
+    assert run.locator(".card.layoff").get_attribute("data-card") == "Qs"
+    assert "Laid off on the knocker's melds: Q♠" in defender_row.inner_text()
+    status = box.get_by_test_id("verify-status")
+    verified = "document.querySelector('[data-testid=verify-status]').textContent === 'verified ✓'"
+    page.wait_for_function(verified)
+
+    tampered = {**fake, "seq": fake["seq"] + 1, "last_hand": reveal(8, "0" * 32)}
+    routes[-1].send(json.dumps(tampered))
+    page.wait_for_function("document.querySelector('#result-body h2').textContent === 'Hand 8 is over'")
+    page.wait_for_function(
+        "document.querySelector('[data-testid=verify-status]').textContent === 'verification FAILED ✗'"
+    )
+    assert "bad" in (status.get_attribute("class") or "")
+    page.screenshot(path="/tmp/table-result.png", full_page=True)
