@@ -26,3 +26,24 @@ export function show(id, visible) {
 export function badge(text, cls = "") {
   return el("span", "badge " + cls, text);
 }
+
+/**
+ * ``window[storage].getItem(key)`` (storage: "localStorage" | "sessionStorage"), or null when storage is
+ * unavailable (private modes, blocked cookies: even reading ``window.localStorage`` may throw).
+ */
+export function stored(storage, key) {
+  try {
+    return window[storage].getItem(key);
+  } catch {
+    return null;
+  }
+}
+
+/** ``window[storage].setItem(key, value)``, silently skipped when storage is unavailable. */
+export function store(storage, key, value) {
+  try {
+    window[storage].setItem(key, value);
+  } catch {
+    // a preference that is not kept is not worth an error
+  }
+}

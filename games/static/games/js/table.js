@@ -3,7 +3,7 @@
 // actions, melds and deadwood numbers all come from the server, and nothing is applied until the
 // server's next `state` says so. Views: felt_view.js, hand_view.js, side_view.js, result_view.js.
 import { cardText } from "./cards.js";
-import { $, setText, show } from "./dom.js";
+import { $, setText, show, store, stored } from "./dom.js";
 import { ShuffleChecks } from "./fairness.js";
 import { renderActions, renderPiles, renderSeats, renderStatus } from "./felt_view.js";
 import { enableArrowKeys, renderHand } from "./hand_view.js";
@@ -17,7 +17,7 @@ const root = $("table-app");
 const baseTitle = document.title;
 let state = JSON.parse($("initial-state").textContent);
 const ui = {
-  sort: localStorage.getItem("gin.sort") || "melds", // "melds" | "suit" | "rank"
+  sort: stored("localStorage", "gin.sort") || "melds", // "melds" | "suit" | "rank"
   selected: null, // the card picked for discarding (discard phase, own turn)
   hover: null, // the card pointed at
   pending: null, // {msg}: sent, not yet answered (controls stay disabled; nothing applied locally)
@@ -148,7 +148,7 @@ function maybeShowResult(initial) {
     let ms = Date.parse(lh.show_until) - Date.parse(lh.ended_at);
     if (!(ms > 0 && ms < 60000)) ms = 8000;
     if (initial) ms = Math.min(ms, Date.parse(lh.show_until) - Date.now());
-    if (initial && sessionStorage.getItem(dismissedKey()) === ui.resultKey) ms = 0;
+    if (initial && stored("sessionStorage", dismissedKey()) === ui.resultKey) ms = 0;
     if (!lh.result) ms = 0; // a resignation mid-hand: straight to the match-end screen
     if (ms > 300) {
       ui.resultOpen = true;
@@ -161,7 +161,7 @@ function maybeShowResult(initial) {
 
 function closeResult() {
   ui.resultOpen = false;
-  if (ui.resultKey) sessionStorage.setItem(dismissedKey(), ui.resultKey);
+  if (ui.resultKey) store("sessionStorage", dismissedKey(), ui.resultKey);
   if (isOver(state.match)) ui.matchEndShown = true;
   render();
 }
@@ -336,7 +336,7 @@ $("end-last-hand").addEventListener("click", reopenResult);
 for (const b of document.querySelectorAll("[data-sort]")) {
   b.addEventListener("click", () => {
     ui.sort = b.dataset.sort;
-    localStorage.setItem("gin.sort", ui.sort);
+    store("localStorage", "gin.sort", ui.sort);
     render();
   });
 }
