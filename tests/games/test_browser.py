@@ -107,6 +107,32 @@ def start_bot_match(page: Any, base: str) -> None:
     page.wait_for_function("document.getElementById('conn').textContent === 'Connected'")
 
 
+SUITS, RANKS = "cdhs", "A23456789TJQK"
+
+
+def check_sorting_and_pointing(page: Any, cards: list[str]) -> None:
+    """Sort by suit and by rank (same cards, same deadwood), back to melds; pointing at a card tells
+    the deadwood left if it were discarded; cards are named for screen readers."""
+    by_suit = sorted(cards, key=lambda c: (SUITS.index(c[1]), RANKS.index(c[0])))
+    by_rank = sorted(cards, key=lambda c: (RANKS.index(c[0]), SUITS.index(c[1])))
+    for mode, expected in (("By suit", by_suit), ("By rank", by_rank)):
+        page.get_by_role("button", name=mode, exact=True).click()
+        assert shown_hand(page) == expected
+        assert shown_deadwood(page) == deadwood(parse_cards(cards))
+    page.get_by_role("button", name="Melds", exact=True).click()
+    assert sorted(shown_hand(page)) == sorted(cards)
+    card = page.locator("#my-hand button.card.playable").first
+    card.hover()
+    name, after = card.get_attribute("data-card"), card.get_attribute("data-after")
+    symbol = "♣♦♥♠"[SUITS.index(name[1])]
+    rank = "10" if name[0] == "T" else name[0]
+    assert page.locator("#hover-hint").inner_text() == f"Discard {rank}{symbol} → deadwood {after}"
+    rank_word = {"A": "Ace", "T": "10", "J": "Jack", "Q": "Queen", "K": "King"}.get(name[0], name[0])
+    suit_word = ["clubs", "diamonds", "hearts", "spades"][SUITS.index(name[1])]
+    assert (card.get_attribute("aria-label") or "").startswith(f"{rank_word} of {suit_word}.")
+    page.mouse.move(0, 0)
+
+
 def play_one_hand(page: Any) -> dict[str, int]:
     """Play until a hand result is shown; returns how many times each kind of move was made."""
     made = {"pass": 0, "take": 0, "draw stock": 0, "draw discard": 0, "discard": 0, "knock": 0}
@@ -132,6 +158,8 @@ def play_one_hand(page: Any) -> dict[str, int]:
                 made["draw stock"] += 1
             assert len(shown_hand(page)) == 11
         elif phase == "discard":
+            if made["discard"] == 0 and made["knock"] == 0:
+                check_sorting_and_pointing(page, cards)
             card = best_discard(page, cards)
             button = page.locator(f"#my-hand button.card[data-card='{card}']")
             button.click()  # select: the Knock button is active only if knocking with it is legal
