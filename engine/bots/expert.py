@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from engine.bots.common import Options, discard_action, forms_meld, mask_of, options
 from engine.bots.evaluate import NEIGHBOUR_MASK, lookahead
-from engine.bots.montecarlo import knock_estimate, meld_danger
+from engine.bots.montecarlo import KnockEstimate, knock_estimate, meld_danger
 from engine.bots.tracker import read_table, sample_opponent_hands
 from engine.cards import Card, CardMask
 from engine.melds import deadwood_after_discards_of_mask
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, slots=True)
 class Style:
-    """Weights of the discard score ``now * deadwood + expected - knock_bonus * p_knock
+    """Weights of the discard score ``now * deadwood + ahead * expected - knock_bonus * p_knock
     + danger * penalty`` (points; ``now`` grows by ``late_now`` as the stock runs out, when the
     opponent is likelier to knock and the deadwood held counts), the upcard margin (points;
     ``None``: take the upcard only when it makes a meld, like level 3), and the sampling settings."""
@@ -46,14 +46,19 @@ class Style:
     samples: int
     knock_samples: int
     late_now: float = 0.0
+    ahead: float = 1.0
 
 
 STYLES: dict[int, Style] = {
     4: Style(now=0.5, knock_bonus=6.0, danger_penalty=0.0, take_margin=None, tracking=False,
              samples=0, knock_samples=0),
-    5: Style(now=0.5, knock_bonus=6.0, danger_penalty=6.0, take_margin=1.0, tracking=True,
-             samples=40, knock_samples=24),
+    5: Style(now=0.5, knock_bonus=6.0, danger_penalty=9.0, take_margin=1.0, tracking=True,
+             samples=40, knock_samples=24, late_now=1.0),
 }
+
+
+GIN_WAIT_STOCK = 12
+"""Stock size (cards) at or below which level 5 no longer plays on for gin."""
 
 
 class ExpertBot:
@@ -109,7 +114,7 @@ class ExpertBot:
                 danger = 1.0
             else:
                 danger = 0.5 if NEIGHBOUR_MASK[card] & opp_known else 0.0
-            scores[card] = (now * o.deadwood + o.expected - style.knock_bonus * o.p_knock
+            scores[card] = (now * o.deadwood + style.ahead * o.expected - style.knock_bonus * o.p_knock
                             + style.danger_penalty * danger)
         knockable = [c for c in allowed if c in opts.knocks]
         if knockable:
@@ -117,7 +122,12 @@ class ExpertBot:
             card = min((c for c in knockable if outlooks[c].deadwood == least), key=lambda c: scores[c])
             if least == 0 or style.knock_samples == 0:
                 return opts.knocks[card]
-            if self._knock_now(view, hand ^ (1 << card), samples, outlooks[card].p_gin):
+            # level 5: knock with the card whose knock is worth most against the sampled hands
+            some = samples[: style.knock_samples]
+            estimates = {c: knock_estimate(hand ^ (1 << c), some, view.rules, limit, view.multiplier)
+                         for c in knockable}
+            card = max(knockable, key=lambda c: (estimates[c].ev, -outlooks[c].deadwood, -c))
+            if self._knock_now(view, estimates[card], outlooks[card].p_gin):
                 return opts.knocks[card]
         best = min(scores.values())
         card = self.rng.choice([c for c in allowed if scores[c] <= best + 1e-9])
@@ -142,20 +152,19 @@ class ExpertBot:
             return opts.take
         return opts.decline
 
-    def _knock_now(self, view: PlayerView, hand10: CardMask, samples: list[CardMask], p_gin: float) -> bool:
-        """Whether knocking with ``hand10`` beats playing on, by sampling (level 5).
+    def _knock_now(self, view: PlayerView, est: KnockEstimate, p_gin: float) -> bool:
+        """Whether knocking (worth ``est`` over sampled opponent hands) beats playing on (level 5).
 
         Knocking is worth its mean points over sampled opponent hands (undercuts count against it).
         Playing on is worth the chance of gin next draw times the gin value, plus the knock value
         kept if neither side ends the hand, minus a small loss when the opponent may knock first.
-        Near the stock floor playing on mostly ends in a dead hand (0 points).
+        With ``GIN_WAIT_STOCK`` cards or fewer left in the stock it never waits for gin: it knocks
+        whenever the knock is worth more than nothing.
         """
         rules = view.rules
-        est = knock_estimate(hand10, samples[: self.style.knock_samples], rules, view.knock_limit,
-                             view.multiplier)
-        if view.stock_size <= rules.stock_floor + 1:
+        if view.stock_size <= GIN_WAIT_STOCK:
             return est.ev > 0
         gin_value = (rules.gin_bonus + est.opp_deadwood) * view.multiplier
-        wait = p_gin * gin_value + (1 - p_gin) * (1 - est.p_opp_ready) * max(est.ev, 0.0) * 0.8
+        wait = p_gin * gin_value + (1 - p_gin) * (1 - est.p_opp_ready) * max(est.ev, 0.0) * 0.6
         wait -= est.p_opp_ready * 5.0
         return est.ev >= wait
