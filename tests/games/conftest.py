@@ -23,6 +23,19 @@ def no_pauses(settings: Any) -> None:
 
 
 @pytest.fixture(autouse=True)
+def short_lived_connections() -> Iterator[None]:
+    """Worker-thread DB connections (``database_sync_to_async``, race threads) close after each call,
+    so none is left open on the test database at teardown (PostgreSQL refuses to drop it then)."""
+    from django.db import connections
+
+    settings_dict = connections.settings["default"]
+    before = settings_dict.get("CONN_MAX_AGE", 0)
+    settings_dict["CONN_MAX_AGE"] = 0
+    yield
+    settings_dict["CONN_MAX_AGE"] = before
+
+
+@pytest.fixture(autouse=True)
 def fresh_cache() -> Iterator[None]:
     from games.live import cache_clear
 
