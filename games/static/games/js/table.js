@@ -389,6 +389,7 @@ setInterval(() => {
 }, 250);
 
 checks.note(state.hand);
+if (state.hand && state.hand.last_action) addLog(actionText(state.match, state.hand.last_action));
 maybeShowResult(true);
 render();
 socket.connect();
