@@ -1,4 +1,9 @@
-"""The ASGI stack of ``config.asgi``: origin validation, session auth on WebSockets, routing to games."""
+"""The ASGI stack of ``config.asgi``: origin validation, session auth on WebSockets, routing to games.
+
+``config.asgi`` is imported inside the tests, never at module level: ``AllowedHostsOriginValidator``
+captures ``settings.ALLOWED_HOSTS`` when the module is imported, and importing it at collection time
+(before pytest-django adds ``testserver``) would make other tests' ``testserver`` origins fail.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +13,6 @@ from channels.testing import WebsocketCommunicator
 from django.test import Client
 
 from accounts.models import User
-from config.asgi import application
 from config.routing import websocket_urlpatterns
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -30,6 +34,8 @@ def test_games_socket_route_is_mounted() -> None:
 
 @pytest.mark.parametrize("origin", [b"http://evil.example", b"http://127.0.0.1.evil.example:8000", None])
 async def test_foreign_or_missing_origin_is_refused_before_the_consumer(origin: bytes | None) -> None:
+    from config.asgi import application
+
     communicator = WebsocketCommunicator(application, PATH, headers=headers(origin))
     connected, _ = await communicator.connect()
     assert connected is False
@@ -37,6 +43,8 @@ async def test_foreign_or_missing_origin_is_refused_before_the_consumer(origin: 
 
 
 async def test_same_origin_anonymous_reaches_consumer_as_anonymous() -> None:
+    from config.asgi import application
+
     communicator = WebsocketCommunicator(application, PATH, headers=headers(b"http://127.0.0.1:8000"))
     connected, _ = await communicator.connect()
     assert connected is True
@@ -51,6 +59,8 @@ async def test_session_cookie_authenticates_the_socket() -> None:
         client = Client()
         client.force_login(User.objects.create_user("ana", password="x"))
         return f"sessionid={client.cookies['sessionid'].value}"
+
+    from config.asgi import application
 
     cookie = await sync_to_async(login_cookie)()
     communicator = WebsocketCommunicator(application, PATH, headers=headers(b"http://127.0.0.1:8000", cookie))
