@@ -58,7 +58,18 @@ function act(action) {
   ui.pending = { msg };
   ui.selected = null;
   socket.send(msg); // if the socket is down it is resent after the reconnect's first state
+  resendLater(msg);
   render();
+}
+
+/** No answer after a while: send the same message again (a repeated id is answered, never replayed). */
+function resendLater(msg) {
+  setTimeout(() => {
+    if (ui.pending && ui.pending.msg === msg) {
+      socket.send(msg);
+      resendLater(msg);
+    }
+  }, 6000);
 }
 
 function resign() {
