@@ -352,3 +352,24 @@ def test_state_payload_query_count(
     with django_assert_max_num_queries(2):
         fresh = selectors.match_get(match_id=match.pk)
         assert selectors.match_state_payload(match=fresh, seat=0)["seq"] == 1
+
+
+def test_postgresql_refuses_event_updates_in_the_database(
+    alice: Any, bob: Any, seeded_decks: list[int]
+) -> None:
+    from django.db import DatabaseError, connection, transaction
+
+    if connection.vendor != "postgresql":
+        pytest.skip("the database-level guard is PostgreSQL only (the model guards are tested above)")
+    match = _friend_match(alice, bob)
+    for sql in (
+        "UPDATE games_matchevent SET type = 'x' WHERE match_id = %s",
+        "DELETE FROM games_matchevent WHERE match_id = %s",
+    ):
+        with (
+            pytest.raises(DatabaseError, match="append-only"),
+            transaction.atomic(),
+            connection.cursor() as cur,
+        ):
+            cur.execute(sql, [match.pk])
+    assert MatchEvent.objects.filter(match=match, type="deal").count() == 1
