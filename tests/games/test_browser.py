@@ -418,3 +418,49 @@ def test_hand_result_shows_layoffs_and_a_failed_shuffle_check(daphne_server: Any
     )
     assert "bad" in (status.get_attribute("class") or "")
     page.screenshot(path="/tmp/table-result.png", full_page=True)
+
+
+def test_friend_table_invite_join_and_turn_clock(daphne_server: Any, page: Any, browser: Any) -> None:
+    """A friend table with a 30 s turn timer: the host sees the invitation link while waiting; a guest
+    opens it, joins, and both tables start with the turn clock; a move by one shows on the other."""
+    base = daphne_server.url
+    context = browser.new_context(locale="en-US")  # the friend's own cookies
+    try:
+        host, friend = page, context.new_page()
+        friend.set_default_timeout(15_000)
+        host.goto(base + "/")
+        host.get_by_test_id("play-as-guest").click()
+        host.get_by_role("navigation").get_by_role("link", name="Play a friend").click()
+        host.fill("#friend-turn-timer", "30")
+        host.get_by_test_id("open-friend-table").click()
+        host.wait_for_url(re.compile(r".*/match/\d+/$"))
+        assert host.locator("#waiting").is_visible()
+        invite = host.input_value("#invite-url")
+        assert re.fullmatch(re.escape(base) + r"/t/[\w-]+/", invite), invite
+
+        friend.goto(invite)
+        friend.get_by_test_id("join-as-guest").click()
+        friend.get_by_test_id("join-table").click()
+        friend.wait_for_url(re.compile(r".*/match/\d+/$"))
+        for p in (host, friend):
+            p.wait_for_function("document.getElementById('table-app').dataset.status === 'active'")
+            p.wait_for_function("document.querySelectorAll('#my-hand button.card').length === 10")
+            assert not p.locator("#waiting").is_visible()
+            assert re.fullmatch(r"(You|Guest \d+): 0:[0-3]\d", p.get_by_test_id("timer").inner_text())
+            assert p.locator("#felt-timer").is_visible()
+        names = [p.locator("#my-name").inner_text() for p in (host, friend)]
+        assert host.locator("#opp-name").inner_text() == names[1]
+        assert friend.locator("#opp-name").inner_text() == names[0]
+
+        host_first = host.get_attribute(APP, "data-your-turn") == "1"
+        mover, watcher = (host, friend) if host_first else (friend, host)
+        assert mover.get_attribute(APP, "data-your-turn") == "1"
+        assert watcher.get_attribute(APP, "data-your-turn") == "0"
+        assert watcher.locator("#btn-pass").is_hidden()  # nothing to click on the other's turn
+        act_and_wait(mover, mover.locator("#btn-pass").click)
+        watcher.wait_for_function("document.getElementById('log').textContent.includes('passed.')")
+        mover_name = mover.locator("#my-name").inner_text()
+        assert watcher.locator("#log li").last.inner_text() == f"{mover_name} passed."
+        assert watcher.get_attribute(APP, "data-your-turn") == "1"
+    finally:
+        context.close()
