@@ -80,7 +80,9 @@ function plainRow(match, lh, seat) {
 export function renderHandResult(box, state, lh, verifyEl) {
   const match = state.match;
   box.replaceChildren();
-  box.append(el("h2", "", t("hand_over_title", { n: lh.number })));
+  const title = el("h2", "", t("hand_over_title", { n: lh.number }));
+  title.id = "result-title";
+  box.append(title);
   const head = el("p", "headline");
   head.append(el("strong", "", headline(match, lh)));
   box.append(head);
@@ -112,7 +114,9 @@ export function renderMatchEnd(box, state) {
   if (match.status === "aborted") title = t("match_aborted");
   else if (match.winner === you) title = t("match_won");
   else title = t("match_lost", { name: seatName(match, 1 - you) });
-  box.append(el("h2", "", title));
+  const heading = el("h2", "", title);
+  heading.id = "match-end-title";
+  box.append(heading);
   const reason = match.result_reason;
   if (reason === "resign") {
     box.append(el("p", "headline", match.winner === you ? t("reason_resign_them", { name: seatName(match, 1 - you) }) : t("reason_resign_you")));
