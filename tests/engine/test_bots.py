@@ -309,3 +309,40 @@ def test_forms_meld_examples() -> None:
     assert forms_meld(hand, parse_card("4s"))
     assert not forms_meld(hand, parse_card("Th")) and not forms_meld(hand, parse_card("Qc"))
     assert not forms_meld(mask_of(parse_cards("Qs Ks")), parse_card("As"))  # ace low only
+
+
+# ------------------------------------------------------------------ look-ahead and sampled estimates
+
+@settings(max_examples=80, deadline=None)
+@given(st.randoms(use_true_random=False))
+def test_lookahead_matches_brute_force(rnd: random.Random) -> None:
+    """The closed form for cards that meet nothing in the hand agrees with a full meld search."""
+    from engine.bots.evaluate import lookahead
+    from engine.melds import deadwood_after_discards_of_mask, deadwood_of_mask
+
+    cards = rnd.sample(range(52), 30)
+    hand = mask_of(cards[:10])
+    pool = cards[10:]
+    out = lookahead(hand, pool, None, 10)
+    best = [min(deadwood_after_discards_of_mask(hand | 1 << c).values()) for c in pool]
+    assert out.deadwood == deadwood_of_mask(hand)
+    assert out.expected == pytest.approx(sum(best) / len(best))
+    assert out.p_knock == pytest.approx(sum(b <= 10 for b in best) / len(best))
+    assert out.p_gin == pytest.approx(sum(b == 0 for b in best) / len(best))
+
+
+def test_knock_estimate_is_the_engine_score_over_samples() -> None:
+    from engine.bots.montecarlo import knock_estimate, meld_danger
+    from engine.scoring import score_knock
+
+    # rules.md worked example 2: knocker scores 2; example 3: undercut, defender scores 30
+    k2, d2 = parse_cards("4h 5h 6h 8d 8h 8s 9s Ts Js Kc"), parse_cards("Tc Td Th 6c 7c 8c 9c Qs 5s 7s")
+    assert score_knock(k2, d2, CLASSIC).points == 2
+    k3, d3 = parse_cards("4h 5h 6h 3c 3d 3s Td Jd Qd Qc"), parse_cards("9c 9h 9s 7d 8d 9d 3h 7h Kd 5s")
+    est = knock_estimate(mask_of(k2), [mask_of(d2)], CLASSIC, 10, 1)
+    assert est.ev == 2 and est.p_undercut == 0
+    est = knock_estimate(mask_of(k3), [mask_of(d3)], CLASSIC, 10, 1)
+    assert est.ev == -30 and est.p_undercut == 1
+    # 5c extends 6c-9c in the first hand and meets only 5s in the second; 7c sets with 7d 7h there
+    assert meld_danger(parse_card("5c"), [mask_of(d2), mask_of(d3)]) == 0.5
+    assert meld_danger(parse_card("Ah"), [mask_of(d2), mask_of(d3)]) == 0.0
