@@ -6,7 +6,13 @@ soon as the Knock button becomes active. At every decision the page's numbers ar
 engine: the live deadwood count against ``engine.melds.deadwood`` of the cards shown in the hand, and
 each card's "deadwood if discarded" against the deadwood of the ten cards left. Then the hand result
 (both hands face up, the shuffle check "verified ✓"), the next hand, and the table in pt-BR.
-Waits are on the page's state (``data-seq``, ``data-your-turn``, overlays), never on sleeps.
+Screenshots: ``/tmp/table.png``, ``/tmp/table-pt.png`` (and ``/tmp/table-result.png``).
+
+Also: a move the server refuses (a translated message, nothing applied), a dropped socket that
+reconnects, resign with confirmation and "My matches"; the hand-result screen with a layoff and a failed
+shuffle check; a friend table joined by a guest through its link, with the turn clock.
+Waits are on the page's state (``data-seq``, ``data-your-turn``, overlays), never on sleeps. Tests ask
+for ``daphne_server`` before ``page`` so the test database exists before Playwright's loop starts.
 """
 
 from __future__ import annotations
