@@ -300,3 +300,30 @@ async def test_foreign_origin_is_refused(alice: Any, house_bots: Any) -> None:
         assert not connected
     finally:
         await comm.disconnect()
+
+
+async def test_connected_table_enforces_its_turn_timer(alice: Any, bob: Any, seeded_decks: list[int]) -> None:
+    """The consumer schedules the deadline check itself: the late player's safe move arrives as a state."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    table = await database_sync_to_async(services.table_create)(
+        user=alice, rules_preset="classic", target=100, turn_timer=15
+    )
+    match = await database_sync_to_async(services.table_join)(user=bob, token=table.invite_token)
+    soon = timezone.now() + timedelta(seconds=0.3)
+    await database_sync_to_async(Match.objects.filter(pk=match.pk).update)(turn_deadline=soon)
+    comm, state = await connect(alice, match.pk)
+    try:
+        late = state["hand"]["to_act"]
+        assert state["match"]["turn_deadline"] is not None
+        update = await recv(comm, timeout=5)
+        assert update["type"] == "state" and update["seq"] == 2
+        assert update["hand"]["last_action"] == {"seat": late, "action": "pass", "card": None}
+        deadline = update["match"]["turn_deadline"]
+        assert deadline is not None and deadline > state["match"]["turn_deadline"]
+        row = await database_sync_to_async(MatchEvent.objects.get)(match=match, seq=2)
+        assert row.auto and row.seat == late
+    finally:
+        await comm.disconnect()
