@@ -381,9 +381,17 @@ def group_name(match_id: int) -> str:
 def match_play_bot_turn(*, match_id: int, expected_seq: int | None = None) -> int | None:
     """Make one move for the bot of a bot match if it is the bot's turn (from its PlayerView only).
 
-    Idempotent: returns None and changes nothing when the match is not active, not the bot's turn, or
-    ``expected_seq`` is given and the match has moved past it. Returns the new ``last_seq``.
+    Idempotent: returns None and changes nothing when the match is not active, not the bot's turn,
+    ``expected_seq`` is given and the match has moved past it, or another write won a race. Returns the
+    new ``last_seq``.
     """
+    try:
+        return _play_bot_turn(match_id, expected_seq)
+    except IntegrityError:
+        return None  # another write took this seq first
+
+
+def _play_bot_turn(match_id: int, expected_seq: int | None) -> int | None:
     with transaction.atomic():
         match = Match.objects.select_for_update().filter(pk=match_id).first()
         if match is None or match.status != MatchStatus.ACTIVE or match.bot_level is None:
@@ -440,8 +448,15 @@ def match_expire_turn(*, match_id: int, expected_seq: int | None = None) -> int 
     move(s) (:func:`safe_moves`), or, at the 3rd consecutive time, end the match: that player loses
     on time (stored as an engine resignation preceded by a ``timeout`` marker; ``result_reason``
     timeout). Idempotent: returns None and changes nothing if the deadline is not past, the match is
-    not active, or ``expected_seq`` is stale. Returns the new ``last_seq``.
+    not active, ``expected_seq`` is stale, or another write won a race. Returns the new ``last_seq``.
     """
+    try:
+        return _expire_turn(match_id, expected_seq)
+    except IntegrityError:
+        return None  # another write took this seq first
+
+
+def _expire_turn(match_id: int, expected_seq: int | None) -> int | None:
     with transaction.atomic():
         match = Match.objects.select_for_update().filter(pk=match_id).first()
         if match is None or match.status != MatchStatus.ACTIVE or match.turn_deadline is None:
