@@ -150,3 +150,19 @@ def test_my_matches_lists_the_users_matches(alice: Any, bob: Any, house_bots: An
     assert [(m["opponent_is_bot"], m["bot_level"], m["result"]) for m in page.context["matches"]] == [
         (True, 5, "in_progress")
     ]
+
+
+def test_admin_lists_matches_and_their_read_only_log(
+    alice: Any, house_bots: Any, django_user_model: Any
+) -> None:
+    match = services.match_create_vs_bot(user=alice, level=2, rules_preset="classic", target=100)
+    admin = django_user_model.objects.create_superuser(
+        username="root", email="root@example.com", password=None
+    )
+    client = _client(admin)
+    listing = client.get("/admin/games/match/")
+    assert listing.status_code == 200 and f"/admin/games/match/{match.pk}/change/" in listing.content.decode()
+    page = client.get(f"/admin/games/match/{match.pk}/change/")
+    assert page.status_code == 200 and "deal" in page.content.decode()
+    assert client.get("/admin/games/matchevent/").status_code == 200
+    assert client.get("/admin/games/matchevent/add/").status_code == 403
