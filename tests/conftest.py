@@ -7,8 +7,10 @@ Services
     skip (CI: fail) when unreachable.
 
 Browser (mark tests ``@pytest.mark.browser``)
-    ``browser``: session-wide Playwright ``Browser`` on Debian's ``/usr/bin/chromium`` (never a downloaded
-    one) launched headless with ``--no-sandbox --disable-gpu ...``; skips (CI: fails) when chromium is absent.
+    ``browser``: a Playwright ``Browser`` on Debian's ``/usr/bin/chromium`` (never a downloaded one),
+    headless with ``--no-sandbox --disable-gpu ...``; skips (CI: fails) when chromium is absent. One per
+    test and started after the (transactional) test database: Playwright's sync API keeps an event loop
+    "running" in the main thread while it is open, which must not leak into other tests.
     ``page``: a fresh ``BrowserContext`` + ``Page`` per test (isolated cookies), closed afterwards; default
     timeout 15 s; sets ``DJANGO_ALLOW_ASYNC_UNSAFE`` until the test's teardown ends, so its own ORM calls
     (and the database flush) work beside Playwright's event loop. Playwright's sync API cannot run
@@ -108,9 +110,14 @@ def redis_url() -> str:
 
 
 # --- browser --------------------------------------------------------------------------------------
-@pytest.fixture(scope="session")
-def browser() -> Iterator[Any]:
-    """Session-wide Playwright chromium (``/usr/bin/chromium``, headless, no sandbox)."""
+@pytest.fixture
+def browser(transactional_db: None) -> Iterator[Any]:
+    """Playwright chromium (``/usr/bin/chromium``, headless, no sandbox) for one test.
+
+    Per test, and set up after the test database, on purpose: while Playwright's sync API is active it
+    leaves its event loop "running" in the main thread, which breaks Django's database setup and flush
+    (SynchronousOnlyOperation) and every later pytest-asyncio test (a session-wide browser did that).
+    """
     if not os.access(CHROMIUM, os.X_OK):
         skip_or_fail(f"{CHROMIUM} is not installed (apt-get install -y chromium)")
     from playwright.sync_api import sync_playwright
