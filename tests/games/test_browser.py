@@ -208,6 +208,9 @@ def test_sign_up_start_a_bot_match_and_play_a_full_hand(daphne_server: Any, page
     verify_done = "document.querySelector('[data-testid=verify-status]').textContent !== 'verifying…'"
     page.wait_for_function(verify_done)
     assert result.get_by_test_id("verify-status").inner_text() == "verified ✓"
+    server_check = page.request.get(base + result.locator(".shuffle-check a").get_attribute("href")).json()
+    assert server_check["valid"] is True and server_check["hand"] == 1
+    assert server_check["commitment"] in (result.locator(".shuffle-check").text_content() or "")
     from games.models import Match
 
     match = Match.objects.get()

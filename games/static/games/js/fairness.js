@@ -6,9 +6,13 @@ import { t } from "./i18n.js";
 import { verifyCommitment } from "./sha256.js";
 
 export class ShuffleChecks {
-  /** @param {function(): void} onChange called when a check finishes (to re-render) */
-  constructor(onChange) {
+  /**
+   * @param {function(): void} onChange called when a check finishes (to re-render)
+   * @param {string} verifyUrl the server's verify.json URL of hand 999999 (the number is replaced)
+   */
+  constructor(onChange, verifyUrl = "") {
     this.onChange = onChange;
+    this.verifyUrl = verifyUrl;
     this.announced = new Map(); // hand number -> commitment shown during the hand
     this.results = new Map(); // `${number}@${commitment}` -> "pending" | "ok" | "bad" | "missing"
   }
@@ -72,6 +76,13 @@ export class ShuffleChecks {
       el("p", "hash", `${t("deck_order")}: ${(lh.deck || []).join(" ")}`),
       el("p", "meta", t("verify_how")),
     );
+    if (this.verifyUrl && lh.number) {
+      const link = el("a", "", t("verify_json"));
+      link.href = this.verifyUrl.replace("999999", String(lh.number));
+      link.target = "_blank";
+      link.rel = "noopener";
+      details.append(link);
+    }
     box.append(line, details);
     return box;
   }

@@ -37,7 +37,7 @@ const ui = {
   retryIn: 0,
   idCounter: 0,
 };
-const checks = new ShuffleChecks(() => render());
+const checks = new ShuffleChecks(() => render(), root.dataset.verifyUrl);
 const clientTag = Math.random().toString(36).slice(2, 8);
 
 // ---- sending ---------------------------------------------------------------------------------------
