@@ -6,9 +6,12 @@ win rate with its 95% Wilson interval, A's hand win rate, points per hand and ha
 per hand: median, quartiles, min, max; shares of knock, gin, big gin, undercut and dead hands; mean
 knocker deadwood at the knock). ``--json`` prints one JSON object instead (:func:`summarize`).
 
-Reproducible: match ``i`` uses decks and bot seeds derived from ``(seed, i)`` only, so the same seed
-gives the same result whatever ``--workers`` is. A *turn* is one player's turn ending in a discard,
-a knock or big gin (passing the first upcard is not a turn).
+Reproducible: match ``i`` uses decks and bot seeds derived from ``(seed, i // 2)`` only, so the same
+seed gives the same result whatever ``--workers`` is. Matches are played in *duplicate* pairs: matches
+``2k`` and ``2k + 1`` deal the same sequence of decks, A dealing first in ``2k`` and B in ``2k + 1``, so
+(with alternating deals) each bot is dealt, hand for hand, the cards the other was dealt in the twin
+match. Deck luck then largely cancels and the win rate measures play, not the cards. A *turn* is one
+player's turn ending in a discard, a knock or big gin (passing the first upcard is not a turn).
 """
 
 from __future__ import annotations
@@ -167,7 +170,8 @@ def summarize(level_a: int, level_b: int, rules: RuleSet, seed: int,
 
 def _play_indexed(job: tuple[int, int, RuleSet, int, int]) -> MatchRecord:
     level_a, level_b, rules, seed, index = job
-    return play_match(level_a, level_b, rules, match_seed(seed, index), a_deals_first=index % 2 == 0)
+    # duplicate pairs: the twin matches 2k and 2k + 1 share their decks, first dealer swapped
+    return play_match(level_a, level_b, rules, match_seed(seed, index // 2), a_deals_first=index % 2 == 0)
 
 
 def run_matches(level_a: int, level_b: int, rules: RuleSet, matches: int, seed: int, *,

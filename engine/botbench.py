@@ -29,7 +29,7 @@ def time_decisions(level: int, against: int, matches: int, seed: int, rules_name
     rules = rules_for(rules_name, target)
     times: dict[str, list[float]] = {"offer": [], "draw": [], "discard": []}
     for index in range(matches):
-        rng = random.Random(match_seed(seed, index))
+        rng = random.Random(match_seed(seed, index // 2))
         bots = (make_bot(level, seed=rng.getrandbits(63)), make_bot(against, seed=rng.getrandbits(63)))
         match = MatchState(rules, index % 2)
         while not match.is_over and match.hand_number < 500:

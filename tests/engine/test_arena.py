@@ -92,3 +92,31 @@ def test_round_robin_is_reproducible() -> None:
     assert a["elo"]["3"] == 1500.0 and a["pairs"][0]["matches"] == 2
     with pytest.raises(ValueError, match="including 3"):
         round_robin([1, 2], 2, "classic", 30, seed=3, progress=False)
+
+
+def test_twin_matches_deal_the_same_cards_to_swapped_seats(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Duplicate pairs: matches 2k and 2k + 1 deal the same decks, the first dealer swapped."""
+    import engine.arena as arena
+    from engine.deck import shuffled_deck
+
+    decks: list[tuple[int, ...]] = []
+    dealers: list[int] = []
+
+    def recording(rng: object) -> list[int]:
+        deck = shuffled_deck(rng)  # type: ignore[arg-type]
+        decks.append(tuple(deck))
+        return deck
+
+    real_match = arena.MatchState
+
+    class Recording(real_match):  # type: ignore[misc, valid-type]
+        def __init__(self, rules: object, first_dealer: int) -> None:
+            dealers.append(first_dealer)
+            super().__init__(rules, first_dealer)
+
+    monkeypatch.setattr(arena, "shuffled_deck", recording)
+    monkeypatch.setattr(arena, "MatchState", Recording)
+    records = run_matches(3, 3, rules_for("classic", 30), 2, 5)
+    first_len = len(records[0].hands)
+    assert dealers == [0, 1]
+    assert decks[0] == decks[first_len]  # hand 1 of each twin: the same deck
