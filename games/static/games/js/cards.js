@@ -46,7 +46,7 @@ export function cardText(card) {
  * @param {{button?: boolean, small?: boolean}} opts button: a focusable <button> (own hand, clickable)
  */
 export function cardFace(card, opts = {}) {
-  const el = document.createElement(opts.button ? "button" : "div");
+  const el = document.createElement(opts.button ? "button" : "span"); // span: allowed inside a button
   if (opts.button) el.type = "button";
   else el.setAttribute("role", "img");
   const suit = card[1];
@@ -79,7 +79,7 @@ export function cardFace(card, opts = {}) {
 
 /** A face-down card element (decorative: counts are announced by the surrounding label). */
 export function cardBack(opts = {}) {
-  const el = document.createElement("div");
+  const el = document.createElement("span");
   el.className = "card back" + (opts.small ? " small" : "");
   el.setAttribute("aria-hidden", "true");
   return el;

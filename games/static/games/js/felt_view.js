@@ -48,7 +48,7 @@ export function renderPiles(state, ui, legal) {
       stack.append(back);
     }
   } else {
-    stack.append(el("div", "empty-slot"));
+    stack.append(el("span", "empty-slot"));
   }
   const countBadge = el("span", "stock-count", String(count));
   countBadge.dataset.testid = "stock-count";
@@ -75,7 +75,7 @@ export function renderPiles(state, ui, legal) {
     }
     fan.append(face);
   });
-  if (!pile.length) fan.append(el("div", "empty-slot"));
+  if (!pile.length) fan.append(el("span", "empty-slot"));
   ui.lastTop = pile.length ? pile[pile.length - 1] : null;
   const canTake = legal.has("take");
   const canDraw = legal.has("draw discard");
