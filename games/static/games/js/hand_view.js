@@ -34,10 +34,12 @@ export function handGroups(hand, mode) {
 /**
  * Draw the hand into ``container``.
  * @param {object} hand state.hand
- * @param {object} opts {mode, selected, newCards: Set, myDiscardTurn: bool, legal: Set, onPick(card),
- *   onHover(card|null)}
+ * @param {object} opts {mode, selected, newCards: Set, animate: bool (slide the new cards in),
+ *   myDiscardTurn: bool, legal: Set, onPick(card), onHover(card|null)}
  */
 export function renderHand(container, hand, opts) {
+  // The hand is re-drawn on every state: keep the keyboard focus on the same card.
+  const focused = container.contains(document.activeElement) ? document.activeElement.dataset.card : null;
   container.replaceChildren();
   if (!hand) return;
   const meldOf = new Map();
@@ -101,6 +103,8 @@ export function renderHand(container, hand, opts) {
     }
     container.append(g);
   }
+  const again = focused && container.querySelector(`[data-card="${focused}"]`);
+  if (again) again.focus({ preventScroll: true });
 }
 
 /** Arrow keys move the focus along the hand's card buttons. */

@@ -255,10 +255,7 @@ function pickCard(card) {
     return;
   }
   ui.selected = card;
-  render();
-  // Keep the keyboard focus on the picked card (the hand was re-drawn).
-  const again = $("my-hand").querySelector(`[data-card="${card}"]`);
-  if (again) again.focus({ preventScroll: true });
+  render(); // the focus stays on the picked card (hand_view keeps it)
 }
 
 function renderHint() {
