@@ -251,17 +251,24 @@ def test_sign_up_start_a_bot_match_and_play_a_full_hand(daphne_server: Any, page
     assert errors == []  # no uncaught script error on any page
 
 
-def make_a_move(page: Any) -> None:
-    """One legal move by clicking, whatever the phase (pass, draw from the stock, or discard)."""
+def make_a_move(page: Any, keyboard: bool = False) -> None:
+    """One legal move whatever the phase (pass, draw from the stock, or discard), by clicking or by the
+    keyboard alone (P, S; a card focused, Enter to pick it, Enter again to discard it)."""
     phase = page.get_attribute(APP, "data-phase")
     if phase in ("offer_nondealer", "offer_dealer"):
-        page.locator("#btn-pass").click()
+        page.keyboard.press("p") if keyboard else page.locator("#btn-pass").click()
     elif phase == "draw":
-        page.locator("#stock-button").click()
+        page.keyboard.press("s") if keyboard else page.locator("#stock-button").click()
     else:
         card = page.locator("#my-hand button.card.playable").first
-        card.click()
-        card.click()
+        if keyboard:
+            card.focus()
+            page.keyboard.press("Enter")
+            page.wait_for_function("document.activeElement.classList.contains('selected')")
+            page.keyboard.press("Enter")
+        else:
+            card.click()
+            card.click()
 
 
 def test_refused_move_reconnect_resign_and_my_matches(daphne_server: Any, page: Any) -> None:
@@ -325,6 +332,14 @@ def test_refused_move_reconnect_resign_and_my_matches(daphne_server: Any, page: 
 
     refuse["on"] = False
     act_and_wait(page, lambda: make_a_move(page))
+    # Then by the keyboard alone until a card has been discarded that way.
+    phases: list[str] = []
+    while "discard" not in phases and len(phases) < 8:
+        if wait_for_turn_or_hand_end(page) == "result":  # the bot knocked first: rare, and fine
+            break
+        phases.append(page.get_attribute(APP, "data-phase"))
+        act_and_wait(page, lambda: make_a_move(page, keyboard=True))
+    assert "discard" in phases or page.locator("#hand-result").is_visible(), phases
 
     # The connection drops: the page says so, reconnects with backoff and carries on from the server.
     routes[-1].close(code=1011)
