@@ -109,6 +109,26 @@ def redis_url() -> str:
     return url
 
 
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup: None, django_db_blocker: Any) -> Iterator[None]:
+    """pytest-django's test database, plus: before it is dropped, end other sessions on it (PostgreSQL).
+
+    Worker threads of async code (``sync_to_async``) keep their own connections, which would otherwise make
+    ``DROP DATABASE test_...`` fail with "being accessed by other users" and leave the database behind.
+    """
+    yield
+    with django_db_blocker.unblock():
+        from django.db import connection
+
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                    " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                )
+            connection.close()
+
+
 # --- browser --------------------------------------------------------------------------------------
 @pytest.fixture
 def browser(transactional_db: None) -> Iterator[Any]:
