@@ -42,13 +42,16 @@ def lookahead(
     hand: CardMask, pool: Sequence[Card], weights: Sequence[float] | None, knock_limit: int
 ) -> Outlook:
     """The :class:`Outlook` of the 10-card ``hand`` when the next card comes from ``pool``, each card
-    with relative chance ``weights`` (uniform when ``None``)."""
+    with relative chance ``weights`` (uniform when ``None``); pool cards already in ``hand`` are
+    skipped."""
     dw_now = deadwood_of_mask(hand)
     if not pool:
         return Outlook(dw_now, float(dw_now), float(dw_now <= knock_limit), float(dw_now == 0))
     nine = min(deadwood_after_discards_of_mask(hand).values())
     total = expected = p_knock = p_gin = 0.0
     for i, card in enumerate(pool):
+        if hand >> card & 1:
+            continue  # already held (a caller reusing a pool after a draw)
         w = 1.0 if weights is None else weights[i]
         if NEIGHBOUR_MASK[card] & hand:
             best = min(deadwood_after_discards_of_mask(hand | 1 << card).values())
@@ -60,4 +63,6 @@ def lookahead(
             p_knock += w
             if best == 0:
                 p_gin += w
+    if total == 0:
+        return Outlook(dw_now, float(dw_now), float(dw_now <= knock_limit), float(dw_now == 0))
     return Outlook(dw_now, expected / total, p_knock / total, p_gin / total)
