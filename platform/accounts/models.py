@@ -5,7 +5,10 @@ from __future__ import annotations
 from django.contrib.auth.models import AbstractUser
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
+
+from engine.bots.base import LEVELS
 
 BOT_LEVELS = range(1, 6)
 """House bot strengths, 1 (weakest) .. 5 (strongest)."""
@@ -43,5 +46,10 @@ class User(AbstractUser):
 
     @property
     def public_name(self) -> str:
-        """Name shown to other players: ``display_name`` or else ``username``."""
+        """Name shown to other players: ``display_name`` or else ``username``; a house bot's name is
+        its level's name (engine ``LEVELS``) in the active language (pt-BR or English)."""
+        if self.is_bot and self.bot_level in LEVELS:
+            info = LEVELS[self.bot_level]
+            name = info.name_pt if (get_language() or "en").lower().startswith("pt") else info.name_en
+            return f"Bot {self.bot_level} · {name}"
         return self.display_name or self.username

@@ -7,15 +7,11 @@ import secrets
 from django.db import transaction
 
 from accounts.models import BOT_LEVELS, User
+from engine.bots.base import LEVELS
 
-HOUSE_BOT_NAMES = {
-    1: "Rookie",
-    2: "Casual",
-    3: "Steady",
-    4: "Sharp",
-    5: "Master",
-}
-"""Display names of the house bots by level (usernames are ``bot-<level>``)."""
+HOUSE_BOT_NAMES = {level: info.name_en for level, info in LEVELS.items()}
+"""English display names of the house bots by level, from the engine's bot ladder (usernames are
+``bot-<level>``; pages show the name in the reader's language, see ``User.public_name``)."""
 
 
 class AccountError(ValueError):

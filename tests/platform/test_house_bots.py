@@ -28,14 +28,14 @@ def test_creates_five_bots_with_levels() -> None:
     bots = list(house_bots_list())
     assert [(b.username, b.bot_level) for b in bots] == [(f"bot-{n}", n) for n in range(1, 6)]
     assert [b.display_name for b in bots] == [
-        "Bot 1 · Rookie",
+        "Bot 1 · Beginner",
         "Bot 2 · Casual",
-        "Bot 3 · Steady",
-        "Bot 4 · Sharp",
-        "Bot 5 · Master",
+        "Bot 3 · Standard",
+        "Bot 4 · Advanced",
+        "Bot 5 · Expert",
     ]
     assert all(b.is_bot and not b.is_guest and not b.has_usable_password() for b in bots)
-    assert "bot-5 (Bot 5 · Master)" in out.getvalue()
+    assert "bot-5 (Bot 5 · Expert)" in out.getvalue()
     assert house_bot_get(level=3).username == "bot-3"
 
 

@@ -19,7 +19,7 @@ def test_anonymous_home_offers_guest_play_and_lists_bots(client: Client) -> None
     assert f'href="{reverse("games:new_friend_table")}"' in page
     assert f'href="{reverse("games:my_matches")}"' not in page  # only for logged-in players
     assert 'data-testid="play-as-guest"' in page and f'action="{reverse("accounts:guest")}"' in page
-    for name in ("Bot 1 · Rookie", "Bot 5 · Master"):
+    for name in ("Bot 1 · Beginner", "Bot 5 · Expert"):
         assert name in page
 
 

@@ -3,7 +3,7 @@
 import { cardBack, cardFace, cardLabel, cardText } from "./cards.js";
 import { $, badge, el, setText, show } from "./dom.js";
 import { t } from "./i18n.js";
-import { actionText, isOver, seatName } from "./text.js";
+import { actionText, isOver, playerName, seatName } from "./text.js";
 
 const OFFER = new Set(["offer_nondealer", "offer_dealer"]);
 
@@ -12,7 +12,7 @@ export function renderSeats(state) {
   const h = state.hand;
   const opp = 1 - m.you;
   const op = m.players[opp];
-  setText("opp-name", op ? op.name : t("empty_seat"));
+  setText("opp-name", op ? playerName(op) : t("empty_seat"));
   const ob = $("opp-badges");
   ob.replaceChildren();
   if (op && op.is_bot) ob.append(badge(t("bot_level", { n: op.bot_level })));
@@ -23,12 +23,12 @@ export function renderSeats(state) {
   const oh = $("opp-hand");
   const n = h ? h.opponent_card_count : 0;
   if (oh.childElementCount !== n) oh.replaceChildren(...Array.from({ length: n }, () => cardBack()));
-  oh.setAttribute("aria-label", t("opp_cards", { name: op ? op.name : "", n }));
+  oh.setAttribute("aria-label", t("opp_cards", { name: op ? playerName(op) : "", n }));
   setText("opp-count", h ? t("n_cards", { n }) : "");
   show("opp-count", !!h);
 
   const me = m.players[m.you];
-  setText("my-name", me ? me.name : "");
+  setText("my-name", me ? playerName(me) : "");
   const mb = $("my-badges");
   mb.replaceChildren();
   if (h && h.dealer === m.you) mb.append(badge(t("dealer")));

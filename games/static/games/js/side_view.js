@@ -2,7 +2,7 @@
 // panel, the move log, resign (with confirmation) and the connection state.
 import { $, el, setText, show } from "./dom.js";
 import { has, t } from "./i18n.js";
-import { clock, isOver, seatName } from "./text.js";
+import { clock, isOver, playerName, seatName } from "./text.js";
 
 /**
  * @param {object} state the latest state
@@ -14,7 +14,7 @@ export function renderSide(state, ui, checks, handlers) {
   const m = state.match;
   const h = state.hand;
   [m.you, 1 - m.you].forEach((seat, i) => {
-    setText(`score-name-${i}`, seat === m.you ? t("you") : m.players[seat] ? m.players[seat].name : t("empty_seat"));
+    setText(`score-name-${i}`, seat === m.you ? t("you") : m.players[seat] ? playerName(m.players[seat]) : t("empty_seat"));
     setText(`score-${i}`, String(m.scores[seat]));
     $(`score-bar-${i}`).style.width = `${Math.min(100, (100 * m.scores[seat]) / m.target)}%`;
   });

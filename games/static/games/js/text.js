@@ -1,12 +1,18 @@
 // Sentences about the match, from the viewer's side ("You discarded 7♥." / "Bot 2 took 7♥ ...").
 import { cardText } from "./cards.js";
-import { t } from "./i18n.js";
+import { has, t } from "./i18n.js";
 
 /** A player's name as seen by the viewer ("You" for the viewer's own seat). */
 export function seatName(match, seat) {
   if (seat === match.you) return t("you");
   const p = match.players[seat];
-  return p ? p.name : t("opponent");
+  return p ? playerName(p) : t("opponent");
+}
+
+/** A seated player's name; a house bot's in the page language. */
+export function playerName(p) {
+  const key = `bot_name_${p.bot_level}`;
+  return p.is_bot && has(key) ? t(key) : p.name;
 }
 
 /** Whether the match is over (finished or aborted). */
