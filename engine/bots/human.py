@@ -41,7 +41,7 @@ class Habits:
 
 
 HABITS: dict[int, Habits] = {
-    1: Habits(hold_high=7.0, cost_bound=9, top=(0.5, 0.3, 0.2), miss_run=0.6, miss_set=0.2, knock_at=3),
+    1: Habits(hold_high=5.0, cost_bound=8, top=(0.5, 0.3, 0.2), miss_run=0.5, miss_set=0.15, knock_at=5),
     2: Habits(hold_high=3.0, cost_bound=4, top=(0.7, 0.3), miss_run=0.25, miss_set=0.05, knock_at=6),
 }
 

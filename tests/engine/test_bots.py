@@ -202,7 +202,7 @@ def test_weaker_levels_never_break_a_finished_meld_for_nothing(level: int) -> No
 
 @pytest.mark.parametrize("level", [1, 2])
 def test_weaker_levels_knock_late(level: int) -> None:
-    # deadwood 7 after discarding Kc: level 3 knocks, levels 1 and 2 (knock at 3 / 6) play on
+    # deadwood 7 after discarding Kc: level 3 knocks, levels 1 and 2 (knock at 5 / 6) play on
     nd = "7h 8h 2c 3c 4c 5s 5d 5h 7d Kc"
     state = hand_at(nd, DE, "9h", actions=("take",))
     assert choose(3, state).kind is ActionKind.KNOCK
