@@ -414,6 +414,12 @@ def test_hand_result_shows_layoffs_and_a_failed_shuffle_check(daphne_server: Any
     page.wait_for_url(re.compile(r".*/match/\d+/$"))
     # On the player's turn the server sends nothing until the player moves: the injected states stay.
     assert wait_for_turn_or_hand_end(page) == "turn"
+    # The page may draw its turn from the state embedded in the HTML before the socket's first state
+    # reaches this route: Playwright only dispatches the route's callbacks while it waits, so wait.
+    for _ in range(100):
+        if "state" in latest and latest["state"]["seq"] == seq(page):
+            break
+        page.wait_for_timeout(100)
     assert latest["state"]["seq"] == seq(page)
 
     fake = {**latest["state"], "seq": latest["state"]["seq"] + 100, "last_hand": reveal(7, salt)}

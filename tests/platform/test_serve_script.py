@@ -69,7 +69,7 @@ def test_serve_embedded_default_then_ctrl_c(subprocess_env: dict[str, str], tmp_
         assert "Play Gin Rummy online" in get("/")
         assert 'name="password"' in get("/accounts/login/")
         # migrate + ensure_house_bots ran on the private SQLite database
-        assert "Bot 5 · Master" in get("/")
+        assert "Bot 5 · Expert" in get("/")
         assert (var / "db.sqlite3").exists()
 
         worker_log, beat_log = var / "log" / "celery-worker.log", var / "log" / "celery-beat.log"
