@@ -208,6 +208,18 @@ class MatchConsumer(AsyncWebsocketConsumer):
         await self.send(text_data=json.dumps(payload, separators=(",", ":")))
 
 
+class UnknownPathConsumer(AsyncWebsocketConsumer):
+    """Catch-all for WebSocket paths no route knows (``/ws/nothing/``, ``/ws/match/abc/``): accept,
+    send the error ``not_found`` and close with 4404, instead of failing the handshake with a
+    server error (docs/protocol.md "Connection")."""
+
+    async def connect(self) -> None:
+        await self.accept()
+        path = self.scope.get("path", "")
+        await self.send(text_data=json.dumps(_error("not_found", f"no WebSocket endpoint at {path!r}")))
+        await self.close(code=4404)
+
+
 def _seconds_until(iso: str) -> float:
     when = datetime.fromisoformat(iso.replace("Z", "+00:00"))
     return max(0.0, (when - datetime.now(UTC)).total_seconds())

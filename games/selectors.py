@@ -22,8 +22,10 @@ from engine.phase import Phase
 from games import conf
 from games.live import LiveMatch, engine_event, load
 from games.models import Match, MatchEvent, MatchStatus
+from games.services import TIMEOUT_STRIKES_TO_LOSE
 
 _KNOCKS = (ActionKind.KNOCK, ActionKind.BIG_GIN)
+_DISCARDS = (ActionKind.DISCARD, ActionKind.KNOCK)
 
 
 def _iso(value: datetime | None) -> str | None:
@@ -46,10 +48,28 @@ def match_get(*, match_id: int) -> Match | None:
     return Match.objects.select_related("player0", "player1").filter(pk=match_id).first()
 
 
-def _deal_rows(match: Match) -> list[MatchEvent]:
-    """The last two ``deal`` rows (newest first)."""
-    return list(MatchEvent.objects.filter(match_id=match.pk, type="deal", seq__lte=match.last_seq)
-                .order_by("-seq")[:2])
+def _deal_rows(match: Match) -> tuple[list[MatchEvent], set[int]]:
+    """The last two ``deal`` rows (newest first) and the seqs of all automatic (turn timer) action
+    rows, in one query (the hot read)."""
+    rows = list(MatchEvent.objects.filter(match_id=match.pk, seq__lte=match.last_seq)
+                .filter(Q(type="deal") | Q(type="action", auto=True)).order_by("-seq"))
+    deals = [r for r in rows if r.type == "deal"][:2]
+    return deals, {r.seq for r in rows if r.type == "action"}
+
+
+def _moves(hand: HandState, seat: int, deal_row: MatchEvent | None, auto: set[int]) -> list[dict[str, Any]]:
+    """``hand``'s actions as ``seat`` may see them (``PlayerView.history``: the opponent's stock draws
+    unnamed while the hand is in play), each ``{"seat", "action", "card", "auto"}``. The k-th action of
+    a hand is stored at seq ``deal seq + 1 + k`` (nothing else is logged between a deal and its hand's
+    last action), which is how ``auto`` (played by the turn timer) is found."""
+    start = deal_row.seq if deal_row is not None else None
+    return [
+        {
+            "seat": e.seat, "action": str(e.action), "card": None if e.card is None else card_name(e.card),
+            "auto": start is not None and start + 1 + k in auto,
+        }
+        for k, e in enumerate(hand.view(seat).history)
+    ]
 
 
 def match_state_payload(*, match: Match, seat: int, invite_url: str | None = None) -> dict[str, Any]:
@@ -58,7 +78,7 @@ def match_state_payload(*, match: Match, seat: int, invite_url: str | None = Non
     :param invite_url: absolute join link to show while the table waits (creator only).
     """
     live: LiveMatch | None = None if match.first_dealer is None else load(match)
-    deals = _deal_rows(match) if live is not None else []
+    deals, auto = _deal_rows(match) if live is not None else ([], set())
     state = live.state if live is not None else None
     hand_number = state.hand_number if state is not None else 0
     hands_won = list(state.hands_won) if state is not None else [0, 0]
@@ -80,6 +100,8 @@ def match_state_payload(*, match: Match, seat: int, invite_url: str | None = Non
             "result_reason": match.result_reason or None,
             "turn_timer_seconds": match.turn_timer_seconds,
             "turn_deadline": _iso(match.turn_deadline),
+            "timeout_strikes": list(match.timeout_strikes or [0, 0]),
+            "auto_moves_to_lose": TIMEOUT_STRIKES_TO_LOSE if match.turn_timer_seconds else None,
             "invite_url": invite_url if match.status == MatchStatus.WAITING and seat == 0 else None,
         },
         "hand": None,
@@ -91,12 +113,15 @@ def match_state_payload(*, match: Match, seat: int, invite_url: str | None = Non
     if current.is_over or state.is_over:
         # The match ended with this hand (by the target, or a resignation mid-hand): show it all.
         payload["last_hand"] = _reveal(current, deals[0] if deals else None, state.scores, match)
+        payload["last_hand"]["moves"] = _moves(current, seat, deals[0] if deals else None, auto)
         return payload
     if match.status == MatchStatus.ACTIVE:
         payload["hand"] = _hand_payload(live, seat, deals[0] if deals else None)
+        payload["hand"]["moves"] = _moves(current, seat, deals[0] if deals else None, auto)
     if live.previous_hand is not None and len(deals) > 1:
         prev_scores = _scores_after_previous(live)
         payload["last_hand"] = _reveal(live.previous_hand, deals[1], prev_scores, match, deal_after=deals[0])
+        payload["last_hand"]["moves"] = _moves(live.previous_hand, seat, deals[1], auto)
     return payload
 
 
@@ -109,7 +134,9 @@ def _hand_payload(live: LiveMatch, seat: int, deal_row: MatchEvent | None) -> di
     )
     after = None
     if view.phase is Phase.DISCARD and view.is_my_turn and len(view.hand) == 11:
-        after = {card_name(c): dw for c, dw in deadwood_after_discards(view.hand).items()}
+        # Only the cards a legal discard/knock may throw: never the card just taken (rules.md).
+        allowed = {a.card for a in view.legal_actions if a.card is not None and a.kind in _DISCARDS}
+        after = {card_name(c): dw for c, dw in deadwood_after_discards(view.hand).items() if c in allowed}
     last = view.history[-1] if view.history else None
     return {
         "number": view.hand_number,
@@ -140,6 +167,16 @@ def _hand_payload(live: LiveMatch, seat: int, deal_row: MatchEvent | None) -> di
     }
 
 
+def _arrangement(cards: Any) -> dict[str, Any]:
+    """Best arrangement (least deadwood) of a revealed hand: ``{"melds", "deadwood_cards", "deadwood"}``."""
+    arrangement = best_arrangement(list(cards))
+    return {
+        "melds": [m.names() for m in arrangement.melds],
+        "deadwood_cards": card_names(arrangement.unmatched),
+        "deadwood": arrangement.deadwood,
+    }
+
+
 def _scores_after_previous(live: LiveMatch) -> list[int]:
     """Scores right after the previous hand: the current hand has not scored yet."""
     return list(live.state.scores)
@@ -158,6 +195,7 @@ def _reveal(
         "dealer": hand.dealer,
         "result": None if hand.result is None else hand.result.to_dict(),
         "final_hands": [card_names(sort_by_rank(list(h))) for h in hand.hands],
+        "arrangements": [_arrangement(h) for h in hand.hands],
         "scores_after": list(scores),
         "deck": card_names(hand.deck),
         "salt": payload.get("salt"),

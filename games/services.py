@@ -194,7 +194,7 @@ def match_apply_action(
             raise GameError("stale_seq", f"seq {client_seq} is stale: the match is at seq {match.last_seq}")
         return _play(live, action, seat)
 
-    return _write(match_id=match_id, user=user, msg_id=msg_id, body=play)
+    return _write(match_id=match_id, user=user, msg_id=msg_id, kind="action", body=play)
 
 
 def match_resign(*, match_id: int, user: User, msg_id: str = "") -> Applied:
@@ -218,21 +218,22 @@ def match_resign(*, match_id: int, user: User, msg_id: str = "") -> Applied:
     def resign(live: LiveMatch, match: Match, seat: int) -> list[tuple[Event, dict[str, Any]]]:
         return [(e, {}) for e in live.state.resign(seat)]
 
-    return _write(match_id=match_id, user=user, msg_id=msg_id, body=resign)
+    return _write(match_id=match_id, user=user, msg_id=msg_id, kind="resign", body=resign)
 
 
 def _write(
-    *, match_id: int, user: User, msg_id: str,
+    *, match_id: int, user: User, msg_id: str, kind: str,
     body: Callable[[LiveMatch, Match, int], list[tuple[Event, dict[str, Any]]]],
 ) -> Applied:
-    """The shared frame of a player's write (lock, seat, repeat, status, body, store, notify)."""
+    """The shared frame of a player's write (lock, seat, repeat, status, body, store, notify);
+    ``kind`` is the event type the message stores first (``action`` or ``resign``)."""
     try:
         with transaction.atomic():
             match = _locked(match_id)
             seat = match.seat_of(user.pk)
             if seat is None:
                 raise GameError("not_seated", "you are not a player of this match")
-            repeat = _repeat(match, seat, msg_id)
+            repeat = _repeat(match, seat, msg_id, kind)
             if repeat is not None:
                 return repeat
             _check_active(match)
@@ -253,7 +254,7 @@ def _write(
         with transaction.atomic():
             match = Match.objects.get(pk=match_id)
             seat = match.seat_of(user.pk)
-            repeat = _repeat(match, seat, msg_id) if seat is not None else None
+            repeat = _repeat(match, seat, msg_id, kind) if seat is not None else None
         if repeat is not None:
             return repeat
         raise GameError("stale_seq", "another move was made first") from None
@@ -266,11 +267,21 @@ def _locked(match_id: int) -> Match:
     return match
 
 
-def _repeat(match: Match, seat: int, msg_id: str) -> Applied | None:
+def _repeat(match: Match, seat: int, msg_id: str, kind: str) -> Applied | None:
+    """The original outcome when ``msg_id`` was already applied for ``seat`` by a message of the same
+    ``kind`` (event type), else None. Ids are scoped by kind: the same id on another kind of message is
+    a client bug, refused rather than mistaken for a resend.
+
+    :raises GameError: ``id_reused`` (the id was used by a different kind of message).
+    """
     if not msg_id:
         return None
-    row = MatchEvent.objects.filter(match_id=match.pk, seat=seat, msg_id=msg_id).only("seq").first()
-    return None if row is None else Applied(seq=row.seq, last_seq=match.last_seq, repeat=True)
+    row = MatchEvent.objects.filter(match_id=match.pk, seat=seat, msg_id=msg_id).only("seq", "type").first()
+    if row is None:
+        return None
+    if row.type != kind:
+        raise GameError("id_reused", f"id {msg_id!r} was already used by an earlier {row.type}; use a new id")
+    return Applied(seq=row.seq, last_seq=match.last_seq, repeat=True)
 
 
 def _check_active(match: Match) -> None:

@@ -1,9 +1,14 @@
-"""WebSocket URL patterns of the whole site: each app's ``routing.websocket_urlpatterns`` joined."""
+"""WebSocket URL patterns of the whole site: each app's ``routing.websocket_urlpatterns`` joined, then a
+catch-all that refuses unknown paths cleanly (error ``not_found``, close code 4404; docs/protocol.md)."""
 
 from __future__ import annotations
 
-from django.urls import URLPattern, URLResolver
+from django.urls import URLPattern, URLResolver, re_path
 
+from games.consumers import UnknownPathConsumer
 from games.routing import websocket_urlpatterns as games_websocket_urlpatterns
 
-websocket_urlpatterns: list[URLPattern | URLResolver] = [*games_websocket_urlpatterns]
+websocket_urlpatterns: list[URLPattern | URLResolver] = [
+    *games_websocket_urlpatterns,
+    re_path(r"^.*$", UnknownPathConsumer.as_asgi(), name="unknown_ws"),  # must stay last
+]
