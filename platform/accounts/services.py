@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import secrets
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 
 from accounts.models import BOT_LEVELS, User
 from engine.bots.base import LEVELS
@@ -16,6 +16,28 @@ HOUSE_BOT_NAMES = {level: info.name_en for level, info in LEVELS.items()}
 
 class AccountError(ValueError):
     """An account operation was asked for on the wrong kind of user; nothing was changed."""
+
+
+class UsernameTaken(AccountError):
+    """The username was free when the form checked it but another sign-up took it before the save
+    (the database's unique constraint caught the race); nothing was changed."""
+
+
+def _save_claiming_username(user: User) -> None:
+    """Save ``user`` in a savepoint; a unique-constraint clash on its username becomes ``UsernameTaken``.
+
+    The savepoint keeps the caller's transaction usable after the failed INSERT/UPDATE (PostgreSQL aborts
+    the whole transaction otherwise). Any other integrity error is re-raised unchanged.
+
+    :raises UsernameTaken: another row holds ``user.username``.
+    """
+    try:
+        with transaction.atomic():
+            user.save()
+    except IntegrityError as exc:
+        if User.objects.filter(username=user.username).exclude(pk=user.pk).exists():
+            raise UsernameTaken(f"username {user.username!r} is already taken") from exc
+        raise
 
 
 def house_bot_username(level: int) -> str:
@@ -44,6 +66,21 @@ def guest_create() -> User:
 
 
 @transaction.atomic
+def member_create(*, username: str, password: str, email: str = "") -> User:
+    """Create a registered member with a hashed password.
+
+    ``username``/``password`` must already be validated (``SignUpForm`` does it); the validation can
+    still lose a race against a simultaneous sign-up with the same username, which this reports.
+
+    :raises UsernameTaken: the username was taken meanwhile (no row created).
+    """
+    user = User(username=username, email=email)
+    user.set_password(password)
+    _save_claiming_username(user)
+    return user
+
+
+@transaction.atomic
 def guest_convert(*, user: User, username: str, password: str, email: str = "") -> User:
     """Turn a guest into a registered member IN PLACE (same row and id, so its matches stay its own).
 
@@ -51,6 +88,7 @@ def guest_convert(*, user: User, username: str, password: str, email: str = "") 
     reset to the new username.
 
     :raises AccountError: if ``user`` is not a guest (members and bots cannot be converted).
+    :raises UsernameTaken: the username was taken meanwhile (the guest is left unchanged).
     """
     locked = User.objects.select_for_update().get(pk=user.pk)
     if not locked.is_guest or locked.is_bot:
@@ -60,7 +98,7 @@ def guest_convert(*, user: User, username: str, password: str, email: str = "") 
     locked.display_name = ""
     locked.is_guest = False
     locked.set_password(password)
-    locked.save()
+    _save_claiming_username(locked)
     return locked
 
 

@@ -13,7 +13,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts.forms import SignUpForm
 from accounts.models import User
-from accounts.services import guest_convert, guest_create
+from accounts.services import UsernameTaken, guest_convert, guest_create, member_create
 
 BACKEND = "django.contrib.auth.backends.ModelBackend"
 
@@ -36,24 +36,34 @@ def signup(request: HttpRequest) -> HttpResponse:
     converting = guest is not None
     form = SignUpForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        if guest is not None:
-            member = guest_convert(
-                user=guest, username=form.cleaned_data["username"], password=form.cleaned_data["password1"]
-            )
-            # The password changed: refresh the session hash so the person stays logged in.
-            update_session_auth_hash(request, member)
-            welcome = _("Welcome, %(name)s! Your matches are kept.") % {"name": member.username}
-            messages.success(request, welcome)
-        else:
-            member = form.save()
-            login(request, member, backend=BACKEND)
-            messages.success(request, _("Welcome, %(name)s!") % {"name": member.username})
-        return HttpResponseRedirect(_next_url(request))
+        try:
+            return _sign_up(request, form, guest)
+        except UsernameTaken:
+            # Lost a race with a simultaneous sign-up: the same error the form gives for a taken name.
+            form.add_error("username", User._meta.get_field("username").error_messages["unique"])
     return render(
         request,
         "accounts/signup.html",
         {"form": form, "converting": converting, "next": request.GET.get("next", "")},
     )
+
+
+def _sign_up(request: HttpRequest, form: SignUpForm, guest: User | None) -> HttpResponse:
+    """Create the member (or convert ``guest``) from a valid form, log in, redirect.
+
+    :raises UsernameTaken: the username was taken after the form validated it (nothing changed).
+    """
+    username, password = form.cleaned_data["username"], form.cleaned_data["password1"]
+    if guest is not None:
+        member = guest_convert(user=guest, username=username, password=password)
+        # The password changed: refresh the session hash so the person stays logged in.
+        update_session_auth_hash(request, member)
+        messages.success(request, _("Welcome, %(name)s! Your matches are kept.") % {"name": member.username})
+    else:
+        member = member_create(username=username, password=password)
+        login(request, member, backend=BACKEND)
+        messages.success(request, _("Welcome, %(name)s!") % {"name": member.username})
+    return HttpResponseRedirect(_next_url(request))
 
 
 @require_POST
