@@ -28,8 +28,8 @@ def headers(origin: bytes | None, cookie: str = "") -> list[tuple[bytes, bytes]]
     return result
 
 
-def test_games_socket_route_is_mounted() -> None:
-    assert [pattern.name for pattern in websocket_urlpatterns] == ["match_ws"]
+def test_games_socket_route_is_mounted_before_the_catch_all() -> None:
+    assert [pattern.name for pattern in websocket_urlpatterns] == ["match_ws", "unknown_ws"]
 
 
 @pytest.mark.parametrize("origin", [b"http://evil.example", b"http://127.0.0.1.evil.example:8000", None])
