@@ -43,3 +43,20 @@ PYEOF
     rm -f "$reqs"
     echo "$want" >"$stamp"
 }
+
+# is_loopback_host HOST: true when HOST is reachable from this machine only (127.x.y.z, ::1, localhost).
+# scripts/serve turns Django's DEBUG off for any other bind address: debug pages list settings and every
+# URL pattern, which must not be shown to the LAN.
+is_loopback_host() {
+    case "$1" in
+        127.*|localhost|::1|\[::1\]) return 0 ;;
+        *) return 1 ;;
+    esac
+}
+
+# debug_default_for_host HOST: export DEBUG=0 when HOST is not loopback and DEBUG is not already set.
+debug_default_for_host() {
+    if [ -z "${DEBUG+set}" ] && ! is_loopback_host "$1"; then
+        export DEBUG=0
+    fi
+}
