@@ -9,7 +9,8 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseForbidden, JsonResponse
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import get_language
@@ -121,7 +122,7 @@ def table(request: HttpRequest, match_id: int) -> HttpResponse:
         raise Http404(_("No such match."))
     seat = match.seat_of(request.user.pk)
     if seat is None:
-        return HttpResponseForbidden(_("You are not a player of this match."))
+        raise PermissionDenied(_("You are not a player of this match."))
     invite_url = _invite_url(request, match) if seat == 0 else None
     context = {
         "match": match,

@@ -113,7 +113,10 @@ def test_friend_table_form_and_join_by_link(alice: Any, bob: Any, guest: Any) ->
     # a third person: the table is full
     late = _client(bob).get(join_url)
     assert late.status_code == 409 and late.context["reason"] == "full" and not late.context["can_join"]
-    assert _client(bob).get(f"/match/{table.pk}/").status_code == 403
+    stranger = _client(bob).get(f"/match/{table.pk}/")
+    assert stranger.status_code == 403
+    assert "403.html" in [t.name for t in stranger.templates]  # the site's styled page, with the reason
+    assert "You are not a player of this match." in stranger.content.decode()
     assert _client(bob).get("/t/no-such-token/").status_code == 404
 
 
