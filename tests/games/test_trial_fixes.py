@@ -39,15 +39,14 @@ def _action_rows(match_id: int) -> list[MatchEvent]:
     return list(MatchEvent.objects.filter(match_id=match_id).order_by("seq"))
 
 
-def test_discard_map_leaves_out_the_card_just_taken(
-    alice: Any, bob: Any, seeded_decks: list[int]
-) -> None:
+def test_discard_map_leaves_out_the_card_just_taken(alice: Any, bob: Any, seeded_decks: list[int]) -> None:
     match = _friend_match(alice, bob)
     users = {0: alice, 1: bob}
     actor = load(match).state.current_player
     upcard = _payload(match.pk, actor)["hand"]["upcard"]
-    services.match_apply_action(match_id=match.pk, user=users[actor], action_text="take", client_seq=1,
-                                msg_id="t1")
+    services.match_apply_action(
+        match_id=match.pk, user=users[actor], action_text="take", client_seq=1, msg_id="t1"
+    )
     hand = _payload(match.pk, actor)["hand"]
     assert hand["phase"] == "discard" and hand["taken_card"] == upcard and len(hand["cards"]) == 11
     after = hand["deadwood_if_discarded"]
@@ -100,8 +99,9 @@ def test_current_hand_moves_hide_the_opponents_stock_draw(
     users = {0: alice, 1: bob}
     first = load(match).state.current_player
     for i, (seat, text) in enumerate(((first, "pass"), (1 - first, "pass"), (first, "draw stock"))):
-        services.match_apply_action(match_id=match.pk, user=users[seat], action_text=text, client_seq=1 + i,
-                                    msg_id=f"m{i}")
+        services.match_apply_action(
+            match_id=match.pk, user=users[seat], action_text=text, client_seq=1 + i, msg_id=f"m{i}"
+        )
     drawn = _action_rows(match.pk)[-1].payload["card"]
     mine = _payload(match.pk, first)["hand"]["moves"]
     theirs = _payload(match.pk, 1 - first)["hand"]["moves"]
@@ -118,8 +118,9 @@ def test_timer_moves_are_marked_auto(alice: Any, bob: Any, seeded_decks: list[in
     late = load(match).state.current_player
     Match.objects.filter(pk=match.pk).update(turn_deadline=timezone.now() - timedelta(seconds=1))
     assert services.match_expire_turn(match_id=match.pk) == 2
-    services.match_apply_action(match_id=match.pk, user={0: alice, 1: bob}[1 - late], action_text="pass",
-                                client_seq=2, msg_id="b1")
+    services.match_apply_action(
+        match_id=match.pk, user={0: alice, 1: bob}[1 - late], action_text="pass", client_seq=2, msg_id="b1"
+    )
     payload = _payload(match.pk, 1 - late)
     assert payload["hand"]["moves"] == [
         {"seat": late, "action": "pass", "card": None, "auto": True},
@@ -139,8 +140,9 @@ def test_id_reused_by_another_kind_is_refused_not_repeated(
     match = _friend_match(alice, bob)
     users = {0: alice, 1: bob}
     actor = load(match).state.current_player
-    services.match_apply_action(match_id=match.pk, user=users[actor], action_text="pass", client_seq=1,
-                                msg_id="same")
+    services.match_apply_action(
+        match_id=match.pk, user=users[actor], action_text="pass", client_seq=1, msg_id="same"
+    )
     with pytest.raises(GameError) as err:
         services.match_resign(match_id=match.pk, user=users[actor], msg_id="same")
     assert err.value.code == "id_reused"
@@ -154,8 +156,9 @@ def test_id_reused_by_another_kind_is_refused_not_repeated(
     assert (match.status, match.winner, match.result_reason) == ("finished", 1 - actor, "resign")
     # and an action reusing the resign's id is refused too
     with pytest.raises(GameError) as err:
-        services.match_apply_action(match_id=match.pk, user=users[actor], action_text="pass",
-                                    client_seq=match.last_seq, msg_id="r1")
+        services.match_apply_action(
+            match_id=match.pk, user=users[actor], action_text="pass", client_seq=match.last_seq, msg_id="r1"
+        )
     assert err.value.code == "id_reused"
 
 
@@ -198,11 +201,17 @@ def test_action_text_is_lenient_and_stored_canonical(alice: Any, bob: Any, seede
     users = {0: alice, 1: bob}
     first = load(match).state.current_player
     for i, (seat, text) in enumerate(((first, "  Pass "), (1 - first, "PASS"), (first, "draw  Stock"))):
-        services.match_apply_action(match_id=match.pk, user=users[seat], action_text=text, client_seq=1 + i,
-                                    msg_id=f"l{i}")
+        services.match_apply_action(
+            match_id=match.pk, user=users[seat], action_text=text, client_seq=1 + i, msg_id=f"l{i}"
+        )
     assert [r.payload["action"] for r in _action_rows(match.pk)[1:]] == ["pass", "pass", "draw stock"]
     hand = _payload(match.pk, first)["hand"]
     card = hand["deadwood_if_discarded"] and sorted(hand["deadwood_if_discarded"])[0]
-    services.match_apply_action(match_id=match.pk, user=users[first], action_text=f" DISCARD {card.upper()}",
-                                client_seq=4, msg_id="l3")
+    services.match_apply_action(
+        match_id=match.pk,
+        user=users[first],
+        action_text=f" DISCARD {card.upper()}",
+        client_seq=4,
+        msg_id="l3",
+    )
     assert _action_rows(match.pk)[-1].payload["action"] == f"discard {card}"

@@ -62,11 +62,22 @@ function defenderRow(match, lh) {
   return row;
 }
 
+/** A hand without a knocker (dead hand, resignation): arranged into melds and deadwood when the
+ * server sent ``arrangements`` (docs/protocol.md ``last_hand``), else one row by rank. */
 function plainRow(match, lh, seat) {
   const row = el("div", "reveal-row");
-  row.append(el("h3", "", t("reveal_plain_hand", { name: seatName(match, seat) })));
+  const arr = (lh.arrangements || [])[seat];
+  const name = t("reveal_plain_hand", { name: seatName(match, seat) });
+  row.append(el("h3", "", arr ? `${name} — ${t("deadwood_n", { n: arr.deadwood })}` : name));
   const groups = el("div", "reveal-groups");
-  groups.append(group(byRank(lh.final_hands[seat] || []), "", ""));
+  if (arr) {
+    arr.melds.forEach((m, i) =>
+      groups.append(group(m, t(meldKind(m) === "set" ? "meld_set" : "meld_run"), `meld meld-${i % 4}`)),
+    );
+    if (arr.deadwood_cards.length) groups.append(group(arr.deadwood_cards, t("group_deadwood"), "deadwood"));
+  } else {
+    groups.append(group(byRank(lh.final_hands[seat] || []), "", ""));
+  }
   row.append(groups);
   return row;
 }
@@ -94,7 +105,10 @@ export function renderHandResult(box, state, lh, verifyEl) {
   }
   const extra = [];
   if (r && r.bonus) extra.push(t("bonus_n", { n: r.bonus }));
-  if (r && r.multiplier && r.multiplier > 1) extra.push(t("doubled"));
+  if (r && r.multiplier && r.multiplier > 1) {
+    // Oklahoma: the points before doubling, then the doubled total ("13 × 2 = 26").
+    extra.push(t("doubled_calc", { before: r.points / r.multiplier, m: r.multiplier, points: r.points }));
+  }
   if (extra.length) box.append(el("p", "meta", extra.join(" · ")));
   const sc = lh.scores_after || match.scores;
   box.append(

@@ -2,7 +2,7 @@
 // panel, the move log, resign (with confirmation) and the connection state.
 import { $, el, setText, show } from "./dom.js";
 import { has, t } from "./i18n.js";
-import { clock, isOver, playerName, seatName } from "./text.js";
+import { clock, isOver, moveLines, playerName, seatName } from "./text.js";
 
 /**
  * @param {object} state the latest state
@@ -28,6 +28,14 @@ export function renderSide(state, ui, checks, handlers) {
   }
   show("timer-row", !!m.turn_timer_seconds && !isOver(m));
   if (m.turn_timer_seconds) setText("timer-seconds", t("timer_per_move", { n: m.turn_timer_seconds }));
+  // How many automatic moves in a row lose the match, and how many the player has so far.
+  const lose = m.auto_moves_to_lose;
+  const strikes = (m.timeout_strikes || [0, 0])[m.you] || 0;
+  show("timer-warning", !!(m.turn_timer_seconds && lose) && !isOver(m));
+  if (lose) {
+    setText("timer-warning", t("timer_warning", { n: lose }) + (strikes ? " " + t("timer_strikes", { k: strikes, n: lose }) : ""));
+    $("timer-warning").classList.toggle("low", strikes > 0);
+  }
   updateTimer(state);
 
   show("commitment-line", !!(h && h.commitment));
@@ -48,7 +56,7 @@ export function renderSide(state, ui, checks, handlers) {
   }
 
   const log = $("log");
-  log.replaceChildren(...ui.log.slice(-30).map((text) => el("li", "", text)));
+  log.replaceChildren(...moveLines(state).slice(-100).map((text) => el("li", "", text)));
   log.scrollTop = log.scrollHeight;
 
   const noResign = isOver(m) || m.status === "waiting";

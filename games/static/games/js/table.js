@@ -11,7 +11,7 @@ import { t } from "./i18n.js";
 import { renderHandResult, renderMatchEnd } from "./result_view.js";
 import { renderSide, updateTimer } from "./side_view.js";
 import { MatchSocket } from "./socket.js";
-import { actionText, errorText, headline, isOver } from "./text.js";
+import { errorText, isOver } from "./text.js";
 
 const root = $("table-app");
 const baseTitle = document.title;
@@ -32,7 +32,6 @@ const ui = {
   focusResult: false,
   matchEndShown: false,
   confirmResign: false,
-  log: [],
   conn: "connecting",
   retryIn: 0,
   idCounter: 0,
@@ -119,18 +118,8 @@ function onState(s) {
     ui.selected = null;
   }
   checks.note(h);
-  if (h && h.last_action && s.seq !== prev.seq) addLog(actionText(s.match, h.last_action));
-  const lh = s.last_hand;
-  if (lh && (!prev.last_hand || prev.last_hand.number !== lh.number || prev.last_hand.ended_at !== lh.ended_at)) {
-    addLog(`${t("log_hand_over", { n: lh.number })} ${headline(s.match, lh)}`);
-  }
   maybeShowResult(false);
   render();
-}
-
-function addLog(text) {
-  ui.log.push(text);
-  if (ui.log.length > 60) ui.log.shift();
 }
 
 function toast(text, isError = false) {
@@ -260,11 +249,13 @@ function pickCard(card) {
 
 function renderHint() {
   const h = state.hand;
-  const card = ui.hover || ui.selected;
+  const inHand = (c) => !!(c && h && h.cards.includes(c)); // a re-drawn hand may leave a stale pointer
+  const card = inHand(ui.hover) ? ui.hover : inHand(ui.selected) ? ui.selected : null;
   const after = h && h.deadwood_if_discarded;
   let text = "";
-  if (card && after && card in after) text = t("hint_after", { card: cardText(card), n: after[card] });
-  else if (card && h && card === h.taken_card && h.phase === "discard") text = t("just_taken");
+  // The card just taken may not be discarded: say so, never a deadwood number for it.
+  if (card && card === h.taken_card && h.phase === "discard") text = t("just_taken");
+  else if (card && after && card in after) text = t("hint_after", { card: cardText(card), n: after[card] });
   setText("hover-hint", text);
 }
 
@@ -397,7 +388,6 @@ setInterval(() => {
 }, 250);
 
 checks.note(state.hand);
-if (state.hand && state.hand.last_action) addLog(actionText(state.match, state.hand.last_action));
 maybeShowResult(true);
 render();
 socket.connect();

@@ -41,6 +41,29 @@ export function actionText(match, la) {
   return `${who}: ${la.action}`;
 }
 
+/** One log line for a move of ``hand.moves`` / ``last_hand.moves`` ({seat, action, card, auto}):
+ * a move the turn timer made for a late player says so. */
+export function moveText(match, mv) {
+  const text = actionText(match, mv);
+  return mv.auto ? `${text} ${t("log_auto")}` : text;
+}
+
+/**
+ * The Moves list, from the server's state alone (so it survives a reload or a language switch): the
+ * previous hand's moves, its ending move included, then "Hand N over: ...", then this hand's moves.
+ */
+export function moveLines(state) {
+  const lines = [];
+  const lh = state.last_hand;
+  if (lh) {
+    for (const mv of lh.moves || []) lines.push(moveText(state.match, mv));
+    lines.push(`${t("log_hand_over", { n: lh.number })} ${headline(state.match, lh)}`);
+  }
+  const h = state.hand;
+  if (h) for (const mv of h.moves || []) lines.push(moveText(state.match, mv));
+  return lines;
+}
+
 /** One sentence for a finished hand's outcome (state.last_hand), from the viewer's side. */
 export function headline(match, lh) {
   const r = lh.result;

@@ -1,0 +1,238 @@
+"""The table UI fixes from the new-user trial, in a real browser (chromium, Daphne subprocess).
+
+The Moves list is rendered from the server's state (``hand.moves``, ``last_hand.moves``), so it is the
+same after a reload; the hand-ending move is listed before "Hand N over"; a timer move is marked and the
+turn-timer warning says how many in a row lose; a dead hand's reveal shows both hands arranged; an
+Oklahoma doubled result shows "N × 2 = M"; pointing at the card just taken never shows a deadwood
+number. Real engine values are injected as the server's ``state`` through a routed socket (as in
+test_browser.py's hand-result test).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from engine.cards import card_names, parse_cards
+from engine.deck import deck_commitment, seeded_deck
+from engine.melds import best_arrangement, deadwood
+from engine.rules import preset
+from engine.scoring import score_knock
+from tests.games.test_browser import APP, act_and_wait, make_a_move, seq, wait_for_turn_or_hand_end
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def log_lines(page: Any) -> list[str]:
+    return page.eval_on_selector_all("#log li", "els => els.map(e => e.textContent)")
+
+
+def arrangement(cards: str) -> dict[str, Any]:
+    best = best_arrangement(parse_cards(cards))
+    return {
+        "melds": [m.names() for m in best.melds],
+        "deadwood_cards": card_names(best.unmatched),
+        "deadwood": best.deadwood,
+    }
+
+
+def test_moves_from_state_dead_hand_doubled_points_timer_and_taken_card(
+    daphne_server: Any, page: Any
+) -> None:
+    from accounts.services import house_bots_ensure
+
+    house_bots_ensure()
+    errors: list[Any] = []
+    page.on("pageerror", lambda error: errors.append(error))
+    latest: dict[str, Any] = {}
+    routes: list[Any] = []
+
+    def route(ws: Any) -> None:
+        server = ws.connect_to_server()
+        routes.append(ws)
+
+        def from_server(message: str | bytes) -> None:
+            msg = json.loads(message)
+            if msg.get("type") == "state":
+                latest["state"] = msg
+            ws.send(message)
+
+        server.on_message(from_server)
+
+    page.route_web_socket(re.compile(r".*/ws/match/\d+/$"), route)
+    page.goto(daphne_server.url + "/")
+    page.get_by_test_id("play-as-guest").click()
+    page.get_by_role("navigation").get_by_role("link", name="Play a bot").click()
+    page.get_by_test_id("start-bot-match").click()
+    page.wait_for_url(re.compile(r".*/match/\d+/$"))
+
+    # Real play: the Moves list follows the server's hand.moves, and is the same after a reload.
+    assert wait_for_turn_or_hand_end(page) == "turn"
+    act_and_wait(page, lambda: make_a_move(page))
+    page.wait_for_function("document.querySelectorAll('#log li').length >= 1")
+    for _ in range(100):
+        if "state" in latest and latest["state"]["seq"] == seq(page):
+            break
+        page.wait_for_timeout(100)
+    before = log_lines(page)
+    assert before and any(line.startswith("You ") for line in before), before
+    page.reload()
+    page.wait_for_function(f"document.querySelectorAll('#log li').length >= {len(before)}")
+    assert log_lines(page)[: len(before)] == before  # the bot may have moved since: a longer list
+
+    # Injected: a dead hand just ended (its last discard listed before "Hand 9 over"), a timer move in
+    # the new hand, a 30 s timer with one strike of 3, and the card just taken. Injected on the player's
+    # turn, when the server sends nothing until the player moves.
+    while wait_for_turn_or_hand_end(page) == "result":
+        page.locator("#result-continue").click()
+    for _ in range(100):
+        if "state" in latest and latest["state"]["seq"] == seq(page):
+            break
+        page.wait_for_timeout(100)
+    state = latest["state"]
+    deck, salt = seeded_deck(3), "ab" * 16
+    now = datetime.now(UTC)
+    mine_cards, theirs_cards = "2c 3c 4c 7h 7d 7s 9h Jc Qd Kh", "5s 6s 7c 8c 9d Th Js Qs Ks 2h"
+    you = state["match"]["you"]
+    hands = (
+        [mine_cards.split(), theirs_cards.split()] if you == 0 else [theirs_cards.split(), mine_cards.split()]
+    )
+    arrs = [arrangement(" ".join(h)) for h in hands]
+    dead = {
+        "number": 9,
+        "dealer": 0,
+        "result": {
+            "kind": "dead",
+            "knocker": None,
+            "winner": None,
+            "points": 0,
+            "bonus": 0,
+            "multiplier": 1,
+            "knocker_deadwood": 0,
+            "defender_deadwood": 0,
+            "knocker_melds": [],
+            "knocker_unmatched": [],
+            "defender_melds": [],
+            "defender_unmatched": [],
+            "layoffs": [],
+        },
+        "final_hands": hands,
+        "arrangements": arrs,
+        "scores_after": [0, 0],
+        "deck": card_names(deck),
+        "salt": salt,
+        "commitment": deck_commitment(deck, salt),
+        "moves": [
+            {"seat": you, "action": "draw stock", "card": "Kh", "auto": False},
+            {"seat": you, "action": "discard 8s", "card": None, "auto": False},
+        ],
+        "ended_at": now.isoformat(),
+        "show_until": (now + timedelta(seconds=30)).isoformat(),
+    }
+    hand = dict(state["hand"])
+    eleven = list(hand["cards"])
+    taken = next(c for c in card_names(deck) if c not in eleven)
+    eleven.append(taken)
+    after = {c: deadwood(parse_cards([x for x in eleven if x != c])) for c in eleven if c != taken}
+    hand.update(arrangement(" ".join(eleven)))  # melds, deadwood_cards, deadwood of the 11 (hand_view groups)
+    hand.update(
+        phase="discard",
+        to_act=you,
+        your_turn=True,
+        cards=eleven,
+        taken_card=taken,
+        deadwood_if_discarded=after,
+        legal_actions=[f"discard {c}" for c in after],
+        can_knock=False,
+        moves=[
+            {"seat": 1 - you, "action": "pass", "card": None, "auto": True},
+            {"seat": you, "action": "take", "card": taken, "auto": False},
+        ],
+    )
+    match = {
+        **state["match"],
+        "turn_timer_seconds": 30,
+        "auto_moves_to_lose": 3,
+        "timeout_strikes": [1, 0] if you == 0 else [0, 1],
+        "turn_deadline": (now + timedelta(seconds=25)).isoformat(),
+    }
+    fake = {**state, "seq": state["seq"] + 100, "match": match, "hand": hand, "last_hand": dead}
+    routes[-1].send(json.dumps(fake))
+    box = page.locator("#hand-result")
+    box.wait_for()
+    assert box.locator(".headline").inner_text() == "Dead hand: nobody scores, the same dealer deals again."
+    rows = box.locator(".reveal-row")
+    assert rows.count() == 2
+    mine = arrangement(mine_cards)
+    assert rows.nth(0).locator("h3").inner_text() == f"You — deadwood {mine['deadwood']}"
+    groups = rows.nth(0).locator(".group")
+    assert groups.count() == len(mine["melds"]) + 1
+    for i, meld in enumerate(mine["melds"]):
+        assert groups.nth(i).locator(".card").evaluate_all("els => els.map(e => e.dataset.card)") == meld
+    assert groups.nth(len(mine["melds"])).locator(".group-label").inner_text() == "Deadwood"
+    opp = page.locator("#opp-name").inner_text()
+    theirs = arrangement(theirs_cards)
+    assert rows.nth(1).locator("h3").inner_text() == f"{opp} — deadwood {theirs['deadwood']}"
+    lines = log_lines(page)
+    assert lines == [
+        "You drew K♥ from the stock.",
+        "You discarded 8♠.",
+        "Hand 9 over: Dead hand: nobody scores, the same dealer deals again.",
+        f"{opp} passed. (played by the timer)",
+        f"You took the upcard {taken[0].replace('T', '10')}" + "♣♦♥♠"["cdhs".index(taken[1])] + ".",
+    ]
+    warning = page.get_by_test_id("timer-warning")
+    assert warning.inner_text() == (
+        "When time runs out the timer plays a safe move for you; 3 timer moves in a row lose the match. "
+        "Timer moves in a row so far: 1 of 3."
+    )
+    page.locator("#result-continue").click()
+    locked = page.locator(f"#my-hand button.card[data-card='{taken}']")
+    assert "locked" in (locked.get_attribute("class") or "")
+    other = page.locator("#my-hand button.card.playable").first
+    other.hover()
+    assert (
+        page.locator("#hover-hint").inner_text().endswith(f"→ deadwood {other.get_attribute('data-after')}")
+    )
+    locked.hover()
+    assert page.locator("#hover-hint").inner_text() == (
+        "Just taken from the discard pile: it cannot be discarded this turn."
+    )
+    assert locked.get_attribute("data-after") is None
+
+    # Injected: an Oklahoma knock doubled by a spade upcard shows the points before doubling.
+    knocker, defender = "4h 5h 6h 8d 8h 8s 9s Ts Js Kc", "Tc Td Th 6c 7c 8c 9c Qs 5s 7s"
+    result = score_knock(
+        parse_cards(knocker),
+        parse_cards(defender),
+        preset("oklahoma"),
+        knocker=1 - you,
+        knock_limit=10,
+        multiplier=2,
+    )
+    r = result.to_dict()
+    assert r["multiplier"] == 2 and r["points"] % 2 == 0
+    doubled = {
+        **dead,
+        "number": 10,
+        "result": r,
+        "moves": [],
+        "final_hands": [defender.split(), knocker.split()]
+        if you == 0
+        else [knocker.split(), defender.split()],
+        "ended_at": (now + timedelta(seconds=1)).isoformat(),
+        "show_until": (now + timedelta(seconds=31)).isoformat(),
+    }
+    routes[-1].send(json.dumps({**fake, "seq": fake["seq"] + 1, "last_hand": doubled}))
+    page.wait_for_function("document.querySelector('#result-body h2').textContent === 'Hand 10 is over'")
+    before_doubling = r["points"] // 2
+    assert (
+        f"doubled (spade upcard): {before_doubling} × 2 = {r['points']} points"
+        in box.locator(".meta").first.inner_text()
+    )
+    assert page.get_attribute(APP, "data-seq") == str(fake["seq"] + 1)
+    assert errors == []
