@@ -25,6 +25,7 @@ import pytest
 
 from engine.cards import parse_cards
 from engine.melds import deadwood
+from tests.games.socket_spy import SocketSpy
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -391,22 +392,7 @@ def test_hand_result_shows_layoffs_and_a_failed_shuffle_check(daphne_server: Any
             "ended_at": now.isoformat(), "show_until": (now + timedelta(seconds=30)).isoformat(),
         }
 
-    latest: dict[str, Any] = {}
-    routes: list[Any] = []
-
-    def route(ws: Any) -> None:
-        server = ws.connect_to_server()
-        routes.append(ws)
-
-        def from_server(message: str | bytes) -> None:
-            msg = json.loads(message)
-            if msg.get("type") == "state":
-                latest["state"] = msg
-            ws.send(message)
-
-        server.on_message(from_server)
-
-    page.route_web_socket(re.compile(r".*/ws/match/\d+/$"), route)
+    spy = SocketSpy(page)
     page.goto(daphne_server.url + "/")
     page.get_by_test_id("play-as-guest").click()
     page.get_by_role("navigation").get_by_role("link", name="Play a bot").click()
@@ -414,16 +400,10 @@ def test_hand_result_shows_layoffs_and_a_failed_shuffle_check(daphne_server: Any
     page.wait_for_url(re.compile(r".*/match/\d+/$"))
     # On the player's turn the server sends nothing until the player moves: the injected states stay.
     assert wait_for_turn_or_hand_end(page) == "turn"
-    # The page may draw its turn from the state embedded in the HTML before the socket's first state
-    # reaches this route: Playwright only dispatches the route's callbacks while it waits, so wait.
-    for _ in range(100):
-        if "state" in latest and latest["state"]["seq"] == seq(page):
-            break
-        page.wait_for_timeout(100)
-    assert latest["state"]["seq"] == seq(page)
+    state = spy.synced_state(lambda: seq(page))
 
-    fake = {**latest["state"], "seq": latest["state"]["seq"] + 100, "last_hand": reveal(7, salt)}
-    routes[-1].send(json.dumps(fake))
+    fake = {**state, "seq": state["seq"] + 100, "last_hand": reveal(7, salt)}
+    spy.inject(fake)
     box = page.locator("#hand-result")
     box.wait_for()
     bot = page.locator("#opp-name").inner_text()
@@ -441,7 +421,7 @@ def test_hand_result_shows_layoffs_and_a_failed_shuffle_check(daphne_server: Any
     page.wait_for_function(verified)
 
     tampered = {**fake, "seq": fake["seq"] + 1, "last_hand": reveal(8, "0" * 32)}
-    routes[-1].send(json.dumps(tampered))
+    spy.inject(tampered)
     page.wait_for_function("document.querySelector('#result-body h2').textContent === 'Hand 8 is over'")
     page.wait_for_function(
         "document.querySelector('[data-testid=verify-status]').textContent === 'verification FAILED ✗'"

@@ -10,7 +10,6 @@ test_browser.py's hand-result test).
 
 from __future__ import annotations
 
-import json
 import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -22,6 +21,7 @@ from engine.deck import deck_commitment, seeded_deck
 from engine.melds import best_arrangement, deadwood
 from engine.rules import preset
 from engine.scoring import score_knock
+from tests.games.socket_spy import SocketSpy
 from tests.games.test_browser import APP, act_and_wait, make_a_move, seq, wait_for_turn_or_hand_end
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -48,22 +48,7 @@ def test_moves_from_state_dead_hand_doubled_points_timer_and_taken_card(
     house_bots_ensure()
     errors: list[Any] = []
     page.on("pageerror", lambda error: errors.append(error))
-    latest: dict[str, Any] = {}
-    routes: list[Any] = []
-
-    def route(ws: Any) -> None:
-        server = ws.connect_to_server()
-        routes.append(ws)
-
-        def from_server(message: str | bytes) -> None:
-            msg = json.loads(message)
-            if msg.get("type") == "state":
-                latest["state"] = msg
-            ws.send(message)
-
-        server.on_message(from_server)
-
-    page.route_web_socket(re.compile(r".*/ws/match/\d+/$"), route)
+    spy = SocketSpy(page)
     page.goto(daphne_server.url + "/")
     page.get_by_test_id("play-as-guest").click()
     page.get_by_role("navigation").get_by_role("link", name="Play a bot").click()
@@ -74,10 +59,7 @@ def test_moves_from_state_dead_hand_doubled_points_timer_and_taken_card(
     assert wait_for_turn_or_hand_end(page) == "turn"
     act_and_wait(page, lambda: make_a_move(page))
     page.wait_for_function("document.querySelectorAll('#log li').length >= 1")
-    for _ in range(100):
-        if "state" in latest and latest["state"]["seq"] == seq(page):
-            break
-        page.wait_for_timeout(100)
+    spy.synced_state(lambda: seq(page))
     before = log_lines(page)
     assert before and any(line.startswith("You ") for line in before), before
     page.reload()
@@ -89,11 +71,7 @@ def test_moves_from_state_dead_hand_doubled_points_timer_and_taken_card(
     # turn, when the server sends nothing until the player moves.
     while wait_for_turn_or_hand_end(page) == "result":
         page.locator("#result-continue").click()
-    for _ in range(100):
-        if "state" in latest and latest["state"]["seq"] == seq(page):
-            break
-        page.wait_for_timeout(100)
-    state = latest["state"]
+    state = spy.synced_state(lambda: seq(page))
     deck, salt = seeded_deck(3), "ab" * 16
     now = datetime.now(UTC)
     mine_cards, theirs_cards = "2c 3c 4c 7h 7d 7s 9h Jc Qd Kh", "5s 6s 7c 8c 9d Th Js Qs Ks 2h"
@@ -161,7 +139,7 @@ def test_moves_from_state_dead_hand_doubled_points_timer_and_taken_card(
         "turn_deadline": (now + timedelta(seconds=25)).isoformat(),
     }
     fake = {**state, "seq": state["seq"] + 100, "match": match, "hand": hand, "last_hand": dead}
-    routes[-1].send(json.dumps(fake))
+    spy.inject(fake)
     box = page.locator("#hand-result")
     box.wait_for()
     assert box.locator(".headline").inner_text() == "Dead hand: nobody scores, the same dealer deals again."
@@ -227,7 +205,7 @@ def test_moves_from_state_dead_hand_doubled_points_timer_and_taken_card(
         "ended_at": (now + timedelta(seconds=1)).isoformat(),
         "show_until": (now + timedelta(seconds=31)).isoformat(),
     }
-    routes[-1].send(json.dumps({**fake, "seq": fake["seq"] + 1, "last_hand": doubled}))
+    spy.inject({**fake, "seq": fake["seq"] + 1, "last_hand": doubled})
     page.wait_for_function("document.querySelector('#result-body h2').textContent === 'Hand 10 is over'")
     before_doubling = r["points"] // 2
     assert (
