@@ -8,9 +8,12 @@ next draw and its chance to reach the knock limit on that draw (:func:`engine.bo
 - Level 5 also tracks every card seen (:mod:`engine.bots.tracker`), samples the opponent's concealed
   hand weighted by its picks, declines and discards, penalizes each discard by how often a sampled
   opponent would meld it, takes the upcard whenever it leaves less deadwood than a stock draw is
-  expected to, values low deadwood more as the stock runs out, and before knocking estimates by
-  sampling what the knock is worth (undercut risk) against playing on for gin (stock left, the
-  opponent's likely deadwood).
+  expected to, values low deadwood more as the stock runs out. Its discard is then settled by
+  determinized Monte Carlo (:mod:`engine.bots.rollout`): the heuristic's best few discards (those
+  within ``window`` points of its first choice) and knocking, when legal, are compared by their mean
+  hand points over ``worlds`` sampled worlds (opponent hand and stock order drawn from the view),
+  each played out to the end of the hand; the knock is valued exactly against the sampled hands
+  (undercuts and layoffs included). The sample counts are fixed, not timed, so a seed replays.
 """
 
 from __future__ import annotations
@@ -20,8 +23,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from engine.bots.common import Options, discard_action, forms_meld, mask_of, options
-from engine.bots.evaluate import NEIGHBOUR_MASK, lookahead
+from engine.bots.evaluate import NEIGHBOUR_MASK, Outlook, lookahead
 from engine.bots.montecarlo import KnockEstimate, knock_estimate, meld_danger
+from engine.bots.rollout import make_worlds, rollout
 from engine.bots.tracker import read_table, sample_opponent_hands
 from engine.cards import Card, CardMask
 from engine.melds import deadwood_after_discards_of_mask
@@ -36,7 +40,10 @@ class Style:
     """Weights of the discard score ``now * deadwood + ahead * expected - knock_bonus * p_knock
     + danger * penalty`` (points; ``now`` grows by ``late_now`` as the stock runs out, when the
     opponent is likelier to knock and the deadwood held counts), the upcard margin (points;
-    ``None``: take the upcard only when it makes a meld, like level 3), and the sampling settings."""
+    ``None``: take the upcard only when it makes a meld, like level 3), and the sampling settings:
+    ``worlds`` rollout worlds per discard decision (0: no rollouts), at most ``candidates`` discards
+    within ``window`` points of the heuristic's best, and the ``margin`` (points) a rollout choice
+    must gain over the heuristic's first choice (or a discard over knocking) to replace it."""
 
     now: float
     knock_bonus: float
@@ -47,13 +54,17 @@ class Style:
     knock_samples: int
     late_now: float = 0.0
     ahead: float = 1.0
+    worlds: int = 0
+    candidates: int = 0
+    margin: float = 0.0
+    window: float = 0.0
 
 
 STYLES: dict[int, Style] = {
     4: Style(now=0.5, knock_bonus=6.0, danger_penalty=0.0, take_margin=None, tracking=False,
              samples=0, knock_samples=0),
     5: Style(now=0.5, knock_bonus=6.0, danger_penalty=9.0, take_margin=1.0, tracking=True,
-             samples=40, knock_samples=24, late_now=1.0),
+             samples=40, knock_samples=24, late_now=1.0, worlds=28, candidates=4, margin=1.0, window=6.0),
 }
 
 
@@ -103,7 +114,7 @@ class ExpertBot:
         if not allowed:
             allowed = sorted(set(opts.discards) | set(opts.knocks))
         scores: dict[Card, float] = {}
-        outlooks = {}
+        outlooks: dict[Card, Outlook] = {}
         now = style.now + style.late_now * max(0.0, 1.0 - view.stock_size / 31.0)
         for card in allowed:
             o = lookahead(hand ^ (1 << card), pool, weights, limit)
@@ -117,6 +128,8 @@ class ExpertBot:
             scores[card] = (now * o.deadwood + style.ahead * o.expected - style.knock_bonus * o.p_knock
                             + style.danger_penalty * danger)
         knockable = [c for c in allowed if c in opts.knocks]
+        if style.worlds and samples:
+            return self._by_rollouts(view, opts, hand, allowed, knockable, scores, outlooks, samples, pool)
         if knockable:
             least = min(outlooks[c].deadwood for c in knockable)
             card = min((c for c in knockable if outlooks[c].deadwood == least), key=lambda c: scores[c])
@@ -131,6 +144,41 @@ class ExpertBot:
                 return opts.knocks[card]
         best = min(scores.values())
         card = self.rng.choice([c for c in allowed if scores[c] <= best + 1e-9])
+        return discard_action(opts, card, knock=False)
+
+    def _by_rollouts(self, view: PlayerView, opts: Options, hand: CardMask, allowed: list[Card],
+                     knockable: list[Card], scores: dict[Card, float], outlooks: dict[Card, Outlook],
+                     samples: list[CardMask], pool: list[Card]) -> Action:
+        """Level 5's discard: the heuristic's best ``candidates`` discards (and knocking, when legal)
+        compared by their mean hand points over the same sampled worlds (:mod:`engine.bots.rollout`);
+        a candidate replaces the heuristic's first choice only when it is ``margin`` points better."""
+        style = self.style
+        limit, rules, mult = view.knock_limit, view.rules, view.multiplier
+        if knockable:
+            least = min(outlooks[c].deadwood for c in knockable)
+            if least == 0:
+                card = min((c for c in knockable if outlooks[c].deadwood == 0), key=lambda c: scores[c])
+                return opts.knocks[card]
+        some = samples[: style.worlds]
+        worlds = make_worlds(some, pool, view.stock_size, self.rng)
+        below = view.discard_pile[-1] if view.discard_pile else None
+        ranked = sorted(allowed, key=lambda c: (scores[c], c))
+        # only discards the heuristic finds close are worth the rollouts
+        candidates = [c for c in ranked[: style.candidates] if scores[c] <= scores[ranked[0]] + style.window]
+        if len(candidates) == 1 and not knockable:
+            return discard_action(opts, candidates[0], knock=False)
+        values = {}
+        for card in candidates:
+            mine = hand ^ (1 << card)
+            total = sum(rollout(mine, w, card, below, rules, limit, mult) for w in worlds)
+            values[card] = total / len(worlds)
+        first = candidates[0]
+        card = max(candidates, key=lambda c: values[c] - (0.0 if c == first else style.margin))
+        if knockable:
+            estimates = {c: knock_estimate(hand ^ (1 << c), some, rules, limit, mult) for c in knockable}
+            knock_card = max(knockable, key=lambda c: (estimates[c].ev, -outlooks[c].deadwood, -c))
+            if estimates[knock_card].ev >= values[card] - style.margin:
+                return opts.knocks[knock_card]
         return discard_action(opts, card, knock=False)
 
     def _draw(self, view: PlayerView, opts: Options, hand: CardMask, pool: list[Card],

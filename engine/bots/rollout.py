@@ -1,0 +1,101 @@
+"""Determinized Monte Carlo for level 5: play the rest of a hand out from sampled hidden cards.
+
+A *world* is one guess at what the bot cannot see, consistent with its view: the opponent's 10 cards
+(drawn by :func:`engine.bots.tracker.sample_opponent_hands`, weighted by what its picks, declines and
+discards say) and an order for the stock (the other unknown cards, shuffled). Nothing here reads
+hidden state: worlds are built from the view's public cards only, by the bot's own seeded generator,
+so two deals that differ only in hidden cards give the same worlds and the same decisions.
+
+:func:`rollout` plays one world to the end of the hand with the simple player's policy on both sides
+(rules.md "One hand": take the upcard only for a meld, discard the least deadwood, knock at once;
+dead hand at the stock floor) and scores it with the engine's own rules
+(:func:`engine.scoring.score_knock`, layoffs and undercuts included). Level 5 compares its candidate
+discards by their mean rollout value over the same worlds (common random numbers), so the noise of
+the worlds largely cancels between candidates.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from engine.bots.common import forms_meld
+from engine.cards import Card, CardMask, from_mask
+from engine.melds import deadwood_after_discards_of_mask
+from engine.rules import RuleSet
+from engine.scoring import score_knock
+
+MAX_TURNS = 80
+"""Safety stop of a rollout (turns): two players can trade discards without drawing from the stock."""
+
+
+@dataclass(frozen=True, slots=True)
+class World:
+    """One determinization: the opponent's concealed-and-known 10 cards (mask) and the stock, top
+    first (its length is the view's stock size)."""
+
+    opponent: CardMask
+    stock: tuple[Card, ...]
+
+
+def make_worlds(opponents: Sequence[CardMask], unknown: Sequence[Card], stock_size: int,
+                rng: random.Random) -> list[World]:
+    """One :class:`World` per sampled opponent hand: the unknown cards it does not hold, shuffled by
+    ``rng``, as the stock (``stock_size`` cards; fewer only if the view's counts disagree)."""
+    worlds = []
+    for opp in opponents:
+        rest = [c for c in unknown if not opp >> c & 1]
+        rng.shuffle(rest)
+        worlds.append(World(opp, tuple(rest[:stock_size])))
+    return worlds
+
+
+def _simple_turn(hand: CardMask, taken: Card | None) -> tuple[Card, int]:
+    """The simple player's discard from an 11-card ``hand``: (card, deadwood left), never ``taken``;
+    ties go to the highest card (sheds points first)."""
+    after = deadwood_after_discards_of_mask(hand)
+    best_card, best = -1, 1 << 30
+    for card, dw in after.items():
+        if card != taken and (dw < best or (dw == best and card > best_card)):
+            best_card, best = card, dw
+    return best_card, best
+
+
+def rollout(me: CardMask, world: World, pile_top: Card | None, pile_below: Card | None, rules: RuleSet,
+            knock_limit: int, multiplier: int, opponent_moves: bool = True) -> int:
+    """Hand points from my side (positive: I score; negative: the opponent scores; 0: dead hand) of
+    playing ``world`` out from: my 10 cards ``me``, the discard pile's top two cards, the opponent to
+    move (or me, when ``opponent_moves`` is false), both sides playing the simple player's policy."""
+    hands = [me, world.opponent]
+    stock = world.stock
+    pos = 0
+    floor = rules.stock_floor
+    pile = [c for c in (pile_below, pile_top) if c is not None]
+    turn = 1 if opponent_moves else 0
+    for _ in range(MAX_TURNS):
+        hand = hands[turn]
+        top = pile[-1] if pile else None
+        if top is not None and forms_meld(hand, top):
+            pile.pop()
+            taken: Card | None = top
+            hand |= 1 << top
+        else:
+            if len(stock) - pos <= floor:
+                return 0  # cannot happen in a legal position; treat as dead
+            hand |= 1 << stock[pos]
+            pos += 1
+            taken = None
+        card, dw = _simple_turn(hand, taken)
+        hand ^= 1 << card
+        hands[turn] = hand
+        if dw <= knock_limit:
+            result = score_knock(from_mask(hand), from_mask(hands[1 - turn]), rules, knocker=0,
+                                 knock_limit=knock_limit, multiplier=multiplier)
+            points = result.points if result.winner == 0 else -result.points
+            return points if turn == 0 else -points
+        if len(stock) - pos <= floor:
+            return 0  # dead hand (rules.md point 8)
+        pile.append(card)
+        turn ^= 1
+    return 0  # both sides keep trading pile cards: call it a dead hand
