@@ -16,7 +16,7 @@ from engine.rules import RuleSet
 from games import services
 from games.live import engine_event
 from games.models import Match, MatchEvent
-from tests.games.wsclient import choose, session_cookie
+from tests.games.wsclient import due_move, is_due, session_cookie
 
 pytestmark = [pytest.mark.slow]
 
@@ -46,27 +46,11 @@ def _play(
         if all(latest[s]["match"]["status"] != "active" for s in (0, 1)):
             return done
         for seat in (0, 1):
-            state = latest[seat]
-            hand = state["hand"]
-            if (
-                state["match"]["status"] == "active"
-                and hand
-                and hand["your_turn"]
-                and (seat, state["seq"]) not in acted
-            ):
-                if actions is not None and done >= actions:
-                    return done
-                acted.add((seat, state["seq"]))
-                conns[seat].send(
-                    json.dumps(
-                        {
-                            "type": "action",
-                            "action": choose(hand),
-                            "seq": state["seq"],
-                            "id": f"{tag}-{seat}-{state['seq']}",
-                        }
-                    )
-                )
+            if is_due(seat, latest[seat], acted) and actions is not None and done >= actions:
+                return done
+            move = due_move(seat, latest[seat], acted)
+            if move is not None:
+                conns[seat].send(json.dumps({**move, "id": f"{tag}-{seat}-{move['seq']}"}))
             while True:
                 try:
                     msg = json.loads(conns[seat].recv(timeout=0.02))

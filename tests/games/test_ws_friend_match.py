@@ -16,7 +16,7 @@ from games import services
 from games.live import LiveMatch, engine_event, rebuild
 from games.models import Match, MatchEvent
 from tests.games.play import play_until
-from tests.games.wsclient import choose, connect, recv, send
+from tests.games.wsclient import connect, due_move, recv, send
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
@@ -33,25 +33,10 @@ async def play_two(
         if all(latest[s]["match"]["status"] == "finished" for s in (0, 1)):
             return seen
         for seat in (0, 1):
-            state = latest[seat]
-            hand = state["hand"]
-            if (
-                state["match"]["status"] == "active"
-                and hand
-                and hand["your_turn"]
-                and (seat, state["seq"]) not in acted
-            ):
-                acted.add((seat, state["seq"]))
+            move = due_move(seat, latest[seat], acted)
+            if move is not None:
                 counter += 1
-                await send(
-                    comms[seat],
-                    {
-                        "type": "action",
-                        "action": choose(hand),
-                        "seq": state["seq"],
-                        "id": f"s{seat}-{counter}",
-                    },
-                )
+                await send(comms[seat], {**move, "id": f"s{seat}-{counter}"})
             while not await comms[seat].receive_nothing(timeout=0.002):
                 msg = await recv(comms[seat])
                 seen[seat].append(msg)

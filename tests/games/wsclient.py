@@ -94,3 +94,23 @@ def choose(hand: dict[str, Any]) -> str:
     discards = [a for a in legal if a.startswith("discard")]
     after = hand["deadwood_if_discarded"]
     return min(discards, key=lambda a: (after[a.split()[1]], a))
+
+
+
+def is_due(seat: int, state: dict[str, Any], acted: set[tuple[int, int]]) -> bool:
+    """Whether ``seat`` owes a move for its latest ``state``: the match is active, it is that seat's turn
+    and it has not answered this seq yet (``acted`` holds the (seat, seq) pairs answered)."""
+    hand = state["hand"]
+    return (
+        state["match"]["status"] == "active" and bool(hand) and hand["your_turn"]
+        and (seat, state["seq"]) not in acted
+    )
+
+
+def due_move(seat: int, state: dict[str, Any], acted: set[tuple[int, int]]) -> dict[str, Any] | None:
+    """The ``action`` message (without ``id``) ``seat`` owes for ``state`` (see :func:`is_due`), recorded
+    in ``acted`` so it is sent once per seq; None when nothing is owed."""
+    if not is_due(seat, state, acted):
+        return None
+    acted.add((seat, state["seq"]))
+    return {"type": "action", "action": choose(state["hand"]), "seq": state["seq"]}
