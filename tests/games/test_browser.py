@@ -114,6 +114,15 @@ def start_bot_match(page: Any, base: str) -> None:
     page.wait_for_function("document.getElementById('conn').textContent === 'Connected'")
 
 
+def start_guest_bot_match(page: Any, base: str) -> None:
+    """From the home page at ``base``: play as a guest, start a bot match with the form's defaults."""
+    page.goto(base + "/")
+    page.get_by_test_id("play-as-guest").click()
+    page.get_by_role("navigation").get_by_role("link", name="Play a bot").click()
+    page.get_by_test_id("start-bot-match").click()
+    page.wait_for_url(re.compile(r".*/match/\d+/$"))
+
+
 SUITS, RANKS = "cdhs", "A23456789TJQK"
 
 
@@ -303,11 +312,7 @@ def test_refused_move_reconnect_resign_and_my_matches(daphne_server: Any, page: 
         ws.on_message(from_page)
 
     page.route_web_socket(re.compile(r".*/ws/match/\d+/$"), route)
-    page.goto(base + "/")
-    page.get_by_test_id("play-as-guest").click()
-    page.get_by_role("navigation").get_by_role("link", name="Play a bot").click()
-    page.get_by_test_id("start-bot-match").click()
-    page.wait_for_url(re.compile(r".*/match/\d+/$"))
+    start_guest_bot_match(page, base)
 
     same = page.evaluate(
         """async () => {
@@ -393,11 +398,7 @@ def test_hand_result_shows_layoffs_and_a_failed_shuffle_check(daphne_server: Any
         }
 
     spy = SocketSpy(page)
-    page.goto(daphne_server.url + "/")
-    page.get_by_test_id("play-as-guest").click()
-    page.get_by_role("navigation").get_by_role("link", name="Play a bot").click()
-    page.get_by_test_id("start-bot-match").click()
-    page.wait_for_url(re.compile(r".*/match/\d+/$"))
+    start_guest_bot_match(page, daphne_server.url)
     # On the player's turn the server sends nothing until the player moves: the injected states stay.
     assert wait_for_turn_or_hand_end(page) == "turn"
     state = spy.synced_state(lambda: seq(page))

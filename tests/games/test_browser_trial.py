@@ -10,7 +10,6 @@ test_browser.py's hand-result test).
 
 from __future__ import annotations
 
-import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -22,7 +21,14 @@ from engine.melds import best_arrangement, deadwood
 from engine.rules import preset
 from engine.scoring import score_knock
 from tests.games.socket_spy import SocketSpy
-from tests.games.test_browser import APP, act_and_wait, make_a_move, seq, wait_for_turn_or_hand_end
+from tests.games.test_browser import (
+    APP,
+    act_and_wait,
+    make_a_move,
+    seq,
+    start_guest_bot_match,
+    wait_for_turn_or_hand_end,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -49,11 +55,7 @@ def test_moves_from_state_dead_hand_doubled_points_timer_and_taken_card(
     errors: list[Any] = []
     page.on("pageerror", lambda error: errors.append(error))
     spy = SocketSpy(page)
-    page.goto(daphne_server.url + "/")
-    page.get_by_test_id("play-as-guest").click()
-    page.get_by_role("navigation").get_by_role("link", name="Play a bot").click()
-    page.get_by_test_id("start-bot-match").click()
-    page.wait_for_url(re.compile(r".*/match/\d+/$"))
+    start_guest_bot_match(page, daphne_server.url)
 
     # Real play: the Moves list follows the server's hand.moves, and is the same after a reload.
     assert wait_for_turn_or_hand_end(page) == "turn"
