@@ -29,6 +29,7 @@ from typing import Any
 
 from engine.actions import ActionKind
 from engine.bots import make_bot
+from engine.bots.base import Bot
 from engine.deck import shuffled_deck
 from engine.match import MatchState
 from engine.rules import PRESETS, RuleSet, preset
@@ -72,6 +73,15 @@ def play_match(level_a: int, level_b: int, rules: RuleSet, seed: int, a_deals_fi
     """
     rng = random.Random(seed)
     bots = (make_bot(level_a, seed=rng.getrandbits(63)), make_bot(level_b, seed=rng.getrandbits(63)))
+    return play_bots(bots, rules, rng, a_deals_first, max_hands)
+
+
+def play_bots(bots: tuple[Bot, Bot], rules: RuleSet, rng: random.Random, a_deals_first: bool,
+              max_hands: int = 500) -> MatchRecord:
+    """Play one match between ``bots`` (A in seat 0, B in seat 1), each hand's deck shuffled by ``rng``.
+
+    The loop behind :func:`play_match`, also used by ``engine.botbench`` to time a wrapped bot.
+    """
     match = MatchState(rules, 0 if a_deals_first else 1)
     hands: list[HandRecord] = []
     while not match.is_over and match.hand_number < max_hands:

@@ -16,11 +16,27 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from engine.arena import match_seed, rules_for
-from engine.bots.base import make_bot
+from engine.actions import Action
+from engine.arena import match_seed, play_bots, rules_for
+from engine.bots.base import Bot, make_bot
 from engine.bots.common import options
-from engine.deck import shuffled_deck
-from engine.match import MatchState
+from engine.view import PlayerView
+
+
+class _Timed:
+    """A bot whose every ``choose`` call is timed into ``times[decision kind]`` (seconds)."""
+
+    def __init__(self, bot: Bot, times: dict[str, list[float]]) -> None:
+        self.bot = bot
+        self.level = bot.level
+        self.times = times
+
+    def choose(self, view: PlayerView) -> Action:
+        """The wrapped bot's action, its time recorded."""
+        start = time.perf_counter()
+        action = self.bot.choose(view)
+        self.times[options(view.legal_actions).decision].append(time.perf_counter() - start)
+        return action
 
 
 def time_decisions(level: int, against: int, matches: int, seed: int, rules_name: str = "classic",
@@ -30,22 +46,8 @@ def time_decisions(level: int, against: int, matches: int, seed: int, rules_name
     times: dict[str, list[float]] = {"offer": [], "draw": [], "discard": []}
     for index in range(matches):
         rng = random.Random(match_seed(seed, index // 2))
-        bots = (make_bot(level, seed=rng.getrandbits(63)), make_bot(against, seed=rng.getrandbits(63)))
-        match = MatchState(rules, index % 2)
-        while not match.is_over and match.hand_number < 500:
-            match.deal(shuffled_deck(rng))
-            hand = match.hand
-            assert hand is not None
-            while not hand.is_over:
-                seat = hand.current_player
-                assert seat is not None
-                view = match.view(seat)
-                start = time.perf_counter()
-                action = bots[seat].choose(view)
-                elapsed = time.perf_counter() - start
-                if seat == 0:
-                    times[options(view.legal_actions).decision].append(elapsed)
-                match.apply(action, seat)
+        timed = _Timed(make_bot(level, seed=rng.getrandbits(63)), times)
+        play_bots((timed, make_bot(against, seed=rng.getrandbits(63))), rules, rng, index % 2 == 0, 500)
     return times
 
 
