@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from engine.bots.common import Options, discard_action, forms_meld, mask_of, options
 from engine.bots.evaluate import NEIGHBOUR_MASK, Outlook, lookahead
 from engine.bots.montecarlo import KnockEstimate, knock_estimate, meld_danger
-from engine.bots.rollout import make_worlds, rollout
+from engine.bots.rollout import discard_values, make_worlds
 from engine.bots.tracker import read_table, sample_opponent_hands
 from engine.cards import Card, CardMask
 from engine.melds import deadwood_after_discards_of_mask
@@ -43,7 +43,9 @@ class Style:
     ``None``: take the upcard only when it makes a meld, like level 3), and the sampling settings:
     ``worlds`` rollout worlds per discard decision (0: no rollouts), at most ``candidates`` discards
     within ``window`` points of the heuristic's best, and the ``margin`` (points) a rollout choice
-    must gain over the heuristic's first choice (or a discard over knocking) to replace it."""
+    must gain over the heuristic's first choice (or a discard over knocking) to replace it; after
+    ``prune_after`` worlds, candidates trailing the leader by more than ``prune`` points a world are
+    dropped (successive halving, :func:`engine.bots.rollout.discard_values`)."""
 
     now: float
     knock_bonus: float
@@ -58,13 +60,16 @@ class Style:
     candidates: int = 0
     margin: float = 0.0
     window: float = 0.0
+    prune_after: int = 0
+    prune: float = 0.0
 
 
 STYLES: dict[int, Style] = {
     4: Style(now=0.5, knock_bonus=6.0, danger_penalty=0.0, take_margin=None, tracking=False,
              samples=0, knock_samples=0),
     5: Style(now=0.5, knock_bonus=6.0, danger_penalty=9.0, take_margin=1.0, tracking=True,
-             samples=40, knock_samples=24, late_now=1.0, worlds=28, candidates=4, margin=1.0, window=6.0),
+             samples=100, knock_samples=24, late_now=1.0, worlds=100, candidates=6, margin=1.0, window=6.0,
+             prune_after=40, prune=2.0),
 }
 
 
@@ -165,15 +170,14 @@ class ExpertBot:
         ranked = sorted(allowed, key=lambda c: (scores[c], c))
         # only discards the heuristic finds close are worth the rollouts
         candidates = [c for c in ranked[: style.candidates] if scores[c] <= scores[ranked[0]] + style.window]
+        first = candidates[0]
         if len(candidates) == 1 and not knockable:
             return discard_action(opts, candidates[0], knock=False)
-        values = {}
-        for card in candidates:
-            mine = hand ^ (1 << card)
-            total = sum(rollout(mine, w, card, below, rules, limit, mult) for w in worlds)
-            values[card] = total / len(worlds)
-        first = candidates[0]
-        card = max(candidates, key=lambda c: values[c] - (0.0 if c == first else style.margin))
+        values = discard_values(hand, candidates, worlds, below, rules, limit, mult,
+                                style.prune_after, style.prune)
+        if first not in values:  # the heuristic's choice fell far behind in the first worlds
+            first = max(values, key=lambda c: values[c])
+        card = max(values, key=lambda c: values[c] - (0.0 if c == first else style.margin))
         if knockable:
             estimates = {c: knock_estimate(hand ^ (1 << c), some, rules, limit, mult) for c in knockable}
             knock_card = max(knockable, key=lambda c: (estimates[c].ev, -outlooks[c].deadwood, -c))

@@ -16,6 +16,7 @@ the worlds largely cancels between candidates.
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -51,9 +52,11 @@ def make_worlds(opponents: Sequence[CardMask], unknown: Sequence[Card], stock_si
     return worlds
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def _simple_turn(hand: CardMask, taken: Card | None) -> tuple[Card, int]:
     """The simple player's discard from an 11-card ``hand``: (card, deadwood left), never ``taken``;
-    ties go to the highest card (sheds points first)."""
+    ties go to the highest card (sheds points first). Cached: the worlds of one decision replay the
+    same opponent turns for every candidate discard."""
     after = deadwood_after_discards_of_mask(hand)
     best_card, best = -1, 1 << 30
     for card, dw in after.items():
@@ -99,3 +102,32 @@ def rollout(me: CardMask, world: World, pile_top: Card | None, pile_below: Card 
         pile.append(card)
         turn ^= 1
     return 0  # both sides keep trading pile cards: call it a dead hand
+
+
+def discard_values(hand11: CardMask, candidates: Sequence[Card], worlds: Sequence[World],
+                   below: Card | None, rules: RuleSet, knock_limit: int, multiplier: int,
+                   prune_after: int = 0, prune: float = 0.0) -> dict[Card, float]:
+    """Mean :func:`rollout` value (points, my side) of discarding each of ``candidates`` from my
+    11-card ``hand11`` onto ``below`` (the pile's top card), over the same ``worlds`` (common random
+    numbers: the worlds' noise largely cancels between candidates).
+
+    Successive halving when ``prune_after`` > 0: after the first ``prune_after`` worlds, candidates
+    whose mean trails the leader's by more than ``prune`` points are dropped and only the others
+    play the remaining worlds. The result holds the surviving candidates only (never empty when
+    ``candidates`` is not); each mean is over every world.
+    """
+    def play(cards: Sequence[Card], part: Sequence[World]) -> None:
+        for card in cards:
+            mine = hand11 ^ (1 << card)
+            totals[card] += sum(rollout(mine, w, card, below, rules, knock_limit, multiplier) for w in part)
+
+    totals = dict.fromkeys(candidates, 0)
+    head = prune_after if 0 < prune_after < len(worlds) else len(worlds)
+    play(candidates, worlds[:head])
+    alive = list(candidates)
+    if head < len(worlds) and alive:
+        lead = max(totals.values())
+        alive = [c for c in alive if totals[c] >= lead - prune * head]
+        play(alive, worlds[head:])
+    n = max(1, len(worlds))
+    return {c: totals[c] / n for c in alive}

@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 
 from engine.bots.common import mask_of
-from engine.bots.rollout import World, make_worlds, rollout
+from engine.bots.rollout import World, discard_values, make_worlds, rollout
 from engine.cards import parse_card, parse_cards
 from engine.melds import deadwood
 from engine.rules import preset
@@ -64,3 +64,35 @@ def test_worlds_use_only_unknown_cards_and_replay_by_seed() -> None:
         assert w.opponent == opp and len(w.stock) == 20
         assert not mask_of(w.stock) & opp
         assert mask_of(w.stock) | opp == mask_of(unknown)
+
+
+def _random_position(seed: int) -> tuple[int, list[int], list[World]]:
+    rng = random.Random(seed)
+    deck = rng.sample(range(52), 52)
+    hand11, pile = mask_of(deck[:11]), deck[11]
+    unknown = sorted(deck[12:])
+    opps = [mask_of(rng.sample(unknown, 10)) for _ in range(12)]
+    return hand11, [pile], make_worlds(opps, unknown, 25, rng)
+
+
+def test_discard_values_are_mean_rollouts_over_the_same_worlds() -> None:
+    hand11, (below,), worlds = _random_position(5)
+    cards = sorted(c for c in range(52) if hand11 >> c & 1)[:4]
+    values = discard_values(hand11, cards, worlds, below, CLASSIC, 10, 1)
+    assert list(values) == cards
+    for card in cards:
+        runs = [rollout(hand11 ^ (1 << card), w, card, below, CLASSIC, 10, 1) for w in worlds]
+        assert values[card] == sum(runs) / len(worlds)
+
+
+def test_pruning_keeps_the_leader_and_drops_only_far_trailers() -> None:
+    for seed in range(6):
+        hand11, (below,), worlds = _random_position(seed)
+        cards = sorted(c for c in range(52) if hand11 >> c & 1)
+        head = worlds[:4]
+        first = {c: sum(rollout(hand11 ^ (1 << c), w, c, below, CLASSIC, 10, 1) for w in head) for c in cards}
+        kept = discard_values(hand11, cards, worlds, below, CLASSIC, 10, 1, prune_after=4, prune=2.0)
+        lead = max(first.values())
+        assert set(kept) == {c for c in cards if first[c] >= lead - 2.0 * 4}
+        full = discard_values(hand11, cards, worlds, below, CLASSIC, 10, 1)
+        assert all(kept[c] == full[c] for c in kept)
