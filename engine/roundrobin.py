@@ -33,6 +33,17 @@ ANCHOR_ELO = 1500.0
 DEFAULT_OUT = Path(__file__).resolve().parent.parent / "data" / "bot_elo.json"
 
 
+def read_elo(path: Path = DEFAULT_OUT) -> dict[int, int]:
+    """Level -> calibrated Elo (rounded to whole points) from a file written by this command
+    (default ``data/bot_elo.json``); ``{}`` when the file is missing or not in this format, so a
+    caller can show the levels without ratings."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return {int(level): round(float(elo)) for level, elo in data["elo"].items()}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return {}
+
+
 def bradley_terry_elo(
     wins: Mapping[tuple[int, int], int], games: Mapping[tuple[int, int], int], *,
     anchor: int = ANCHOR_LEVEL, anchor_elo: float = ANCHOR_ELO, prior: float = 0.5,

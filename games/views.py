@@ -17,6 +17,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
 
+from engine.roundrobin import read_elo
 from engine.rules import PRESETS
 from games import selectors, services
 from games.forms import BotMatchForm, FriendTableForm, bot_level_choices
@@ -27,12 +28,19 @@ def _language() -> str:
     return get_language() or "en"
 
 
+def _levels_with_elo() -> list[tuple[int, str, int | None]]:
+    """``[(level, localized name, calibrated Elo or None), ...]`` for the level picker; the Elo comes
+    from the bots' round robin (``python -m engine.roundrobin`` -> data/bot_elo.json)."""
+    elo = read_elo()
+    return [(level, name, elo.get(level)) for level, name in bot_level_choices(_language())]
+
+
 def _form_page(request: HttpRequest, mode: str, form: Any, status: int = 200) -> HttpResponse:
     context = {
         "mode": mode, "form": form,
         "bot_form": form if mode == "bot" else BotMatchForm(language=_language()),
         "friend_form": form if mode == "friend" else FriendTableForm(),
-        "bot_levels": bot_level_choices(_language()), "presets": list(PRESETS),
+        "bot_levels": _levels_with_elo(), "presets": list(PRESETS),
     }
     return render(request, "games/new_match.html", context, status=status)
 

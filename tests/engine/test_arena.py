@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import pytest
 
 from engine.arena import main, play_match, rules_for, run_matches, summarize, wilson
-from engine.roundrobin import bradley_terry_elo, round_robin
+from engine.roundrobin import DEFAULT_OUT, bradley_terry_elo, read_elo, round_robin
 
 
 def test_wilson_interval_known_values() -> None:
@@ -92,6 +93,16 @@ def test_round_robin_is_reproducible() -> None:
     assert a["elo"]["3"] == 1500.0 and a["pairs"][0]["matches"] == 2
     with pytest.raises(ValueError, match="including 3"):
         round_robin([1, 2], 2, "classic", 30, seed=3, progress=False)
+
+
+def test_read_elo_gives_whole_points_and_tolerates_a_missing_or_bad_file(tmp_path: Path) -> None:
+    shipped = json.loads(DEFAULT_OUT.read_text(encoding="utf-8"))
+    assert read_elo() == {int(k): round(v) for k, v in shipped["elo"].items()}
+    assert read_elo()[3] == 1500 and sorted(read_elo()) == [1, 2, 3, 4, 5]
+    assert read_elo(tmp_path / "missing.json") == {}
+    for text in ("not json", "[1, 2]", '{"elo": {"x": 1}}', '{"elo": 3}'):
+        (tmp_path / "bad.json").write_text(text, encoding="utf-8")
+        assert read_elo(tmp_path / "bad.json") == {}
 
 
 def test_twin_matches_deal_the_same_cards_to_swapped_seats(monkeypatch: pytest.MonkeyPatch) -> None:
