@@ -190,8 +190,10 @@ def run_matches(level_a: int, level_b: int, rules: RuleSet, matches: int, seed: 
 
     :raises ValueError: ``matches`` < 1, ``workers`` < 1, or a level not in 1..5.
     """
-    if matches < 1 or workers < 1:
-        raise ValueError(f"matches and workers must be >= 1, got {matches} and {workers}")
+    if matches < 1:
+        raise ValueError(f"matches must be >= 1, got {matches}")
+    if workers < 1:
+        raise ValueError(f"workers must be >= 1, got {workers}")
     for level in (level_a, level_b):
         if type(level) is not int or not 1 <= level <= 5:
             raise ValueError(f"bot level must be an integer 1..5, got {level!r}")
@@ -245,16 +247,41 @@ def format_report(summary: dict[str, Any]) -> str:
     ])
 
 
+def level_arg(text: str) -> int:
+    """Command-line type of a bot level: an integer 1..5 (else ``argparse.ArgumentTypeError``)."""
+    if text.strip().isdigit() and 1 <= int(text) <= 5:
+        return int(text)
+    raise argparse.ArgumentTypeError(f"a bot level is an integer 1..5, got {text!r}")
+
+
+def count_arg(text: str) -> int:
+    """Command-line type of a count (matches, workers, target points): an integer >= 1."""
+    if text.strip().isdigit() and int(text) >= 1:
+        return int(text)
+    raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text!r}")
+
+
+def add_match_args(p: argparse.ArgumentParser, *, matches: int, matches_help: str, seed_help: str,
+                   workers: bool = True, target: bool = True) -> None:
+    """Add the options the arena, the round robin and the benchmark share: ``--matches``,
+    ``--target`` (optional), ``--rules``, ``--seed`` and ``--workers`` (optional), validated."""
+    default = " (default %(default)s)"
+    p.add_argument("--matches", type=count_arg, default=matches, help=matches_help + default)
+    if target:
+        p.add_argument("--target", type=count_arg, default=None, help="match target (default: the preset's)")
+    p.add_argument("--rules", default="classic", choices=sorted(PRESETS), help="rule preset" + default)
+    p.add_argument("--seed", type=int, default=1, help=seed_help + default)
+    if workers:
+        p.add_argument("--workers", type=count_arg, default=1, help="processes playing matches" + default)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The arena's command-line parser."""
     p = argparse.ArgumentParser(prog="python -m engine.arena", description=__doc__.split("\n")[0])
-    p.add_argument("--a", type=int, required=True, help="level of bot A (1..5), seat 0")
-    p.add_argument("--b", type=int, required=True, help="level of bot B (1..5), seat 1")
-    p.add_argument("--matches", type=int, default=400)
-    p.add_argument("--target", type=int, default=None, help="match target (default: the preset's)")
-    p.add_argument("--rules", default="classic", choices=sorted(PRESETS))
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--a", type=level_arg, required=True, help="level of bot A (1..5), seat 0")
+    p.add_argument("--b", type=level_arg, required=True, help="level of bot B (1..5), seat 1")
+    add_match_args(p, matches=400, matches_help="matches to play (duplicate pairs)",
+                   seed_help="seed of the decks and the bots")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     return p

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from engine.actions import Action
-from engine.arena import match_seed, play_bots, rules_for
+from engine.arena import add_match_args, level_arg, match_seed, play_bots, rules_for
 from engine.bots.base import Bot, make_bot
 from engine.bots.common import options
 from engine.view import PlayerView
@@ -67,12 +67,11 @@ def _stats(values: Sequence[float]) -> dict[str, float]:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmark command line; returns the exit status."""
     p = argparse.ArgumentParser(prog="python -m engine.botbench", description=__doc__.split("\n")[0])
-    p.add_argument("--level", type=int, default=5)
-    p.add_argument("--against", type=int, default=3)
-    p.add_argument("--matches", type=int, default=10)
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--rules", default="classic")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--level", type=level_arg, default=5, help="the level timed, 1..5 (default %(default)s)")
+    p.add_argument("--against", type=level_arg, default=3, help="its opponent's level (default %(default)s)")
+    add_match_args(p, matches=10, matches_help="matches to play", workers=False, target=False,
+                   seed_help="seed of the decks and the bots, as the arena's")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
     args = p.parse_args(argv)
     times = time_decisions(args.level, args.against, args.matches, args.seed, args.rules)
     report: dict[str, Any] = {"level": args.level, "against": args.against, "matches": args.matches,

@@ -25,8 +25,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from engine.arena import rules_for, run_matches
-from engine.rules import PRESETS
+from engine.arena import add_match_args, level_arg, rules_for, run_matches
 
 ANCHOR_LEVEL = 3
 ANCHOR_ELO = 1500.0
@@ -143,15 +142,20 @@ def format_table(data: Mapping[str, Any]) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the round robin command line; returns the exit status."""
     p = argparse.ArgumentParser(prog="python -m engine.roundrobin", description=__doc__.split("\n")[0])
-    p.add_argument("--levels", type=int, nargs="+", default=[1, 2, 3, 4, 5])
-    p.add_argument("--matches", type=int, default=100, help="matches per pair")
-    p.add_argument("--target", type=int, default=None)
-    p.add_argument("--rules", default="classic", choices=sorted(PRESETS))
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--workers", type=int, default=1)
-    p.add_argument("--out", type=Path, default=DEFAULT_OUT, help="JSON file to write (- for none)")
-    p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--levels", type=level_arg, nargs="+", default=[1, 2, 3, 4, 5],
+                   help="bot levels to pair (1..5, including 3, the anchor)")
+    add_match_args(p, matches=100, matches_help="matches per pair",
+                   seed_help="seed of the first pair, pair k uses seed + k")
+    p.add_argument("--out", default=str(DEFAULT_OUT),
+                   help="JSON file to write, - for none; the default is the file the level picker and the "
+                        "rating system read, so a trial run should pass another path or -")
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     args = p.parse_args(argv)
+    out = None if args.out == "-" else Path(args.out)
+    if out is not None and (out.is_dir() or not out.parent.is_dir()):
+        # checked before the matches, which take minutes
+        problem = "is a folder" if out.is_dir() else "is in a folder that does not exist"
+        p.error(f"argument --out: {str(out)!r} {problem}")
     try:
         data = round_robin(args.levels, args.matches, args.rules, args.target, args.seed,
                            workers=args.workers, progress=not args.no_progress)
@@ -161,10 +165,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     data["command"] = "python -m engine.roundrobin " + " ".join(
         sys.argv[1:] if argv is None else list(argv))
     print(format_table(data))
-    if str(args.out) != "-":
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(data, indent=2) + "\n")
-        print(f"written to {args.out}")
+    if out is not None:
+        try:
+            out.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+        except OSError as exc:
+            print(f"error: cannot write {str(out)!r}: {exc.strerror}", file=sys.stderr)
+            return 1
+        print(f"written to {out}")
     return 0
 
 

@@ -5,11 +5,15 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from engine.arena import main, play_match, rules_for, run_matches, summarize, wilson
+from engine.arena import main as arena_main
+from engine.arena import play_match, rules_for, run_matches, summarize, wilson
+from engine.botbench import main as bench_main
 from engine.roundrobin import DEFAULT_OUT, bradley_terry_elo, read_elo, round_robin
+from engine.roundrobin import main as rr_main
 
 
 def test_wilson_interval_known_values() -> None:
@@ -22,9 +26,9 @@ def test_wilson_interval_known_values() -> None:
 def test_same_seed_same_json(capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["--a", "4", "--b", "2", "--matches", "3", "--target", "50", "--seed", "7", "--json",
             "--no-progress"]
-    assert main(argv) == 0
+    assert arena_main(argv) == 0
     first = capsys.readouterr().out
-    assert main(argv) == 0
+    assert arena_main(argv) == 0
     assert capsys.readouterr().out == first
     data = json.loads(first)
     assert data["matches"] == 3 and data["a"] == 4 and data["b"] == 2 and data["target"] == 50
@@ -56,10 +60,32 @@ def test_match_record_is_consistent() -> None:
     assert record.a_won == (raw_a >= rules.target)
 
 
-def test_bad_arguments_give_an_error(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["--a", "6", "--b", "3", "--matches", "2", "--no-progress"]) == 2
-    assert "level" in capsys.readouterr().err
-    assert main(["--a", "3", "--b", "3", "--matches", "0", "--no-progress"]) == 2
+@pytest.mark.parametrize(
+    ("command", "args", "message"),
+    [
+        (arena_main, ["--a", "6", "--b", "3"], "argument --a: a bot level is an integer 1..5, got '6'"),
+        (arena_main, ["--a", "3", "--b", "x"], "argument --b: a bot level is an integer 1..5, got 'x'"),
+        (arena_main, ["--a", "3", "--b", "3", "--matches", "0"], "--matches: must be an integer >= 1"),
+        (arena_main, ["--a", "3", "--b", "3", "--workers", "-2"], "--workers: must be an integer >= 1"),
+        (arena_main, ["--a", "3", "--b", "3", "--rules", "nosuch"], "argument --rules: invalid choice"),
+        (bench_main, ["--level", "0"], "argument --level: a bot level is an integer 1..5, got '0'"),
+        (bench_main, ["--against", "7"], "argument --against: a bot level is an integer 1..5, got '7'"),
+        (bench_main, ["--matches", "-3"], "argument --matches: must be an integer >= 1, got '-3'"),
+        (bench_main, ["--rules", "nosuch"], "argument --rules: invalid choice"),
+        (rr_main, ["--levels", "0", "3"], "argument --levels: a bot level is an integer 1..5, got '0'"),
+        (rr_main, ["--matches", "0"], "argument --matches: must be an integer >= 1, got '0'"),
+        (rr_main, ["--out", "{tmp}"], "is a folder"),
+        (rr_main, ["--out", "{tmp}/no/such/elo.json"], "is in a folder that does not exist"),
+    ],
+)
+def test_bad_arguments_give_a_specific_error_before_any_match(
+    command: Any, args: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        command([a.replace("{tmp}", str(tmp_path)) for a in args])
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "no").exists()
 
 
 def test_bradley_terry_recovers_known_ratings() -> None:
