@@ -90,6 +90,9 @@ class MatchConsumer(AsyncWebsocketConsumer):
         except ValueError:
             await self._send(_error("bad_json", "the frame is not valid JSON"))
             return
+        except RecursionError:  # "[[[[...]]]]": valid JSON nested deeper than the parser's stack
+            await self._send(_error("bad_json", "the frame's JSON is nested too deeply"))
+            return
         if not isinstance(message, dict):
             await self._send(_error("not_an_object", "a message must be a JSON object"))
             return

@@ -62,6 +62,10 @@ async def test_bad_frames_and_fields(alice: Any, bob: Any, seeded_decks: list[in
         seq = state["seq"]
         assert seq == 1  # the deal of hand 1
         await expect_error(comm, "{not json", "bad_json", match.pk)
+        # valid JSON nested deeper than the parser's stack, well within the frame limit
+        await expect_error(comm, "[" * 2000 + "]" * 2000, "bad_json", match.pk)
+        deep_id = '{"type": "ping", "id": ' + "[" * 1500 + "]" * 1500 + "}"
+        await expect_error(comm, deep_id, "bad_json", match.pk)
         await expect_error(comm, "[1, 2]", "not_an_object", match.pk)
         await expect_error(comm, '"action"', "not_an_object", match.pk)
         await expect_error(comm, {"action": "pass"}, "unknown_type", match.pk)
