@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib.auth.models import AbstractUser
 from django.db import models
 from django.db.models import Q
-from django.utils.translation import get_language
+from django.utils.translation import get_language, gettext
 from django.utils.translation import gettext_lazy as _
 
 from engine.bots.base import LEVELS
@@ -51,5 +51,5 @@ class User(AbstractUser):
         if self.is_bot and self.bot_level in LEVELS:
             info = LEVELS[self.bot_level]
             name = info.name_pt if (get_language() or "en").lower().startswith("pt") else info.name_en
-            return f"Bot {self.bot_level} · {name}"
+            return gettext("Bot %(level)s · %(name)s") % {"level": self.bot_level, "name": name}
         return self.display_name or self.username

@@ -109,6 +109,9 @@ def test_moves_from_state_dead_hand_doubled_points_timer_and_taken_card(
         "moves": [
             {"seat": you, "action": "draw stock", "card": "Kh", "auto": False},
             {"seat": you, "action": "discard 8s", "card": None, "auto": False},
+            # revealed after the hand: the opponent's stock draw names its card and its player
+            {"seat": 1 - you, "action": "draw stock", "card": "2h", "auto": False},
+            {"seat": 1 - you, "action": "discard 9d", "card": None, "auto": False},
         ],
         "ended_at": now.isoformat(),
         "show_until": (now + timedelta(seconds=30)).isoformat(),
@@ -161,6 +164,8 @@ def test_moves_from_state_dead_hand_doubled_points_timer_and_taken_card(
     assert lines == [
         "You drew K♥ from the stock.",
         "You discarded 8♠.",
+        f"{opp} drew 2♥ from the stock.",
+        f"{opp} discarded 9♦.",
         "Hand 9 over: Dead hand: nobody scores, the same dealer deals again.",
         f"{opp} passed. (played by the timer)",
         f"You took the upcard {taken[0].replace('T', '10')}" + "♣♦♥♠"["cdhs".index(taken[1])] + ".",

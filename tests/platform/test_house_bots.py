@@ -7,6 +7,7 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 from django.db import IntegrityError, transaction
+from django.utils import translation
 
 from accounts.models import User
 from accounts.selectors import house_bot_get, house_bots_list
@@ -37,6 +38,13 @@ def test_creates_five_bots_with_levels() -> None:
     assert all(b.is_bot and not b.is_guest and not b.has_usable_password() for b in bots)
     assert "bot-5 (Bot 5 · Expert)" in out.getvalue()
     assert house_bot_get(level=3).username == "bot-3"
+    with translation.override("pt-br"):
+        assert [b.public_name for b in bots] == [
+            "Robô 1 · Iniciante", "Robô 2 · Amador", "Robô 3 · Padrão", "Robô 4 · Avançado",
+            "Robô 5 · Especialista",
+        ]
+    with translation.override("en"):
+        assert bots[4].public_name == "Bot 5 · Expert"
 
 
 def test_idempotent() -> None:

@@ -25,14 +25,16 @@ export function actionText(match, la) {
   const who = seatName(match, la.seat);
   const mine = la.seat === match.you;
   const [verb, arg] = la.action.split(" ");
-  // `card`: the card taken or drawn when this viewer may see it (the opponent's stock draw never is).
+  // `card`: the card taken or drawn when this viewer may see it (the opponent's stock draw only once
+  // the hand is over and its moves are revealed).
   const seen = la.card ? cardText(la.card) : "";
   const card = arg && arg.length === 2 ? cardText(arg) : seen;
   const key = (base) => (mine ? base + "_you" : base);
   if (verb === "take") return t(key("log_take"), { name: who, card });
   if (verb === "pass") return t(key("log_pass"), { name: who });
   if (verb === "draw" && arg === "stock") {
-    return seen ? t("log_draw_stock_you_card", { card: seen }) : t(key("log_draw_stock"), { name: who });
+    if (!seen) return t(key("log_draw_stock"), { name: who });
+    return mine ? t("log_draw_stock_you_card", { card: seen }) : t("log_draw_stock_card", { name: who, card: seen });
   }
   if (verb === "draw") return t(key("log_draw_discard"), { name: who, card });
   if (verb === "discard") return t(key("log_discard"), { name: who, card });
