@@ -117,7 +117,8 @@ class MatchConsumer(AsyncWebsocketConsumer):
             return None
         value = message[name]
         if type(value) is not kind:
-            raise GameError("bad_field", f"{name!r} must be a {kind.__name__}, got {value!r}")
+            wanted = {int: "an integer", str: "a string"}.get(kind, kind.__name__)
+            raise GameError("bad_field", f"{name!r} must be {wanted}, got {json.dumps(value)}")
         if kind is str and not 1 <= len(value) <= MAX_ID_LENGTH:
             raise GameError("bad_field", f"{name!r} must be 1-{MAX_ID_LENGTH} characters")
         return value

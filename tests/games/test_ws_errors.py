@@ -78,9 +78,10 @@ async def test_bad_frames_and_fields(alice: Any, bob: Any, seeded_decks: list[in
         await expect_error(
             comm, {"type": "action", "action": "pass", "seq": "1", "id": "x4"}, "bad_field", match.pk, "x4"
         )
-        await expect_error(
+        reply = await expect_error(
             comm, {"type": "action", "action": "pass", "seq": True, "id": "x5"}, "bad_field", match.pk, "x5"
         )
+        assert reply["message"] == "'seq' must be an integer, got true"
         await expect_error(
             comm, {"type": "action", "action": "pass", "seq": seq, "id": 7}, "bad_field", match.pk
         )
