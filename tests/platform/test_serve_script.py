@@ -1,16 +1,23 @@
-"""``scripts/serve`` for real: site up on the embedded default, worker + beat running, Ctrl-C stops all.
+"""``scripts/serve`` for real: site up on the embedded default, worker + beat running; Ctrl-C or SIGTERM to
+its process group stops every process it started.
 
 Uses the checkout's ``.venv`` (``scripts/serve`` creates/updates it when ``pyproject.toml`` changed) and a
-private ``GIN_VAR_DIR`` so it touches nothing of a running site.
+private ``GIN_VAR_DIR`` so it touches nothing of a running site. ``scripts/serve`` runs in a session of its
+own; the worker is in a process group of its own inside it, so "every process" is every process of that
+session (read from ``/proc``), and each test SIGKILLs whatever of it is left.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
+import sys
 import time
 import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -19,9 +26,14 @@ from celery import Celery
 from tests.conftest import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
-pytestmark = pytest.mark.slow
-# Bounds only against a hung process (they never measure speed): first run may pip-install.
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="lists processes through /proc"),
+]
+# Bounds only against a hung process (they never measure speed): first run may pip-install. A stop takes
+# about 6 s (the worker's warm shutdown polls the SQLite broker); it used to hang forever on SIGTERM.
 STARTUP_BOUND_S = 600
+STOP_BOUND_S = 60
 
 
 def wait_for(predicate, what: str, bound_s: float = 120) -> None:
@@ -32,32 +44,87 @@ def wait_for(predicate, what: str, bound_s: float = 120) -> None:
         time.sleep(0.2)
 
 
-def group_alive(pgid: int) -> bool:
+def session_pids(sid: int) -> set[int]:
+    """Processes of session ``sid``, zombies aside (an orphan's zombie waits for whoever reaps it)."""
+    pids = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue  # ended meanwhile
+        state, _ppid, _pgrp, session = stat.rpartition(")")[2].split()[:4]
+        if state != "Z" and int(session) == sid:
+            pids.add(int(entry.name))
+    return pids
+
+
+def kill_session(sid: int) -> None:
+    for pid in session_pids(sid):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+
+
+def cmdline(pid: int) -> str:
     try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    return True
+        return (Path("/proc") / str(pid) / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
 
 
-def test_serve_embedded_default_then_ctrl_c(subprocess_env: dict[str, str], tmp_path: Path) -> None:
+@dataclass
+class Serve:
+    process: subprocess.Popen[bytes]
+    port: int
+    var: Path
+    out_path: Path
+
+    @property
+    def sid(self) -> int:
+        return self.process.pid  # start_new_session: session id = process group id = its pid
+
+    def output(self) -> str:
+        return self.out_path.read_text(errors="replace")
+
+    def worker_log(self) -> str:
+        return (self.var / "log" / "celery-worker.log").read_text(errors="replace")
+
+
+@contextlib.contextmanager
+def running_serve(subprocess_env: dict[str, str], tmp_path: Path, **extra_env: str) -> Iterator[Serve]:
+    """``scripts/serve`` in a session of its own, up (address announced, worker ready, beat started)."""
     var = Path(subprocess_env["GIN_VAR_DIR"])
     port = free_port()
-    env = {**subprocess_env, "PORT": str(port)}
+    env = {**subprocess_env, "PORT": str(port), **extra_env}
     out_path = tmp_path / "serve.out"
     with out_path.open("wb") as out:
-        serve = subprocess.Popen(
+        process = subprocess.Popen(
             [str(ROOT / "scripts" / "serve")], cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
             start_new_session=True,
         )  # fmt: skip
-    pgid = serve.pid
+    serve = Serve(process, port, var, out_path)
     try:
         wait_for(
-            lambda: "is up at" in out_path.read_text(errors="replace") or serve.poll() is not None,
+            lambda: "is up at" in serve.output() or process.poll() is not None,
             "the address line",
             STARTUP_BOUND_S,
         )
-        output = out_path.read_text(errors="replace")
+        worker_log, beat_log = var / "log" / "celery-worker.log", var / "log" / "celery-beat.log"
+        wait_for(lambda: worker_log.exists() and " ready." in serve.worker_log(), "the worker to be ready")
+        wait_for(lambda: beat_log.exists() and "beat: Starting..." in beat_log.read_text(), "beat to start")
+        yield serve
+    finally:
+        kill_session(serve.sid)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=30)
+        print(serve.output()[-3000:])
+
+
+def test_serve_embedded_default_then_ctrl_c(subprocess_env: dict[str, str], tmp_path: Path) -> None:
+    with running_serve(subprocess_env, tmp_path) as serve:
+        port, var = serve.port, serve.var
+        output = serve.output()
         assert f"Gin Rummy is up at http://127.0.0.1:{port}/  -  profile: embedded" in output, output
 
         def get(path: str) -> str:
@@ -72,13 +139,9 @@ def test_serve_embedded_default_then_ctrl_c(subprocess_env: dict[str, str], tmp_
         assert "Bot 5 · Expert" in get("/")
         assert (var / "db.sqlite3").exists()
 
-        worker_log, beat_log = var / "log" / "celery-worker.log", var / "log" / "celery-beat.log"
-        wait_for(
-            lambda: worker_log.exists() and " ready." in worker_log.read_text(), "the worker to be ready"
-        )
-        wait_for(lambda: beat_log.exists() and "beat: Starting..." in beat_log.read_text(), "beat to start")
-        assert f"sqla+sqlite:///{var / 'celery-broker.sqlite3'}" in worker_log.read_text()
-        assert "django_celery_beat.schedulers.DatabaseScheduler" in beat_log.read_text()
+        assert f"sqla+sqlite:///{var / 'celery-broker.sqlite3'}" in serve.worker_log()
+        beat_log = (var / "log" / "celery-beat.log").read_text()
+        assert "django_celery_beat.schedulers.DatabaseScheduler" in beat_log
 
         # A real task through serve's own worker (embedded SQLite broker and result store).
         client = Celery(
@@ -89,15 +152,58 @@ def test_serve_embedded_default_then_ctrl_c(subprocess_env: dict[str, str], tmp_
         probe = client.send_task("web.platform_probe").get(timeout=120)
         assert probe["platform_file"].endswith("/platform.py") and "/platform/" not in probe["platform_file"]
 
-        os.killpg(pgid, signal.SIGINT)  # what Ctrl-C in the terminal does
-        serve.wait(timeout=120)
-        wait_for(lambda: not group_alive(pgid), "every serve process to stop", 60)
+        os.killpg(serve.sid, signal.SIGINT)  # what Ctrl-C in the terminal does
+        serve.process.wait(timeout=120)
+        wait_for(lambda: not session_pids(serve.sid), "every serve process to stop", STOP_BOUND_S)
         with pytest.raises(OSError):
             urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5)
+
+
+def test_serve_stops_on_sigterm_to_its_process_group(subprocess_env: dict[str, str], tmp_path: Path) -> None:
+    """What systemd, ``docker stop`` or a process manager does: the worker used to hang for ever in "Warm
+    shutdown" (its prefork children, killed by the group's SIGTERM, left the pool's task-pipe lock taken).
+    No SIGKILL fallback here (STOP_TIMEOUT far above the bound): the stop itself must be clean."""
+    with running_serve(subprocess_env, tmp_path, STOP_TIMEOUT="600") as serve:
+        wait_for(lambda: _answers(serve.port), "daphne to answer")
+        workers = [pid for pid in session_pids(serve.sid) if "celery -A config worker" in cmdline(pid)]
+        assert len(workers) == 3, "the worker's main process and its 2 pool children"
+
+        started = time.monotonic()
+        os.killpg(serve.sid, signal.SIGTERM)
+        serve.process.wait(timeout=STOP_BOUND_S)
+        wait_for(lambda: not session_pids(serve.sid), "every serve process to stop", STOP_BOUND_S)
+        elapsed = time.monotonic() - started
+        assert elapsed < STOP_BOUND_S
+        assert serve.process.returncode == 143
+        assert "Still running after" not in serve.output()
+        worker_log = serve.worker_log()
+        assert "Warm shutdown" in worker_log
+        assert "exited with 'signal" not in worker_log, "the pool children stopped through the pool"
+        with pytest.raises(OSError):
+            urllib.request.urlopen(f"http://127.0.0.1:{serve.port}/", timeout=5)
+
+
+def test_own_group_leaves_the_group_and_ends_with_its_parent() -> None:
+    """``scripts/lib/own_group.py`` (how serve starts the worker): a process group of its own, and SIGTERM
+    when the parent dies, even by SIGKILL."""
+    if not sys.platform.startswith("linux"):
+        pytest.skip("the parent-death signal is Linux only")
+    own_group = ROOT / "scripts" / "lib" / "own_group.py"
+    parent = subprocess.Popen(
+        ["bash", "-c", f'"{sys.executable}" "{own_group}" $$ sleep 300 & echo $!; wait'],
+        stdout=subprocess.PIPE, start_new_session=True,
+    )  # fmt: skip
+    assert parent.stdout is not None
+    child = int(parent.stdout.readline())
+    try:
+        wait_for(lambda: cmdline(child).startswith("sleep 300"), "the command to be exec'd", 30)
+        assert os.getpgid(child) == child != os.getpgid(parent.pid)
+        parent.kill()
+        parent.wait(timeout=30)
+        wait_for(lambda: child not in session_pids(parent.pid), "the child to end with its parent", 30)
     finally:
-        if group_alive(pgid):
-            os.killpg(pgid, signal.SIGKILL)
-        print(out_path.read_text(errors="replace")[-3000:])
+        kill_session(parent.pid)
+        parent.wait(timeout=30)
 
 
 def _answers(port: int) -> bool:
