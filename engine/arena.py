@@ -22,7 +22,7 @@ import math
 import random
 import statistics
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from multiprocessing import get_context
 from typing import Any
@@ -247,18 +247,27 @@ def format_report(summary: dict[str, Any]) -> str:
     ])
 
 
-def level_arg(text: str) -> int:
-    """Command-line type of a bot level: an integer 1..5 (else ``argparse.ArgumentTypeError``)."""
-    if text.strip().isdigit() and 1 <= int(text) <= 5:
-        return int(text)
-    raise argparse.ArgumentTypeError(f"a bot level is an integer 1..5, got {text!r}")
+def int_arg(low: int, high: int, what: str) -> Callable[[str], int]:
+    """A command-line type: an integer in ``low..high``, else ``argparse.ArgumentTypeError`` saying
+    ``"<what> is an integer low..high, got '<text>'"`` (argparse adds the option's name)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = low - 1
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{what} is an integer {low}..{high}, got {text!r}")
+        return value
+
+    return parse
 
 
-def count_arg(text: str) -> int:
-    """Command-line type of a count (matches, workers, target points): an integer >= 1."""
-    if text.strip().isdigit() and int(text) >= 1:
-        return int(text)
-    raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text!r}")
+level_arg = int_arg(1, 5, "a bot level")
+MAX_MATCHES = 1_000_000
+"""Upper bound of ``--matches`` (the job list is built up front)."""
+MAX_WORKERS = 64
+"""Upper bound of ``--workers`` (one process each)."""
 
 
 def add_match_args(p: argparse.ArgumentParser, *, matches: int, matches_help: str, seed_help: str,
@@ -266,13 +275,16 @@ def add_match_args(p: argparse.ArgumentParser, *, matches: int, matches_help: st
     """Add the options the arena, the round robin and the benchmark share: ``--matches``,
     ``--target`` (optional), ``--rules``, ``--seed`` and ``--workers`` (optional), validated."""
     default = " (default %(default)s)"
-    p.add_argument("--matches", type=count_arg, default=matches, help=matches_help + default)
+    p.add_argument("--matches", type=int_arg(1, MAX_MATCHES, "a match count"), default=matches,
+                   help=matches_help + default)
     if target:
-        p.add_argument("--target", type=count_arg, default=None, help="match target (default: the preset's)")
+        p.add_argument("--target", type=int_arg(1, 10_000, "a match target"), default=None,
+                       help="match target (default: the preset's)")
     p.add_argument("--rules", default="classic", choices=sorted(PRESETS), help="rule preset" + default)
     p.add_argument("--seed", type=int, default=1, help=seed_help + default)
     if workers:
-        p.add_argument("--workers", type=count_arg, default=1, help="processes playing matches" + default)
+        p.add_argument("--workers", type=int_arg(1, MAX_WORKERS, "a worker count"), default=1,
+                       help="processes playing matches" + default)
 
 
 def build_parser() -> argparse.ArgumentParser:

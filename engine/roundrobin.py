@@ -20,6 +20,7 @@ import argparse
 import itertools
 import json
 import math
+import os
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -139,6 +140,27 @@ def format_table(data: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _checked_out(p: argparse.ArgumentParser, text: str) -> Path:
+    """``--out`` as a path, checked writable before the matches (which take minutes): not empty, not a
+    folder, in an existing folder, and openable for writing (a file this check creates is removed)."""
+    out = Path(text)
+    if not text.strip():
+        p.error("argument --out: empty path")
+    if text.endswith(("/", os.sep)) or out.is_dir():
+        p.error(f"argument --out: {text!r} is a folder")
+    if not out.parent.is_dir():
+        p.error(f"argument --out: {text!r} is in a folder that does not exist")
+    existed = out.exists()
+    try:
+        with out.open("a", encoding="utf-8"):
+            pass
+    except OSError as exc:
+        p.error(f"argument --out: cannot write {text!r}: {exc.strerror}")
+    if not existed:
+        out.unlink()
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the round robin command line; returns the exit status."""
     p = argparse.ArgumentParser(prog="python -m engine.roundrobin", description=__doc__.split("\n")[0])
@@ -151,11 +173,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "rating system read, so a trial run should pass another path or -")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     args = p.parse_args(argv)
-    out = None if args.out == "-" else Path(args.out)
-    if out is not None and (out.is_dir() or not out.parent.is_dir()):
-        # checked before the matches, which take minutes
-        problem = "is a folder" if out.is_dir() else "is in a folder that does not exist"
-        p.error(f"argument --out: {str(out)!r} {problem}")
+    if ANCHOR_LEVEL not in args.levels:
+        p.error(f"argument --levels: must include {ANCHOR_LEVEL}, the anchor of the ratings")
+    out = None if args.out == "-" else _checked_out(p, args.out)
     try:
         data = round_robin(args.levels, args.matches, args.rules, args.target, args.seed,
                            workers=args.workers, progress=not args.no_progress)
