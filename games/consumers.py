@@ -27,6 +27,13 @@ log = logging.getLogger(__name__)
 
 CLIENT_TYPES = ("action", "resign", "sync", "ping")
 MAX_ID_LENGTH = 64
+MAX_SEQ = 2**53 - 1  # the largest integer JavaScript clients represent exactly
+
+
+def _shown(value: Any) -> str:
+    """``value`` as JSON for an error message, cut to 40 characters (a client may send megabytes)."""
+    text = json.dumps(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _error(code: str, message: str, msg_id: Any = None) -> dict[str, Any]:
@@ -87,6 +94,11 @@ class MatchConsumer(AsyncWebsocketConsumer):
             return
         try:
             message = json.loads(text_data)
+            if "\\u" in text_data:  # an escape may decode to a lone surrogate, which no database stores
+                json.dumps(message, ensure_ascii=False).encode()
+        except UnicodeEncodeError:
+            await self._send(_error("bad_json", "the frame's JSON has a lone surrogate (\\ud800-\\udfff)"))
+            return
         except ValueError:
             await self._send(_error("bad_json", "the frame is not valid JSON"))
             return
@@ -118,9 +130,11 @@ class MatchConsumer(AsyncWebsocketConsumer):
         value = message[name]
         if type(value) is not kind:
             wanted = {int: "an integer", str: "a string"}.get(kind, kind.__name__)
-            raise GameError("bad_field", f"{name!r} must be {wanted}, got {json.dumps(value)}")
+            raise GameError("bad_field", f"{name!r} must be {wanted}, got {_shown(value)}")
         if kind is str and not 1 <= len(value) <= MAX_ID_LENGTH:
             raise GameError("bad_field", f"{name!r} must be 1-{MAX_ID_LENGTH} characters")
+        if kind is int and not 0 <= value <= MAX_SEQ:
+            raise GameError("bad_field", f"{name!r} must be 0..{MAX_SEQ}")
         return value
 
     async def on_action(self, message: dict[str, Any]) -> None:
@@ -130,7 +144,9 @@ class MatchConsumer(AsyncWebsocketConsumer):
         if "action" not in message:
             raise GameError("missing_field", "action needs 'action'")
         if not isinstance(action, str):
-            raise GameError("malformed_action", f"action must be a string like 'discard Kc', got {action!r}")
+            raise GameError(
+                "malformed_action", f"action must be a string like 'discard Kc', got {_shown(action)}"
+            )
         result = await database_sync_to_async(services.match_apply_action)(
             match_id=self.match_id, user=self.user, action_text=action, client_seq=seq, msg_id=msg_id,
         )

@@ -191,7 +191,8 @@ def match_apply_action(
         except IllegalActionError as exc:
             raise GameError(exc.code, str(exc)) from None
         if client_seq != match.last_seq:
-            raise GameError("stale_seq", f"seq {client_seq} is stale: the match is at seq {match.last_seq}")
+            when = "stale" if client_seq < match.last_seq else "ahead of the match"
+            raise GameError("stale_seq", f"seq {client_seq} is {when}: the match is at seq {match.last_seq}")
         return _play(live, action, seat)
 
     return _write(match_id=match_id, user=user, msg_id=msg_id, kind="action", body=play)

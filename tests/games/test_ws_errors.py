@@ -66,6 +66,17 @@ async def test_bad_frames_and_fields(alice: Any, bob: Any, seeded_decks: list[in
         await expect_error(comm, "[" * 2000 + "]" * 2000, "bad_json", match.pk)
         deep_id = '{"type": "ping", "id": ' + "[" * 1500 + "]" * 1500 + "}"
         await expect_error(comm, deep_id, "bad_json", match.pk)
+        # a lone surrogate escape decodes to a string no database accepts: refused before any write
+        lone = '{"type": "action", "action": "pass", "seq": ' + str(seq) + ', "id": "\\ud800"}'
+        reply = await expect_error(comm, lone, "bad_json", match.pk)
+        assert "lone surrogate" in reply["message"]
+        reply = await expect_error(
+            comm, {"type": "action", "action": "pass", "seq": 10**60, "id": "x7"}, "bad_field", match.pk, "x7"
+        )
+        assert reply["message"] == "'seq' must be 0..9007199254740991"
+        long_action = {"type": "action", "action": ["x"] * 50, "seq": seq, "id": "x8"}
+        reply = await expect_error(comm, long_action, "malformed_action", match.pk, "x8")
+        assert reply["message"].endswith('got ["x", "x", "x", "x", "x", "x", "x", "...')
         await expect_error(comm, "[1, 2]", "not_an_object", match.pk)
         await expect_error(comm, '"action"', "not_an_object", match.pk)
         await expect_error(comm, {"action": "pass"}, "unknown_type", match.pk)
@@ -147,8 +158,10 @@ async def test_rule_errors_and_repeats(alice: Any, bob: Any, seeded_decks: list[
         await expect_error(a, act("draw stock", seq, "e1"), "wrong_phase", match.pk, "e1")
         await expect_error(a, act("discard 2c", seq, "e2"), "wrong_phase", match.pk, "e2")
         await expect_error(o, act("pass", seq, "e3"), "out_of_turn", match.pk, "e3")
-        await expect_error(a, act("pass", seq - 1, "e4"), "stale_seq", match.pk, "e4")
-        await expect_error(a, act("pass", seq + 5, "e5"), "stale_seq", match.pk, "e5")
+        reply = await expect_error(a, act("pass", seq - 1, "e4"), "stale_seq", match.pk, "e4")
+        assert reply["message"] == f"seq {seq - 1} is stale: the match is at seq {seq}"
+        reply = await expect_error(a, act("pass", seq + 5, "e5"), "stale_seq", match.pk, "e5")
+        assert reply["message"] == f"seq {seq + 5} is ahead of the match: the match is at seq {seq}"
 
         # Both pass: the non-dealer must draw from the stock.
         await send(a, act("pass", seq, "p1"))
