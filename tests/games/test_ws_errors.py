@@ -10,7 +10,7 @@ from channels.db import database_sync_to_async
 
 from games import services
 from games.models import Match, MatchEvent
-from tests.games.wsclient import connect, drain, recv, recv_until, send
+from tests.games.wsclient import connect, drain, recv, recv_state, recv_until, send
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -179,17 +179,13 @@ async def test_rule_errors_and_repeats(alice: Any, bob: Any, seeded_decks: list[
         await send(o, act("pass", seq, "p2"))
         await recv_until(o, "ack")
         seq += 1
-        state, _ = await recv_until(a, "state")
-        while state["seq"] != seq:
-            state, _ = await recv_until(a, "state")
+        state = await recv_state(a, seq)
         assert state["hand"]["phase"] == "draw" and state["hand"]["to_act"] == actor
         await expect_error(a, act("draw discard", seq, "e6"), "stock_only", match.pk, "e6")
         await send(a, act("draw stock", seq, "d1"))
         await recv_until(a, "ack")
         seq += 1
-        state, _ = await recv_until(a, "state")
-        while state["seq"] != seq:
-            state, _ = await recv_until(a, "state")
+        state = await recv_state(a, seq)
         hand = state["hand"]
         assert hand["phase"] == "discard" and len(hand["cards"]) == 11
         held = set(hand["cards"])

@@ -69,6 +69,14 @@ async def recv_until(
             return msg, seen
 
 
+async def recv_state(comm: WebsocketCommunicator, seq: int, timeout: float = 5.0) -> Message:
+    """Receive ``state`` messages until the one at ``seq`` (earlier ones may still be on their way)."""
+    while True:
+        state, _ = await recv_until(comm, "state", timeout)
+        if state["seq"] == seq:
+            return state
+
+
 async def drain(comm: WebsocketCommunicator, settle: float = 0.1) -> list[Message]:
     """Every message already on its way (until ``settle`` seconds pass without one)."""
     seen = []
