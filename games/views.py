@@ -5,6 +5,7 @@ Context of each template: docs/protocol.md "Template context".
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django.contrib import messages
@@ -45,6 +46,21 @@ def _form_page(request: HttpRequest, mode: str, form: Any, status: int = 200) ->
     return render(request, "games/new_match.html", context, status=status)
 
 
+def _create_from_form(
+    request: HttpRequest, mode: str, form: Any, create: Callable[[dict[str, Any]], Match]
+) -> HttpResponse:
+    """A create endpoint's POST: invalid fields or a service refusal (``GameError``) -> 400 with the
+    form and its errors; else ``create(cleaned_data)`` and a redirect to the new match's table."""
+    if not form.is_valid():
+        return _form_page(request, mode, form, status=400)
+    try:
+        match = create(form.cleaned_data)
+    except services.GameError as exc:
+        form.add_error(None, exc.message)
+        return _form_page(request, mode, form, status=400)
+    return redirect("games:table", match_id=match.pk)
+
+
 @login_required
 @require_http_methods(["GET", "POST"])
 def new_bot_match(request: HttpRequest) -> HttpResponse:
@@ -52,18 +68,12 @@ def new_bot_match(request: HttpRequest) -> HttpResponse:
     fields: 400 with the form and its errors."""
     if request.method == "GET":
         return _form_page(request, "bot", BotMatchForm(language=_language()))
-    form = BotMatchForm(request.POST, language=_language())
-    if not form.is_valid():
-        return _form_page(request, "bot", form, status=400)
-    try:
-        match = services.match_create_vs_bot(
-            user=request.user, level=form.cleaned_data["level"], rules_preset=form.cleaned_data["preset"],
-            target=form.cleaned_data["target"],
-        )
-    except services.GameError as exc:
-        form.add_error(None, exc.message)
-        return _form_page(request, "bot", form, status=400)
-    return redirect("games:table", match_id=match.pk)
+    return _create_from_form(
+        request, "bot", BotMatchForm(request.POST, language=_language()),
+        lambda data: services.match_create_vs_bot(
+            user=request.user, level=data["level"], rules_preset=data["preset"], target=data["target"],
+        ),
+    )
 
 
 @login_required
@@ -72,18 +82,13 @@ def new_friend_table(request: HttpRequest) -> HttpResponse:
     """GET: the form. POST (CSRF): open a private table, redirect to it (the page shows the link)."""
     if request.method == "GET":
         return _form_page(request, "friend", FriendTableForm())
-    form = FriendTableForm(request.POST)
-    if not form.is_valid():
-        return _form_page(request, "friend", form, status=400)
-    try:
-        match = services.table_create(
-            user=request.user, rules_preset=form.cleaned_data["preset"], target=form.cleaned_data["target"],
-            turn_timer=form.cleaned_data["turn_timer"],
-        )
-    except services.GameError as exc:
-        form.add_error(None, exc.message)
-        return _form_page(request, "friend", form, status=400)
-    return redirect("games:table", match_id=match.pk)
+    return _create_from_form(
+        request, "friend", FriendTableForm(request.POST),
+        lambda data: services.table_create(
+            user=request.user, rules_preset=data["preset"], target=data["target"],
+            turn_timer=data["turn_timer"],
+        ),
+    )
 
 
 @require_http_methods(["GET", "POST"])
