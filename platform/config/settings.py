@@ -207,6 +207,22 @@ if REDIS_URL:
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 
+# --- cache (throttles, sockets-per-user counts) --------------------------------------------------
+# Shared across processes in production (several Daphne processes must see one count); one process in the
+# embedded default, so locmem is enough there. Short socket timeouts: a stalled Redis fails the cache call
+# fast (callers treat a cache error as "no limit known") instead of hanging the request.
+if REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": "gin",
+            "OPTIONS": {"socket_connect_timeout": 1.0, "socket_timeout": 1.0},
+        }
+    }
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "gin"}}
+
 # --- celery (read by config/celery.py, namespace CELERY_) -----------------------------------------
 CELERY_BROKER_URL = (
     os.environ.get("CELERY_BROKER_URL")

@@ -24,6 +24,7 @@ print(json.dumps({
     "use_tz": s.USE_TZ, "tz": s.TIME_ZONE, "languages": s.LANGUAGES, "user_model": s.AUTH_USER_MODEL,
     "apps": s.INSTALLED_APPS, "bot_delay": getattr(s, "GAMES_BOT_DELAY", None),
     "hand_pause": getattr(s, "GAMES_HAND_PAUSE", None),
+    "cache": s.CACHES["default"],
 }))
 """
 
@@ -42,6 +43,7 @@ def test_embedded_default(subprocess_env: dict[str, str]) -> None:
     assert s["profile"] == "embedded"
     assert (s["engine"], s["name"]) == ("django.db.backends.sqlite3", str(var / "db.sqlite3"))
     assert s["layer"] == "channels.layers.InMemoryChannelLayer"
+    assert s["cache"]["BACKEND"] == "django.core.cache.backends.locmem.LocMemCache"  # one Daphne process
     assert s["broker"] == f"sqla+sqlite:///{var / 'celery-broker.sqlite3'}"
     assert s["backend"] == f"db+sqlite:///{var / 'celery-results.sqlite3'}"
     assert s["scheduler"] == "django_celery_beat.schedulers:DatabaseScheduler"
@@ -70,6 +72,10 @@ def test_production_profile(subprocess_env: dict[str, str]) -> None:
     assert s["layer"] == "channels_redis.core.RedisChannelLayer"
     assert s["layer_hosts"] == ["redis://cache.internal:6379/2"]
     assert s["broker"] == s["backend"] == "redis://cache.internal:6379/2"
+    # Shared by every Daphne process (throttles, socket counts); a stalled Redis fails within a second.
+    assert s["cache"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache"
+    assert s["cache"]["LOCATION"] == "redis://cache.internal:6379/2"
+    assert s["cache"]["OPTIONS"] == {"socket_connect_timeout": 1.0, "socket_timeout": 1.0}
     assert s["debug"] is False
     assert s["hosts"] == ["gin.example", "www.gin.example"]
     assert s["csrf"] == ["https://gin.example"]
