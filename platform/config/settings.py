@@ -197,11 +197,27 @@ STORAGES = {
 WHITENOISE_USE_FINDERS = True
 
 # --- channels -------------------------------------------------------------------------------------
+# channels_redis waits for a consumer's next message with a blocking pop of
+# ``RedisChannelLayer.brpop_timeout`` (5 s) and loops. redis-py 8 gives every connection a 5 s read
+# timeout by default, which cut that wait short: each idle socket was closed with 1011 ("Timeout reading
+# from ...") every ~5 s (issue 8; redis-py#4091, channels_redis#422). So the read timeout is set
+# explicitly, well above the pop's (tests/platform/test_settings.py checks that), and still bounded so a
+# half-open connection to a dead Redis is noticed.
+CHANNEL_LAYER_SOCKET_TIMEOUT = 15
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL], "prefix": "gin"},
+            "CONFIG": {
+                "hosts": [
+                    {
+                        "address": REDIS_URL,
+                        "socket_timeout": CHANNEL_LAYER_SOCKET_TIMEOUT,
+                        "socket_connect_timeout": 5,
+                    }
+                ],
+                "prefix": "gin",
+            },
         }
     }
 else:

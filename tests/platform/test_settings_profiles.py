@@ -70,7 +70,9 @@ def test_production_profile(subprocess_env: dict[str, str]) -> None:
     assert s["profile"] == "production"
     assert (s["engine"], s["name"], s["host"]) == ("django.db.backends.postgresql", "gin", "db.internal")
     assert s["layer"] == "channels_redis.core.RedisChannelLayer"
-    assert s["layer_hosts"] == ["redis://cache.internal:6379/2"]
+    assert s["layer_hosts"] == [
+        {"address": "redis://cache.internal:6379/2", "socket_timeout": 15, "socket_connect_timeout": 5}
+    ]
     assert s["broker"] == s["backend"] == "redis://cache.internal:6379/2"
     # Shared by every Daphne process (throttles, socket counts); a stalled Redis fails within a second.
     assert s["cache"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache"
@@ -120,3 +122,12 @@ def test_live_postgres_profile_connects(postgres_url: str, subprocess_env: dict[
     )
     assert completed.returncode == 0, completed.stderr
     assert completed.stdout.strip() == "postgresql"
+
+
+def test_channel_layer_read_timeout_outlasts_the_blocking_pop() -> None:
+    """redis-py 8's default 5 s read timeout equals channels_redis's 5 s blocking pop, which closed every
+    idle socket (issue 8): ours must stay above the pop of the installed channels_redis."""
+    from channels_redis.core import RedisChannelLayer
+    from django.conf import settings
+
+    assert RedisChannelLayer.brpop_timeout + 5 <= settings.CHANNEL_LAYER_SOCKET_TIMEOUT

@@ -1,0 +1,113 @@
+"""The table's socket against a real Daphne subprocess (plain ``websockets`` clients), where the behaviour
+depends on the real server: the Redis channel layer (an idle socket stays open), the origin check, frame
+sizes, reconnect storms (issue 8)."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import pytest
+from websockets.sync.client import ClientConnection, connect
+
+from games import services
+from games.models import Match
+from tests.games.wsclient import choose, session_cookie
+
+pytestmark = [pytest.mark.slow]
+
+
+def open_socket(server: Any, user: Any, match_id: int, *, origin: str | None = None) -> ClientConnection:
+    """A socket to ``ws/match/<id>/`` as ``user`` (page origin ``server.url`` unless ``origin``)."""
+    return connect(
+        f"{server.ws_url}/ws/match/{match_id}/",
+        origin=origin or server.url,  # type: ignore[arg-type]
+        additional_headers={"Cookie": session_cookie(user)},
+        open_timeout=10,
+    )
+
+
+def recv_json(ws: ClientConnection, timeout: float = 10.0) -> dict[str, Any]:
+    return json.loads(ws.recv(timeout=timeout))
+
+
+def recv_type(ws: ClientConnection, kind: str, timeout: float = 10.0) -> dict[str, Any]:
+    """Receive until a message of ``type`` ``kind`` (states may come before an ack)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        msg = recv_json(ws, max(0.1, deadline - time.monotonic()))
+        if msg["type"] == kind:
+            return msg
+
+
+def recv_state_at(ws: ClientConnection, seq: int, timeout: float = 10.0) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while True:
+        msg = recv_type(ws, "state", max(0.1, deadline - time.monotonic()))
+        if msg["seq"] == seq:
+            return msg
+
+
+def friend_match(alice: Any, bob: Any) -> Match:
+    table = services.table_create(user=alice, rules_preset="classic", target=100, turn_timer=None)
+    return services.table_join(user=bob, token=table.invite_token)
+
+
+def play_one(ws: ClientConnection, state: dict[str, Any], msg_id: str) -> dict[str, Any]:
+    """Send the seat's move for ``state`` and return its ack."""
+    move = {"type": "action", "action": choose(state["hand"]), "seq": state["seq"], "id": msg_id}
+    ws.send(json.dumps(move))
+    ack = recv_type(ws, "ack")
+    assert ack["id"] == msg_id and ack["repeat"] is False, ack
+    return ack
+
+
+def test_idle_socket_stays_open_on_redis(
+    transactional_db: None, redis_url: str, daphne_server_factory: Any, alice: Any, bob: Any
+) -> None:
+    """A player who thinks for 20 s keeps the socket (redis-py 8's 5 s socket timeout closed it with
+    1011 every 5.5 s: channels_redis's blocking pop waits 5 s), receives the opponent's move, acts."""
+    server = daphne_server_factory(REDIS_URL=redis_url)
+    match = friend_match(alice, bob)
+    with open_socket(server, alice, match.pk) as ws0, open_socket(server, bob, match.pk) as ws1:
+        conns = {0: ws0, 1: ws1}
+        states = {seat: recv_json(conns[seat]) for seat in (0, 1)}
+        assert all(s["type"] == "state" for s in states.values())
+        mover = states[0]["hand"]["to_act"]
+        idle = 1 - mover
+        time.sleep(20)  # nobody sends anything: both sockets idle
+        play_one(conns[mover], states[mover], "idle-1")
+        seq = states[mover]["seq"] + 1
+        got = recv_state_at(conns[idle], seq, timeout=10)  # the idle socket is still open and served
+        assert got["hand"]["last_action"]["seat"] == mover, got
+        if got["hand"]["your_turn"]:
+            play_one(conns[idle], got, "idle-2")
+        else:  # the mover acts twice in a row (e.g. after a pass of the upcard)
+            conns[idle].send(json.dumps({"type": "sync"}))
+            assert recv_type(conns[idle], "state")["seq"] == seq
+    assert "TimeoutError" not in server.log(), server.log()
+
+
+def test_reconnect_storm_leaves_the_bot_match_playable(
+    transactional_db: None, daphne_server: Any, alice: Any, house_bots: Any
+) -> None:
+    """40 sockets opened and dropped (half without a close frame) while it may be the bot's turn: the
+    match still moves, the player then plays 6 actions each answered by the bot's state."""
+    match = services.match_create_vs_bot(user=alice, level=1, rules_preset="classic", target=100)
+    for n in range(40):
+        with open_socket(daphne_server, alice, match.pk) as ws:
+            recv_json(ws)
+            if n % 2:
+                ws.socket.close()  # a dropped connection: no close frame
+    with open_socket(daphne_server, alice, match.pk) as ws:
+        state = recv_json(ws)
+        played = 0
+        deadline = time.monotonic() + 60
+        while played < 6 and time.monotonic() < deadline:
+            if state["hand"] and state["hand"]["your_turn"]:
+                play_one(ws, state, f"storm-{played}")
+                played += 1
+            state = recv_type(ws, "state", timeout=15)
+        assert played == 6
+    assert Match.objects.get(pk=match.pk).last_seq >= 1 + 2 * 6 - 1
