@@ -8,6 +8,8 @@ that fails raises :class:`GameError` and changes nothing. Protocol: docs/protoco
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -31,6 +33,8 @@ from engine.rules import PRESETS, RuleSet
 from games import conf
 from games.live import LiveMatch, cache_put, load
 from games.models import Match, MatchEvent, MatchStatus, ResultReason
+
+log = logging.getLogger(__name__)
 
 TARGETS = (50, 100)
 """Targets a player may choose (issue 3: 50 or 100)."""
@@ -373,13 +377,30 @@ def _save_cas(match: Match, before: int) -> None:
         raise IntegrityError("match advanced concurrently")
 
 
+BROADCAST_TIMEOUT = 2.0
+"""Seconds the after-commit ``group_send`` may take before it is given up (a stalled Redis)."""
+
+
 def _broadcast_on_commit(match_id: int) -> None:
+    """After commit, tell the match's group to send fresh states. The write is already committed and
+    will be acknowledged: a failing or stalled channel layer must never turn it into an error, so the
+    send is bounded by ``BROADCAST_TIMEOUT`` and a failure is logged as one line (players then get the
+    state on their next ``sync`` or reconnect)."""
+
+    async def bounded(layer: Any) -> None:
+        message = {"type": "match.update"}
+        await asyncio.wait_for(layer.group_send(group_name(match_id), message), BROADCAST_TIMEOUT)
+
     def send() -> None:
         layer = get_channel_layer()
-        if layer is not None:
-            async_to_sync(layer.group_send)(group_name(match_id), {"type": "match.update"})
+        if layer is None:
+            return
+        try:
+            async_to_sync(bounded)(layer)
+        except Exception as exc:  # committed is committed: report, never raise into the caller
+            log.warning("match %s: broadcast after commit failed: %s: %s", match_id, type(exc).__name__, exc)
 
-    transaction.on_commit(send)
+    transaction.on_commit(send, robust=True)
 
 
 def group_name(match_id: int) -> str:
