@@ -36,6 +36,16 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+def _check_text(name: str, value: str) -> None:
+    """Refuse a NUL character in a text field before anything is written: PostgreSQL cannot store one
+    (it was a ``server_error`` with a traceback).
+
+    :raises GameError: ``bad_field``.
+    """
+    if "\x00" in value:
+        raise GameError("bad_field", f"{name!r} must not contain NUL (\\u0000)")
+
+
 def _error(code: str, message: str, msg_id: Any = None) -> dict[str, Any]:
     echo = msg_id if isinstance(msg_id, str) else None
     return {"type": "error", "code": code, "message": message, "id": echo}
@@ -133,6 +143,8 @@ class MatchConsumer(AsyncWebsocketConsumer):
             raise GameError("bad_field", f"{name!r} must be {wanted}, got {_shown(value)}")
         if kind is str and not 1 <= len(value) <= MAX_ID_LENGTH:
             raise GameError("bad_field", f"{name!r} must be 1-{MAX_ID_LENGTH} characters")
+        if kind is str:
+            _check_text(name, value)
         if kind is int and not 0 <= value <= MAX_SEQ:
             raise GameError("bad_field", f"{name!r} must be 0..{MAX_SEQ}")
         return value
@@ -147,6 +159,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
             raise GameError(
                 "malformed_action", f"action must be a string like 'discard Kc', got {_shown(action)}"
             )
+        _check_text("action", action)
         result = await database_sync_to_async(services.match_apply_action)(
             match_id=self.match_id, user=self.user, action_text=action, client_seq=seq, msg_id=msg_id,
         )

@@ -12,6 +12,7 @@ from channels.db import database_sync_to_async
 
 from games import services
 from games.models import Match, MatchEvent
+from tests.games.test_ws_errors import expect_error
 from tests.games.wsclient import choose, connect, recv_until, send
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -82,4 +83,31 @@ async def test_committed_move_is_acked_when_the_broadcast_fails(
     logging.getLogger("games.services").removeHandler(records)
     warnings = [r for r in records.seen if "broadcast after commit failed" in r.getMessage()]
     assert len(warnings) == 1 and warnings[0].exc_info is None, records.seen
+    await comm.disconnect()
+
+
+async def test_nul_in_a_text_field_is_bad_field(alice: Any, bob: Any) -> None:
+    """``\\u0000`` in ``id`` (action or resign) or ``action``: ``bad_field`` before any write (PostgreSQL
+    refuses NUL: it was a ``server_error`` with a traceback there), and the match plays on."""
+    match = await friend_match(alice, bob)
+    users = {0: alice, 1: bob}
+    probe, state = await connect(alice, match.pk)
+    await probe.disconnect()
+    mover = state["hand"]["to_act"]
+    comm, state = await connect(users[mover], match.pk)
+    move = choose(state["hand"])
+    seq = state["seq"]
+    for message in [
+        {"type": "action", "action": move, "seq": seq, "id": "a\u0000b"},
+        {"type": "action", "action": move, "seq": seq, "id": "\u0000"},
+        {"type": "action", "action": move + "\u0000", "seq": seq, "id": "nul-2"},
+        {"type": "action", "action": "\u0000" + move, "seq": seq, "id": "nul-3"},
+        {"type": "resign", "id": "r\u0000"},
+    ]:
+        reply = await expect_error(comm, message, "bad_field", match.pk, message["id"])
+        assert "NUL" in reply["message"]
+    await send(comm, {"type": "action", "action": move, "seq": seq, "id": "ok-1"})
+    ack, _ = await recv_until(comm, "ack")
+    assert ack["id"] == "ok-1" and ack["seq"] == seq + 1
+    assert await stored_ids(match.pk) == ["ok-1"]
     await comm.disconnect()
