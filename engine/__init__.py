@@ -14,10 +14,10 @@ from engine.errors import (
     InvalidMeldError,
     InvalidRuleSetError,
 )
-from engine.events import SCHEMA_VERSION, replay
+from engine.events import SCHEMA_VERSION
 from engine.hand import HandState, Phase
 from engine.layoffs import DefenderResult, Layoff, best_defense
-from engine.match import MatchState
+from engine.match import MatchState, replay
 from engine.melds import Arrangement, Meld, best_arrangement, deadwood, deadwood_after_discards
 from engine.rules import PRESETS, RuleSet, preset
 from engine.scoring import HandResult, score_knock

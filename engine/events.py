@@ -3,8 +3,9 @@
 A match is exactly "rule set + first dealer + events" (OpenSpiel style: chance is explicit). The
 *input* events are :class:`DealEvent` (the chance outcome: the 52-card order of one hand),
 :class:`ActionEvent` (a player's action) and :class:`ResignEvent`; :class:`HandEndEvent` and
-:class:`MatchEndEvent` are *derived*: :class:`~engine.match.MatchState` emits them, and :func:`replay`
-checks that the ones in a log match what the rules give.
+:class:`MatchEndEvent` are *derived*: :class:`~engine.match.MatchState` emits them, and
+:func:`engine.match.replay` checks that the ones in a log match what the rules give. This module is a
+leaf: it imports no state machine (the replay lives beside ``MatchState`` in ``engine.match``).
 
 JSON form (``to_json`` / ``from_json``): one dict per event with only JSON types, cards in poker
 notation, the schema version under ``"v"`` and the kind under ``"type"``::
@@ -24,17 +25,13 @@ spectator gets :func:`redact_for`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import Any, TypeAlias
 
 from engine.actions import Action, ActionKind
 from engine.cards import Card, card_name, card_names, parse_card
 from engine.errors import EngineError, InvalidCardError, InvalidEventError
-
-if TYPE_CHECKING:
-    from engine.match import MatchState
-    from engine.rules import RuleSet
 
 SCHEMA_VERSION = 1
 """Version of the JSON event schema; :func:`from_json` rejects any other."""
@@ -231,7 +228,7 @@ def redact_for(player: int | None, event: Event) -> dict[str, Any]:
 
     A deal loses its deck order and gains ``"hand_cards"`` (the player's own 10 cards; omitted for a
     spectator) and ``"upcard"``; a stock draw by anyone else loses its ``"card"``. Other events are
-    public. Not for :func:`replay` (the hidden cards are gone).
+    public. Not for :func:`engine.match.replay` (the hidden cards are gone).
     """
     data = to_json(event)
     if isinstance(event, DealEvent):
@@ -247,51 +244,3 @@ def redact_for(player: int | None, event: Event) -> dict[str, Any]:
     ):
         data.pop("card", None)
     return data
-
-
-def _disagrees(index: int, event: Event, expected: Event) -> InvalidEventError:
-    return InvalidEventError(f"event {index}: {event!r} disagrees with the rules, which give {expected!r}")
-
-
-def replay(rules: RuleSet, first_dealer: int, events: Sequence[Event]) -> MatchState:
-    """Rebuild the match whose log is ``events`` (a full, unredacted log) from its start.
-
-    Deals and actions are applied in order; derived events (hand ends, match end) and drawn cards
-    must equal what the rules give, so the returned state equals the original match's state. Any
-    prefix of a log replays to the state at that point.
-
-    :raises InvalidEventError: an event out of place (an action with no hand dealt, a deal whose hand
-        number or dealer is not the expected one, an illegal action, a derived event or drawn card
-        that disagrees with the rules); the message names the event's index.
-    """
-    from engine.match import MatchState
-
-    match = MatchState(rules, first_dealer)
-    produced = match._events  # the live list: derived events appear as they are produced
-    for i, event in enumerate(events):
-        if i < len(produced):
-            if produced[i] != event:
-                raise _disagrees(i, event, produced[i])
-            continue
-        try:
-            if isinstance(event, DealEvent):
-                if event.hand != match.hand_number + 1 or event.dealer != match.dealer:
-                    raise InvalidEventError(
-                        f"event {i}: expected hand {match.hand_number + 1} dealt by seat {match.dealer}, "
-                        f"got hand {event.hand} dealt by seat {event.dealer}"
-                    )
-                match.deal(event.deck)
-            elif isinstance(event, ActionEvent):
-                match.apply(event.action, event.seat)
-            elif isinstance(event, ResignEvent):
-                match.resign(event.seat)
-            else:
-                raise InvalidEventError(f"event {i}: {event!r} is not what the rules give here")
-        except InvalidEventError:
-            raise
-        except EngineError as exc:
-            raise InvalidEventError(f"event {i}: {event!r}: {exc}") from None
-        if produced[i] != event:
-            raise _disagrees(i, event, produced[i])
-    # A log cut just after a hand-ending action lacks its derived events; the state is the same.
-    return match

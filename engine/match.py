@@ -4,7 +4,7 @@
 the match waits for :meth:`MatchState.deal` with a 52-card order (live play passes
 ``engine.deck.shuffled_deck()``, tests ``seeded_deck(seed)``); then :meth:`MatchState.apply` plays the
 hand's actions. Every step appends events (``engine.events``) to :attr:`MatchState.events`, and
-``engine.events.replay(rules, first_dealer, events)`` rebuilds an equal state.
+:func:`replay` (``rules, first_dealer, events``) rebuilds an equal state from such a log.
 
 Between hands: the winner's points are added, a dead hand is redealt by the same dealer, otherwise
 the next dealer follows ``rules.next_dealer`` (``alternate``; ``loser`` or ``winner`` of the hand).
@@ -28,7 +28,7 @@ from dataclasses import replace
 
 from engine.actions import Action
 from engine.cards import Card
-from engine.errors import EngineError, IllegalActionError
+from engine.errors import EngineError, IllegalActionError, InvalidEventError
 from engine.events import ActionEvent, DealEvent, Event, HandEndEvent, MatchEndEvent, ResignEvent
 from engine.hand import HandState
 from engine.rules import RuleSet
@@ -296,3 +296,52 @@ class MatchState:
         self._winner = winner
         self._final = final
         self._events.append(MatchEndEvent(winner, reason, self.scores, final))
+
+
+# --------------------------------------------------------------------------------------------- replay
+
+
+def _disagrees(index: int, event: Event, expected: Event) -> InvalidEventError:
+    return InvalidEventError(f"event {index}: {event!r} disagrees with the rules, which give {expected!r}")
+
+
+def replay(rules: RuleSet, first_dealer: int, events: Sequence[Event]) -> MatchState:
+    """Rebuild the match whose log is ``events`` (a full, unredacted log) from its start.
+
+    Deals and actions are applied in order; derived events (hand ends, match end) and drawn cards
+    must equal what the rules give, so the returned state equals the original match's state. Any
+    prefix of a log replays to the state at that point.
+
+    :raises InvalidEventError: an event out of place (an action with no hand dealt, a deal whose hand
+        number or dealer is not the expected one, an illegal action, a derived event or drawn card
+        that disagrees with the rules); the message names the event's index.
+    """
+    match = MatchState(rules, first_dealer)
+    produced = match._events  # the live list: derived events appear as they are produced
+    for i, event in enumerate(events):
+        if i < len(produced):
+            if produced[i] != event:
+                raise _disagrees(i, event, produced[i])
+            continue
+        try:
+            if isinstance(event, DealEvent):
+                if event.hand != match.hand_number + 1 or event.dealer != match.dealer:
+                    raise InvalidEventError(
+                        f"event {i}: expected hand {match.hand_number + 1} dealt by seat {match.dealer}, "
+                        f"got hand {event.hand} dealt by seat {event.dealer}"
+                    )
+                match.deal(event.deck)
+            elif isinstance(event, ActionEvent):
+                match.apply(event.action, event.seat)
+            elif isinstance(event, ResignEvent):
+                match.resign(event.seat)
+            else:
+                raise InvalidEventError(f"event {i}: {event!r} is not what the rules give here")
+        except InvalidEventError:
+            raise
+        except EngineError as exc:
+            raise InvalidEventError(f"event {i}: {event!r}: {exc}") from None
+        if produced[i] != event:
+            raise _disagrees(i, event, produced[i])
+    # A log cut just after a hand-ending action lacks its derived events; the state is the same.
+    return match

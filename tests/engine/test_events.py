@@ -26,10 +26,9 @@ from engine.events import (
     log_from_json,
     log_to_json,
     redact_for,
-    replay,
     to_json,
 )
-from engine.match import MatchState
+from engine.match import MatchState, replay
 from engine.playout import choose_action, random_playout
 from engine.rules import PRESETS, preset
 

@@ -20,10 +20,9 @@ from engine.events import (
     MatchEndEvent,
     log_from_json,
     log_to_json,
-    replay,
 )
 from engine.hand import HandState
-from engine.match import MatchState
+from engine.match import MatchState, replay
 from engine.playout import choose_action, random_hand, random_playout
 from engine.rules import PRESETS, RuleSet, preset
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from websockets.sync.client import ClientConnection, connect
 
-from engine.events import replay
+from engine.match import replay
 from engine.rules import RuleSet
 from games import services
 from games.live import engine_event

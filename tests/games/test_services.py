@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from engine.cards import parse_cards
 from engine.deck import deck_commitment, seeded_deck
-from engine.events import replay
+from engine.match import replay
 from engine.melds import deadwood
 from engine.rules import RuleSet
 from games import selectors, services

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from channels.db import database_sync_to_async
 
-from engine.events import replay
+from engine.match import replay
 from engine.rules import RuleSet
 from games import services
 from games.live import engine_event
