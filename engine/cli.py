@@ -14,6 +14,11 @@ first upcard; sets the oklahoma knock limit and spade doubling)}`` gives ``{"kin
 "Qs", "meld": i}]}`` where ``meld`` indexes ``knocker_melds``. A knocker over its limit is an error
 line.
 
+``python -m engine replay verify FILE``: re-play a replay file (``docs/replay-format.md``,
+``engine.replay_format``) offline and print each hand's result and the match's; a file that does not
+verify prints ``FILE: failed verification at event N: reason`` on stderr and exits with 1 (2 when the
+file cannot be read).
+
 A bad line gives ``{"error": message, "code": code}`` on its own line and processing goes on; blank
 lines are skipped. Codes are the engine's error codes plus ``bad_json`` and ``bad_request``. The exit
 status is 0 when the input was read to its end.
@@ -147,10 +152,36 @@ def run(command: str, stdin: TextIO, stdout: TextIO) -> None:
             stdout.flush()
 
 
+def replay_verify(path: str, stdout: TextIO, stderr: TextIO) -> int:
+    """``replay verify``: 0 and one line per hand when ``path`` verifies, 1 (message on ``stderr``)
+    when it does not, 2 when it cannot be read."""
+    from engine.replay_format import ReplayVerificationError, summary_lines, verify_text
+
+    try:
+        with open(path, "rb") as f:
+            text = f.read()
+    except OSError as exc:
+        stderr.write(f"{path}: cannot read: {exc.strerror or exc}\n")
+        return 2
+    try:
+        replay = verify_text(text)
+    except ReplayVerificationError as exc:
+        stderr.write(f"{path}: {exc}\n")
+        return 1
+    for line in summary_lines(replay):
+        stdout.write(line + "\n")
+    stdout.write(f"{path}: verified ({len(replay.hands)} hands, {len(replay.state.events)} events)\n")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``python -m engine``; returns the exit status."""
     parser = argparse.ArgumentParser(prog="python -m engine", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
+    replay = sub.add_parser("replay", help="replay files (docs/replay-format.md)")
+    replay_sub = replay.add_subparsers(dest="replay_command", required=True)
+    check = replay_sub.add_parser("verify", help="re-play a replay file and print each hand's result")
+    check.add_argument("file", help="the replay file (JSON)")
     for name, helptext in (
         ("deadwood", "least deadwood of each hand (and the best discard of 11 cards)"),
         ("score", "score each knock, gin or big gin"),
@@ -158,5 +189,7 @@ def main(argv: list[str] | None = None) -> int:
         p = sub.add_parser(name, help=helptext)
         p.add_argument("--jsonl", action="store_true", required=True, help="one JSON object a line")
     args = parser.parse_args(argv)
+    if args.command == "replay":
+        return replay_verify(args.file, sys.stdout, sys.stderr)
     run(args.command, sys.stdin, sys.stdout)
     return 0

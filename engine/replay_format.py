@@ -1,0 +1,425 @@
+"""The replay file: a whole match as one versioned JSON document, verified by re-playing it (like PGN).
+
+Format (``docs/replay-format.md`` is the reference)::
+
+    {"format": "gin-rummy-replay", "version": 1,
+     "match": {...free metadata: id, site, preset, dates...},
+     "rules": {...RuleSet.to_dict()}, "first_dealer": 0,
+     "players": [{"seat": 0, "name": "alice", "bot_level": null}, {"seat": 1, ...}],
+     "hands": [{"number": 1, "dealer": 0, "deck": ["7h", ...52], "salt": "...", "commitment": "...",
+                "actions": [{"seat": 1, "action": "pass"}, {"seat": 0, "action": "draw stock"},
+                            {"seat": 0, "action": "discard Kc", "auto": true}, ...],
+                "result": {...HandResult.to_dict()} | null, "scores_after": [0, 25] | null}, ...],
+     "end": {"winner": 1, "reason": "target" | "resign", "resigned": null | seat,
+             "scores": [40, 104], "final_scores": [40, 154], "timeout": false}}
+
+:func:`verify` re-plays the record through :class:`~engine.match.MatchState` and checks every deck
+against its commitment, every action's legality, every hand's result and scores and the match's end.
+Anything wrong raises :class:`ReplayVerificationError` naming the event: events are numbered as in the
+engine's log (1 = the first hand's deal, then one number per action, hand end, resignation and match
+end, see ``engine.events``); event 0 is the file itself (not JSON, wrong format or version, a missing
+or malformed field). :func:`record_from_events` writes a record from an engine log.
+
+Framework-free (no Django), ``mypy --strict``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.actions import Action
+from engine.cards import Card, card_name, card_names, parse_card
+from engine.deck import deck_commitment
+from engine.errors import EngineError
+from engine.events import ActionEvent, DealEvent, Event, HandEndEvent, MatchEndEvent, ResignEvent
+from engine.hand import HandState
+from engine.match import MatchState
+from engine.melds import best_arrangement_of_mask
+from engine.rules import RuleSet
+
+FORMAT = "gin-rummy-replay"
+"""The ``format`` field of every replay file."""
+VERSION = 1
+"""The ``version`` this module writes and reads; any other is refused (event 0)."""
+MAX_HANDS = 2000
+"""More hands than this is refused as a malformed file (a real match to 500 has far fewer)."""
+MAX_NAME = 150
+
+Json = dict[str, Any]
+
+_TOP = frozenset(("format", "version", "match", "rules", "first_dealer", "players", "hands", "end"))
+_HAND = frozenset(("number", "dealer", "deck", "salt", "commitment", "actions", "result", "scores_after"))
+_ACTION = frozenset(("seat", "action", "auto"))
+_END = frozenset(("winner", "reason", "resigned", "scores", "final_scores", "timeout"))
+_PLAYER = frozenset(("seat", "name", "bot_level"))
+
+
+class ReplayVerificationError(EngineError):
+    """The record does not re-play: ``event`` is the number of the first bad event (0 = the file
+    itself); ``str()`` is ``"failed verification at event N: reason"``."""
+
+    code = "replay_failed"
+
+    def __init__(self, event: int, reason: str) -> None:
+        super().__init__(f"failed verification at event {event}: {reason}")
+        self.event = event
+        self.reason = reason
+
+
+@dataclass(slots=True)
+class HandReplay:
+    """One verified hand: its record, the engine's result and, with ``frames=True``, one frame per
+    position (frame 0 = just dealt, frame k = after the k-th action; see :func:`frame`)."""
+
+    number: int
+    dealer: int
+    deck: tuple[Card, ...]
+    salt: str
+    commitment: str
+    actions: list[tuple[int, str, bool]]
+    result: Json | None
+    scores_after: tuple[int, int]
+    first_event: int
+    """Engine log number of this hand's deal event."""
+    frames: list[Json] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class VerifiedReplay:
+    """A record that re-played: ``state`` is the final engine state; ``hands`` in order; ``end`` the
+    record's end (``winner``, ``reason``, ``resigned``, ``scores``, ``final_scores``, ``timeout``)."""
+
+    record: Json
+    state: MatchState
+    hands: list[HandReplay]
+    end: Json
+
+
+def _fail(event: int, reason: str) -> ReplayVerificationError:
+    return ReplayVerificationError(event, reason)
+
+
+def _get(obj: Json, key: str, kinds: type | tuple[type, ...], where: str) -> Any:
+    if key not in obj:
+        raise _fail(0, f"{where} lacks {key!r}")
+    value = obj[key]
+    if isinstance(value, bool) and bool not in (kinds if isinstance(kinds, tuple) else (kinds,)):
+        raise _fail(0, f"{where}.{key} has the wrong type ({json.dumps(value)})")
+    if not isinstance(value, kinds):
+        raise _fail(0, f"{where}.{key} has the wrong type ({json.dumps(value)[:60]})")
+    return value
+
+
+def _keys(obj: Any, allowed: frozenset[str], where: str) -> Json:
+    if not isinstance(obj, dict):
+        raise _fail(0, f"{where} must be an object")
+    extra = set(obj) - allowed
+    if extra:
+        raise _fail(0, f"{where} has unknown field(s) {sorted(extra)}")
+    return obj
+
+
+def _pair(value: Any, where: str) -> tuple[int, int]:
+    if (
+        not isinstance(value, list) or len(value) != 2
+        or any(type(v) is not int for v in value)
+    ):
+        raise _fail(0, f"{where} must be two integers")
+    return (value[0], value[1])
+
+
+def _seat(value: Any, where: str) -> int:
+    if type(value) is not int or value not in (0, 1):
+        raise _fail(0, f"{where} must be seat 0 or 1")
+    return int(value)
+
+
+def loads(text: str | bytes) -> Json:
+    """The JSON object of a replay file's text (only the outer shape is checked here).
+
+    :raises ReplayVerificationError: event 0, not JSON or not an object.
+    """
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise _fail(0, f"not JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise _fail(0, "a replay file is a JSON object")
+    return data
+
+
+def _header(data: Any) -> tuple[RuleSet, int, list[Any], Json]:
+    data = _keys(data, _TOP, "the file")
+    if data.get("format") != FORMAT:
+        raise _fail(0, f"not a replay file (format must be {FORMAT!r})")
+    version = data.get("version")
+    if type(version) is not int or version != VERSION:
+        shown = json.dumps(version)[:20]
+        raise _fail(0, f"unsupported version {shown} (this reader knows version {VERSION})")
+    if "match" in data and not isinstance(data["match"], dict):
+        raise _fail(0, "match must be an object")
+    try:
+        rules = RuleSet.from_dict(_get(data, "rules", dict, "the file"))
+    except EngineError as exc:
+        raise _fail(0, f"bad rules: {exc}") from None
+    first_dealer = _seat(data.get("first_dealer"), "first_dealer")
+    players = _get(data, "players", list, "the file")
+    if len(players) != 2:
+        raise _fail(0, "players must list the two seats")
+    for seat, p in enumerate(players):
+        p = _keys(p, _PLAYER, f"players[{seat}]")
+        if p.get("seat") != seat or type(p.get("seat")) is not int:
+            raise _fail(0, f"players[{seat}].seat must be {seat}")
+        name = _get(p, "name", str, f"players[{seat}]")
+        if not 0 < len(name) <= MAX_NAME or "\x00" in name:
+            raise _fail(0, f"players[{seat}].name must be 1..{MAX_NAME} characters")
+        level = p.get("bot_level")
+        if level is not None and (type(level) is not int or not 1 <= level <= 5):
+            raise _fail(0, f"players[{seat}].bot_level must be null or 1..5")
+    hands = _get(data, "hands", list, "the file")
+    if not 1 <= len(hands) <= MAX_HANDS:
+        raise _fail(0, f"hands must list 1..{MAX_HANDS} hands")
+    end = _keys(data.get("end"), _END, "end")
+    return rules, first_dealer, hands, end
+
+
+def _arranged(mask: int, cache: dict[int, Json]) -> Json:
+    hit = cache.get(mask)
+    if hit is None:
+        arrangement = best_arrangement_of_mask(mask)
+        melded = [c for m in arrangement.melds for c in m.cards]
+        rest = sorted(arrangement.unmatched, key=lambda c: (c % 13, c // 13))
+        hit = {
+            "cards": card_names(melded + rest),
+            "melds": [m.names() for m in arrangement.melds],
+            "deadwood_cards": card_names(rest),
+            "deadwood": arrangement.deadwood,
+        }
+        cache[mask] = hit
+    return hit
+
+
+def frame(hand: HandState, step: int, last: ActionEvent | None, auto: bool, cache: dict[int, Json]) -> Json:
+    """The viewer's picture of ``hand`` after its ``step``-th action (0 = just dealt), all cards face up::
+
+        {"step", "seat", "action", "card" (drawn card or null), "auto", "phase", "to_act",
+         "hands": [{"cards" (melds first, then deadwood by rank), "melds", "deadwood_cards",
+                    "deadwood"}, seat 1], "stock_size" (the stock is the deck's last stock_size cards,
+         top first), "discard_pile" (bottom -> top), "upcard", "taken_card"}
+    """
+    return {
+        "step": step,
+        "seat": None if last is None else last.seat,
+        "action": None if last is None else str(last.action),
+        "card": None if last is None or last.card is None else card_name(last.card),
+        "auto": auto,
+        "phase": hand.phase.value,
+        "to_act": hand.current_player,
+        "hands": [_arranged(hand.hand_mask(0), cache), _arranged(hand.hand_mask(1), cache)],
+        "stock_size": hand.stock_size,
+        "discard_pile": card_names(hand.discard_pile),
+        "upcard": None if hand.upcard is None else card_name(hand.upcard),
+        "taken_card": None if hand.taken_card is None else card_name(hand.taken_card),
+    }
+
+
+def _parse_deck(tokens: Any, event: int) -> tuple[Card, ...]:
+    if not isinstance(tokens, list) or len(tokens) != 52:
+        raise _fail(event, "a deck is the list of the 52 cards")
+    try:
+        deck = tuple(parse_card(t) for t in tokens)
+    except EngineError as exc:
+        raise _fail(event, f"bad card in the deck: {exc}") from None
+    if len(set(deck)) != 52:
+        raise _fail(event, "the deck repeats a card")
+    return deck
+
+
+def _hand(
+    match: MatchState, index: int, raw: Any, *, frames: bool, cache: dict[int, Json]
+) -> HandReplay:
+    hand = _keys(raw, _HAND, f"hands[{index}]")
+    where = f"hands[{index}]"
+    event = len(match.events) + 1  # this hand's deal
+    if match.is_over:
+        raise _fail(event, f"hand {index + 1} comes after the match ended")
+    number = _get(hand, "number", int, where)
+    dealer = _seat(hand.get("dealer"), f"{where}.dealer")
+    if number != match.hand_number + 1 or dealer != match.dealer:
+        raise _fail(event, f"expected hand {match.hand_number + 1} dealt by seat {match.dealer}, "
+                           f"got hand {number} dealt by seat {dealer}")
+    deck = _parse_deck(hand.get("deck"), event)
+    salt = _get(hand, "salt", str, where)
+    commitment = _get(hand, "commitment", str, where)
+    if deck_commitment(deck, salt) != commitment:
+        raise _fail(event, f"hand {number}'s deck does not match its commitment")
+    match.deal(deck)
+    state = match.hand
+    assert state is not None
+    record = HandReplay(number, dealer, deck, salt, commitment, [], None, match.scores, event)
+    if frames:
+        record.frames.append(frame(state, 0, None, False, cache))
+    actions = _get(hand, "actions", list, where)
+    for k, item in enumerate(actions):
+        event = len(match.events) + 1
+        act = _keys(item, _ACTION, f"{where}.actions[{k}]")
+        seat = _seat(act.get("seat"), f"{where}.actions[{k}].seat")
+        text = _get(act, "action", str, f"{where}.actions[{k}]")
+        auto = act.get("auto", False)
+        if type(auto) is not bool:
+            raise _fail(0, f"{where}.actions[{k}].auto must be true or false")
+        if state.is_over:
+            raise _fail(event, f"hand {number} is over: no more actions")
+        try:
+            produced = match.apply(Action.parse(text), seat)
+        except EngineError as exc:
+            what = f"hand {number}, action {k + 1} (seat {seat}: {text[:40]!r})"
+            raise _fail(event, f"{what} is illegal: {exc}") from None
+        last = produced[0]
+        assert isinstance(last, ActionEvent)
+        record.actions.append((seat, str(last.action), auto))
+        if frames:
+            record.frames.append(frame(state, k + 1, last, auto, cache))
+    result = hand.get("result")
+    scores_after = hand.get("scores_after")
+    if state.is_over:
+        end_event = next(e for e in reversed(match.events) if isinstance(e, HandEndEvent))
+        event = match.events.index(end_event) + 1
+        if not isinstance(result, dict) or result != end_event.result:
+            raise _fail(event, f"hand {number}'s result disagrees with the rules")
+        if _pair(scores_after, f"{where}.scores_after") != end_event.scores:
+            given = list(end_event.scores)
+            raise _fail(event, f"hand {number}'s scores disagree with the rules, which give {given}")
+        record.result = end_event.result
+        record.scores_after = end_event.scores
+    elif result is not None or scores_after is not None:
+        raise _fail(len(match.events) + 1, f"hand {number} has a result but its actions stop before its end")
+    return record
+
+
+def verify(data: Any, *, frames: bool = False) -> VerifiedReplay:
+    """Re-play the record ``data`` (a parsed replay file) and check it all (module docstring).
+
+    :param frames: also build each hand's viewer frames (:func:`frame`).
+    :raises ReplayVerificationError: the first event that fails, with its number.
+    """
+    rules, first_dealer, hands, end = _header(data)
+    match = MatchState(rules, first_dealer)
+    cache: dict[int, Json] = {}
+    replays = [_hand(match, i, raw, frames=frames, cache=cache) for i, raw in enumerate(hands)]
+    resigned = end.get("resigned")
+    event = len(match.events) + 1
+    if resigned is not None:
+        seat = _seat(resigned, "end.resigned")
+        if match.is_over:
+            raise _fail(event, "a resignation after the match ended")
+        match.resign(seat)
+    if not match.is_over:
+        raise _fail(event, "the record ends before the match is over")
+    last = match.events[-1]
+    assert isinstance(last, MatchEndEvent)
+    event = len(match.events)
+    if end.get("reason") != last.reason or end.get("winner") != last.winner:
+        raise _fail(event, f"the end disagrees with the rules: seat {last.winner} wins ({last.reason})")
+    if _pair(end.get("scores"), "end.scores") != last.scores:
+        raise _fail(event, f"the match's scores disagree with the rules, which give {list(last.scores)}")
+    if _pair(end.get("final_scores"), "end.final_scores") != last.final_scores:
+        raise _fail(event, f"the final scores disagree with the rules, which give {list(last.final_scores)}")
+    if type(end.get("timeout", False)) is not bool or (end.get("timeout") and resigned is None):
+        raise _fail(0, "end.timeout must be a boolean, true only for a resignation")
+    return VerifiedReplay(data, match, replays, end)
+
+
+def verify_text(text: str | bytes, *, frames: bool = False) -> VerifiedReplay:
+    """:func:`verify` of a file's text. :raises ReplayVerificationError: as :func:`verify`."""
+    return verify(loads(text), frames=frames)
+
+
+def record_from_events(
+    *, rules: RuleSet, first_dealer: int, events: Sequence[Event], secrets: Sequence[tuple[str, str]],
+    players: Sequence[Json], match: Json | None = None, auto: Callable[[int], bool] = lambda i: False,
+    timeout: bool = False,
+) -> Json:
+    """The replay record of a finished match's engine log ``events``.
+
+    :param secrets: ``(salt, commitment)`` of each deal, in order.
+    :param players: ``{"seat", "name", "bot_level"}`` of seats 0 and 1.
+    :param auto: whether the action at index ``i`` of ``events`` was made by a turn timer.
+    :param timeout: the resignation was a loss on time.
+    :raises ValueError: ``secrets`` does not give one pair per deal.
+    """
+    hands: list[Json] = []
+    end: Json = {"winner": None, "reason": None, "resigned": None, "scores": None, "final_scores": None}
+    deals = 0
+    for i, e in enumerate(events):
+        if isinstance(e, DealEvent):
+            if deals >= len(secrets):
+                raise ValueError("one (salt, commitment) pair per deal is needed")
+            salt, commitment = secrets[deals]
+            deals += 1
+            hands.append({
+                "number": e.hand, "dealer": e.dealer, "deck": card_names(e.deck), "salt": salt,
+                "commitment": commitment, "actions": [], "result": None, "scores_after": None,
+            })
+        elif isinstance(e, ActionEvent):
+            act: Json = {"seat": e.seat, "action": str(e.action)}
+            if auto(i):
+                act["auto"] = True
+            hands[-1]["actions"].append(act)
+        elif isinstance(e, HandEndEvent):
+            hands[-1]["result"] = e.result
+            hands[-1]["scores_after"] = list(e.scores)
+        elif isinstance(e, ResignEvent):
+            end["resigned"] = e.seat
+        else:
+            end.update(winner=e.winner, reason=e.reason, scores=list(e.scores),
+                       final_scores=list(e.final_scores))
+    if deals != len(secrets):
+        raise ValueError("one (salt, commitment) pair per deal is needed")
+    if timeout:
+        end["timeout"] = True
+    record: Json = {"format": FORMAT, "version": VERSION}
+    if match is not None:
+        record["match"] = dict(match)
+    record.update(
+        rules=rules.to_dict(), first_dealer=first_dealer,
+        players=[
+            {"seat": s, "name": str(p["name"]), "bot_level": p.get("bot_level")}
+            for s, p in enumerate(players)
+        ],
+        hands=hands, end=end,
+    )
+    return record
+
+
+_VERBS = {"knock": "knocks", "gin": "goes gin", "big_gin": "goes big gin", "undercut": "knocks, undercut"}
+_REASONS = {"resign": "resignation", "target": "target reached"}
+
+
+def summary_lines(replay: VerifiedReplay) -> list[str]:
+    """One line per hand (``hand 3: seat 1 knocks, 17 points (scores 25-42), deck commitment ok``)
+    and one for the match, for the command line."""
+    names = [str(p["name"]) for p in replay.record["players"]]
+    lines = []
+    for h in replay.hands:
+        r = h.result
+        if r is None:
+            what = "not finished (resignation)"
+        elif r["kind"] == "dead":
+            what = "dead hand, no score"
+        else:
+            who = names[r["knocker"]] if r["knocker"] is not None else "?"
+            verb = _VERBS.get(r["kind"], r["kind"])
+            what = f"{who} {verb}: {names[r['winner']]} scores {r['points']}"
+        lines.append(
+            f"hand {h.number} (dealer {names[h.dealer]}, {len(h.actions)} actions): {what}; "
+            f"scores {h.scores_after[0]}-{h.scores_after[1]}; deck matches its commitment"
+        )
+    end = replay.end
+    how = "lost on time" if end.get("timeout") else _REASONS[end["reason"]]
+    final = end["final_scores"]
+    lines.append(f"match: {names[end['winner']]} wins ({how}), final {final[0]}-{final[1]}")
+    return lines

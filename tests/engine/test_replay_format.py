@@ -1,0 +1,210 @@
+"""The replay file (engine.replay_format, docs/replay-format.md): a record written from an engine log
+re-plays to the same match for every preset; any tampering is refused with the number of the first
+bad event; ``python -m engine replay verify FILE`` prints each hand and exits non-zero on a bad file."""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine.cards import card_names
+from engine.deck import deck_commitment
+from engine.events import DealEvent, HandEndEvent, MatchEndEvent
+from engine.match import MatchState
+from engine.playout import random_playout
+from engine.replay_format import (
+    FORMAT,
+    VERSION,
+    ReplayVerificationError,
+    record_from_events,
+    summary_lines,
+    verify,
+    verify_text,
+)
+from engine.rules import PRESETS, preset
+
+ROOT = Path(__file__).resolve().parents[2]
+PLAYERS = [{"name": "alice", "bot_level": None}, {"name": "Bot 3", "bot_level": 3}]
+
+
+def record_of(m: MatchState) -> dict[str, Any]:
+    deals = [e for e in m.events if isinstance(e, DealEvent)]
+    secrets = [(f"salt{i}", deck_commitment(e.deck, f"salt{i}")) for i, e in enumerate(deals)]
+    return record_from_events(
+        rules=m.rules, first_dealer=m.first_dealer, events=m.events, secrets=secrets, players=PLAYERS,
+        match={"id": 7},
+    )
+
+
+def resigned(seed: int) -> MatchState:
+    m = random_playout(preset("classic"), seed, max_hands=2)
+    if not m.is_over:
+        if m.awaiting_deal:
+            m.deal(random_playout(preset("classic"), seed + 1).hand.deck)  # type: ignore[union-attr]
+        m.resign(0)
+    return m
+
+
+@pytest.fixture(scope="module")
+def classic() -> tuple[MatchState, dict[str, Any]]:
+    m = random_playout(preset("classic"), 11)
+    return m, record_of(m)
+
+
+def failing_event(data: Any) -> int:
+    with pytest.raises(ReplayVerificationError) as info:
+        verify(data)
+    assert str(info.value).startswith(f"failed verification at event {info.value.event}: ")
+    return info.value.event
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_export_then_import_round_trips_for_every_preset(name: str) -> None:
+    for seed in (1, 2, 3):
+        m = random_playout(preset(name), seed)
+        record = json.loads(json.dumps(record_of(m)))
+        assert record["format"] == FORMAT and record["version"] == VERSION == 1
+        replay = verify(record, frames=True)
+        assert replay.state == m
+        assert [h.result for h in replay.hands] == [e.result for e in m.events if isinstance(e, HandEndEvent)]
+        assert replay.end["final_scores"] == list(m.final_scores or ())
+        # frames: one per position; the last one of each ended hand shows the deal's cards all accounted for
+        for h in replay.hands:
+            assert len(h.frames) == len(h.actions) + 1
+            for f in h.frames:
+                held = f["hands"][0]["cards"] + f["hands"][1]["cards"]
+                stock = card_names(h.deck[52 - f["stock_size"]:]) if f["stock_size"] else []
+                assert sorted(held + f["discard_pile"] + stock) == sorted(card_names(h.deck))
+
+
+def test_a_resigned_match_round_trips() -> None:
+    m = resigned(5)
+    assert m.is_over
+    replay = verify(record_of(m))
+    assert replay.state == m and replay.end["reason"] == "resign"
+
+
+def test_frames_show_the_engine_state_after_each_action(classic: tuple[MatchState, dict[str, Any]]) -> None:
+    m, record = classic
+    replay = verify(record, frames=True)
+    hand = replay.hands[0]
+    # re-play hand 1 by hand and compare every frame with the engine's own state
+    from engine.hand import HandState
+
+    state = HandState(m.rules, hand.dealer, hand.deck)
+    for k, (seat, action, _auto) in enumerate(hand.actions):
+        state.apply(action, seat)
+        f = hand.frames[k + 1]
+        assert f["seat"] == seat and f["action"] == action
+        assert [sorted(x["cards"]) for x in f["hands"]] == [sorted(card_names(h)) for h in state.hands]
+        assert f["discard_pile"] == card_names(state.discard_pile)
+        assert f["stock_size"] == state.stock_size
+        assert f["hands"][0]["deadwood"] + 0 >= 0
+
+
+def test_summary_lines_name_each_hand_and_the_winner(classic: tuple[MatchState, dict[str, Any]]) -> None:
+    m, record = classic
+    lines = summary_lines(verify(record))
+    assert len(lines) == len(record["hands"]) + 1
+    assert lines[0].startswith("hand 1 (dealer ")
+    assert lines[-1].startswith(f"match: {PLAYERS[m.winner or 0]['name']} wins")
+
+
+@pytest.mark.parametrize(
+    "tamper, event",
+    [
+        (lambda r: r.update(version=2), 0),
+        (lambda r: r.update(format="pgn"), 0),
+        (lambda r: r.pop("rules"), 0),
+        (lambda r: r.update(rules={"target": -4}), 0),
+        (lambda r: r.update(extra=1), 0),
+        (lambda r: r["players"][0].update(name=""), 0),
+        (lambda r: r["hands"][0].update(salt="other"), 1),
+        (lambda r: r["hands"][0]["deck"].reverse(), 1),
+        (lambda r: r["hands"][0].update(dealer=1 - r["hands"][0]["dealer"]), 1),
+        (lambda r: r["hands"][0].update(number=2), 1),
+        (lambda r: r["hands"][0]["actions"][0].update(action="knock"), 2),
+        (lambda r: r["hands"][0]["actions"][0].update(seat=1 - r["hands"][0]["actions"][0]["seat"]), 2),
+        (lambda r: r["hands"][0]["actions"][0].update(action="discard Zz"), 2),
+        (lambda r: r["end"].update(winner=1 - r["end"]["winner"]), -1),
+        (lambda r: r["end"].update(final_scores=[999, 0]), -1),
+    ],
+)
+def test_tampered_records_fail_at_the_named_event(
+    classic: tuple[MatchState, dict[str, Any]], tamper: Any, event: int
+) -> None:
+    m, record = classic
+    bad = copy.deepcopy(record)
+    tamper(bad)
+    assert failing_event(bad) == (len(m.events) if event == -1 else event)
+
+
+def test_an_edited_result_fails_at_that_hand_end(classic: tuple[MatchState, dict[str, Any]]) -> None:
+    m, record = classic
+    bad = copy.deepcopy(record)
+    bad["hands"][0]["result"]["points"] += 1
+    end = next(i for i, e in enumerate(m.events) if isinstance(e, HandEndEvent)) + 1
+    assert failing_event(bad) == end
+    bad = copy.deepcopy(record)
+    bad["hands"][0]["scores_after"] = [500, 500]
+    assert failing_event(bad) == end
+
+
+def test_a_dropped_action_or_hand_is_caught(classic: tuple[MatchState, dict[str, Any]]) -> None:
+    m, record = classic
+    bad = copy.deepcopy(record)
+    bad["hands"][0]["actions"].pop()
+    assert failing_event(bad) == len(bad["hands"][0]["actions"]) + 2  # where the hand end should be
+    bad = copy.deepcopy(record)
+    bad["hands"].pop()
+    assert failing_event(bad) > 1
+    bad = copy.deepcopy(record)
+    bad["hands"].append(copy.deepcopy(bad["hands"][-1]))
+    assert failing_event(bad) == len(m.events) + 1  # a deal after the match-end event
+
+
+BROKEN = [b"", b"{", b"[]", b"null", b'"x"', b"[" * 100_000, '{"format": "\\ud800"}']
+
+
+@pytest.mark.parametrize("text", BROKEN)
+def test_broken_json_is_event_0(text: Any) -> None:
+    with pytest.raises(ReplayVerificationError) as info:
+        verify_text(text)
+    assert info.value.event == 0
+
+
+def test_cli_prints_each_hand_and_fails_on_a_tampered_file(
+    classic: tuple[MatchState, dict[str, Any]], tmp_path: Path
+) -> None:
+    _, record = classic
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(record))
+    run = subprocess.run([sys.executable, "-m", "engine", "replay", "verify", str(good)],
+                         cwd=ROOT, capture_output=True, text=True, check=False)
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert len(lines) == len(record["hands"]) + 2
+    assert lines[0].startswith("hand 1 ") and "verified" in lines[-1]
+    bad = copy.deepcopy(record)
+    bad["hands"][0]["actions"][0]["action"] = "knock"
+    tampered = tmp_path / "bad.json"
+    tampered.write_text(json.dumps(bad))
+    run = subprocess.run([sys.executable, "-m", "engine", "replay", "verify", str(tampered)],
+                         cwd=ROOT, capture_output=True, text=True, check=False)
+    assert run.returncode == 1
+    assert "failed verification at event 2" in run.stderr and run.stdout == ""
+    nope = str(tmp_path / "nope.json")
+    missing = subprocess.run([sys.executable, "-m", "engine", "replay", "verify", nope],
+                             cwd=ROOT, capture_output=True, text=True, check=False)
+    assert missing.returncode == 2 and "cannot read" in missing.stderr
+
+
+def test_match_end_event_is_last(classic: tuple[MatchState, dict[str, Any]]) -> None:
+    m, _ = classic
+    assert isinstance(m.events[-1], MatchEndEvent)
