@@ -1,8 +1,9 @@
 """ASGI entry point (``daphne config.asgi:application``): HTTP through Django, WebSockets through Channels.
 
 The Django app is built BEFORE importing any routing so that models and settings are ready when consumer
-modules import them. WebSockets accept only the site's own origins (``ALLOWED_HOSTS``) and carry the
-session user (guests included) in ``scope["user"]``.
+modules import them. WebSockets accept only the site's own origins (scheme, host and port: the served
+origin and ``CSRF_TRUSTED_ORIGINS``, ``config.origins``) and carry the session user (guests included) in
+``scope["user"]``.
 """
 
 from __future__ import annotations
@@ -16,13 +17,13 @@ django_asgi_app = get_asgi_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
+from config.origins import SameOriginValidator  # noqa: E402
 from config.routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
-        "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+        "websocket": SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
     }
 )

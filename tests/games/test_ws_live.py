@@ -9,6 +9,7 @@ import time
 from typing import Any
 
 import pytest
+from websockets.exceptions import InvalidStatus
 from websockets.sync.client import ClientConnection, connect
 
 from games import services
@@ -111,3 +112,18 @@ def test_reconnect_storm_leaves_the_bot_match_playable(
             state = recv_type(ws, "state", timeout=15)
         assert played == 6
     assert Match.objects.get(pk=match.pk).last_seq >= 1 + 2 * 6 - 1
+
+
+@pytest.mark.parametrize("origin", ["http://127.0.0.1:9999", "http://localhost:1234", "https://127.0.0.1"])
+def test_a_page_on_another_origin_cannot_open_the_table_socket(
+    transactional_db: None, daphne_server: Any, alice: Any, bob: Any, origin: str
+) -> None:
+    """With the victim's cookie, a page on another port or scheme of the same host is refused at the
+    handshake (HTTP 403: the host-only check let it read the cards and resign); the real page is not."""
+    match = friend_match(alice, bob)
+    with pytest.raises(InvalidStatus) as refused:
+        open_socket(daphne_server, alice, match.pk, origin=origin)
+    assert refused.value.response.status_code == 403
+    with open_socket(daphne_server, alice, match.pk) as ws:
+        assert recv_json(ws)["type"] == "state"
+    assert Match.objects.get(pk=match.pk).status == "active"

@@ -1,8 +1,8 @@
-"""The ASGI stack of ``config.asgi``: origin validation, session auth on WebSockets, routing to games.
+"""The ASGI stack of ``config.asgi``: origin validation (``config.origins``: scheme, host and port), session
+auth on WebSockets, routing to games.
 
-``config.asgi`` is imported inside the tests, never at module level: ``AllowedHostsOriginValidator``
-captures ``settings.ALLOWED_HOSTS`` when the module is imported, and importing it at collection time
-(before pytest-django adds ``testserver``) would make other tests' ``testserver`` origins fail.
+``config.asgi`` is imported inside the tests, never at module level: it runs ``django.setup()``, which
+must not happen at collection time.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from channels.testing import WebsocketCommunicator
 from django.test import Client
 
 from accounts.models import User
+from config.origins import origin_allowed, parse_origin
 from config.routing import websocket_urlpatterns
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -70,3 +71,71 @@ async def test_session_cookie_authenticates_the_socket() -> None:
     # Past the authentication check: the consumer knew who we are and looked the match up.
     assert (message["type"], message["code"]) == ("error", "no_such_match")
     await communicator.disconnect()
+
+
+def scope(origin: str | None, host: str = "127.0.0.1:8000", **extra: str) -> dict[str, object]:
+    hdrs = [(b"host", host.encode())] + [(k.encode(), v.encode()) for k, v in extra.items()]
+    if origin is not None:
+        hdrs.append((b"origin", origin.encode()))
+    return {"type": "websocket", "scheme": "ws", "path": PATH, "headers": hdrs}
+
+
+@pytest.mark.parametrize(
+    ("origin", "allowed"),
+    [
+        ("http://127.0.0.1:8000", True),
+        ("HTTP://127.0.0.1:8000", True),
+        ("http://127.0.0.1:8000/", True),
+        ("http://127.0.0.1:9999", False),  # another port of the same host (issue 8)
+        ("http://localhost:1234", False),
+        ("https://127.0.0.1", False),
+        ("https://127.0.0.1:8000", False),  # the same host and port over another scheme
+        ("http://127.0.0.1", False),  # port 80
+        ("http://localhost:8000", False),  # an allowed host, but not the one the socket was opened at
+        ("http://127.0.0.1:8000.evil.example", False),
+        ("http://user@127.0.0.1:8000", False),
+        ("http://127.0.0.1:8000/page", False),
+        ("ws://127.0.0.1:8000", False),
+        ("null", False),
+        ("", False),
+        (None, False),
+    ],
+)
+def test_origin_must_be_the_served_origin(origin: str | None, allowed: bool) -> None:
+    assert origin_allowed(scope(origin)) is allowed
+
+
+def test_default_ports_are_filled_in() -> None:
+    assert parse_origin("http://a.example") == ("http", "a.example", 80)
+    assert parse_origin("https://A.example:443") == ("https", "a.example", 443)
+    assert parse_origin("https://a.example:99999") is None
+    assert origin_allowed(scope("http://gin.test", host="gin.test:80")) is False  # not in ALLOWED_HOSTS
+    assert origin_allowed({**scope("https://127.0.0.1", host="127.0.0.1"), "scheme": "wss"}) is True
+
+
+def test_a_host_outside_allowed_hosts_serves_no_origin(settings: object) -> None:
+    assert origin_allowed(scope("http://evil.example", host="evil.example")) is False
+
+
+def test_csrf_trusted_origins_are_accepted_exactly(settings: object) -> None:
+    settings.CSRF_TRUSTED_ORIGINS = ["https://gin.example", "https://*.sub.example"]  # type: ignore[attr-defined]
+    assert origin_allowed(scope("https://gin.example")) is True
+    assert origin_allowed(scope("https://gin.example:443")) is True
+    assert origin_allowed(scope("https://a.sub.example")) is True
+    assert origin_allowed(scope("https://a.b.sub.example")) is True
+    assert origin_allowed(scope("http://gin.example")) is False
+    assert origin_allowed(scope("https://gin.example:8443")) is False
+    assert origin_allowed(scope("https://evilgin.example")) is False
+    assert origin_allowed(scope("https://sub.example.evil")) is False
+    assert origin_allowed(scope("http://a.sub.example")) is False
+
+
+def test_scheme_behind_the_proxy_comes_from_the_trusted_header(settings: object) -> None:
+    settings.SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")  # type: ignore[attr-defined]
+    settings.ALLOWED_HOSTS = ["gin.example"]  # type: ignore[attr-defined]
+    behind = {"x-forwarded-proto": "https"}
+    assert origin_allowed(scope("https://gin.example", host="gin.example", **behind)) is True
+    assert origin_allowed(scope("http://gin.example", host="gin.example", **behind)) is False
+    assert origin_allowed(scope("http://gin.example", host="gin.example")) is True
+    assert origin_allowed(scope("https://gin.example", host="gin.example")) is False
+    assert origin_allowed(scope("http://gin.example", host="gin.example", **{"x-forwarded-proto": "http"}))
