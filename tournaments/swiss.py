@@ -167,7 +167,11 @@ class _Field:
         )
 
     def proven(self, pairs: list[tuple[int, int]], bye: int | None) -> bool:
-        """True when ``pairs`` + ``bye`` is optimal by rules 2-3 and within 10% of optimal by rule 4."""
+        """True when ``pairs`` + ``bye`` seats every active player once, is optimal by rules 2-3 and
+        within 10% of optimal by rule 4."""
+        seated = [i for pair in pairs for i in pair] + ([] if bye is None else [bye])
+        if len(seated) != self.n or set(seated) != set(range(self.n)):
+            return False
         if any(j in self.met[i] for i, j in pairs):
             return False
         if bye is not None and bye != self.bye_eligible[-1]:
@@ -216,12 +220,13 @@ def _fast(pitch: _Field) -> tuple[list[tuple[int, int]], int | None]:
         block = blocks[index]
         index += 1
         local = _greedy(pitch, block)
-        while not _locally_optimal(pitch, block, local):
-            local, _ = _exact(pitch, len(block), block)
-            if _locally_optimal(pitch, block, local) or index == len(blocks) or len(block) > 4 * BLOCK:
-                break
-            block = block + blocks[index]
-            index += 1
+        if not _locally_optimal(pitch, block, local):
+            while True:
+                local, _ = _exact(pitch, len(block), block)
+                if _locally_optimal(pitch, block, local) or index == len(blocks) or len(block) > 4 * BLOCK:
+                    break
+                block = block + blocks[index]  # the block's pairs are redone with the next block's
+                index += 1
         pairs.extend(local)
     return pairs, bye
 
