@@ -26,7 +26,7 @@ def test_anonymous_home_offers_guest_play_and_lists_bots(client: Client) -> None
 def test_member_home_shows_name_matches_link_and_logout(client: Client) -> None:
     client.force_login(User.objects.create_user("ana", password="x"))
     page = client.get(reverse("web:home")).content.decode()
-    assert 'data-testid="who">ana' in page
+    assert 'data-testid="who"><span class="player-name" title="ana">ana</span>' in page
     assert f'href="{reverse("games:my_matches")}"' in page
     assert f'action="{reverse("accounts:logout")}"' in page
     assert 'data-testid="play-as-guest"' not in page

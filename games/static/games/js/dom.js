@@ -17,6 +17,14 @@ export function setText(id, text) {
   if (e.textContent !== text) e.textContent = text;
 }
 
+/** Set a player's name: the text (cut by CSS with an ellipsis when long) and the full name as its
+ * title, so a 150-character username never widens the table. */
+export function setName(id, name) {
+  setText(id, name);
+  const e = $(id);
+  if (e.title !== name) e.title = name;
+}
+
 /** Show or hide the element with id ``id``. */
 export function show(id, visible) {
   $(id).hidden = !visible;

@@ -1,7 +1,7 @@
 // The felt: both seats, the stock and discard pile, the status line and the action buttons. Pure
 // rendering of (state, ui, legal actions); clicks are wired once in table.js.
 import { cardBack, cardFace, cardLabel, cardText } from "./cards.js";
-import { $, badge, el, setText, show } from "./dom.js";
+import { $, badge, el, setName, setText, show } from "./dom.js";
 import { t } from "./i18n.js";
 import { actionText, isOver, playerName, seatName } from "./text.js";
 
@@ -12,7 +12,7 @@ export function renderSeats(state) {
   const h = state.hand;
   const opp = 1 - m.you;
   const op = m.players[opp];
-  setText("opp-name", op ? playerName(op) : t("empty_seat"));
+  setName("opp-name", op ? playerName(op) : t("empty_seat"));
   const ob = $("opp-badges");
   ob.replaceChildren();
   if (op && op.is_bot) ob.append(badge(t("bot_level", { n: op.bot_level })));
@@ -28,7 +28,7 @@ export function renderSeats(state) {
   show("opp-count", !!h);
 
   const me = m.players[m.you];
-  setText("my-name", me ? playerName(me) : "");
+  setName("my-name", me ? playerName(me) : "");
   const mb = $("my-badges");
   mb.replaceChildren();
   if (h && h.dealer === m.you) mb.append(badge(t("dealer")));

@@ -4,7 +4,7 @@ import { byRank, cardFace, cardText } from "./cards.js";
 import { el } from "./dom.js";
 import { meldKind } from "./hand_view.js";
 import { t } from "./i18n.js";
-import { headline, seatName } from "./text.js";
+import { headline, playerName, seatName } from "./text.js";
 
 function group(cards, label, cls, marks = new Set()) {
   const g = el("div", "group " + (cls || ""));
@@ -154,8 +154,13 @@ export function renderMatchEnd(box, state) {
   for (const seat of [you, 1 - you]) {
     const tr = el("tr");
     const bonus = match.scores[seat] - handPoints[seat];
+    const name = el("span", "player-name", seatName(match, seat));
+    const p = match.players[seat];
+    if (seat !== you && p) name.title = playerName(p);
+    const nameCell = el("td", "name");
+    nameCell.append(name);
     tr.append(
-      el("td", "", seatName(match, seat)),
+      nameCell,
       el("td", "num", String((match.hands_won || [0, 0])[seat])),
       el("td", "num", String(handPoints[seat])),
       el("td", "num", bonus ? "+" + bonus : "0"),

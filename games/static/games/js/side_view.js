@@ -1,6 +1,6 @@
 // The side panel: scores and target, rules and the hand's knock limit, turn timer, the fair-shuffle
 // panel, the move log, resign (with confirmation) and the connection state.
-import { $, el, setText, show } from "./dom.js";
+import { $, el, setName, setText, show } from "./dom.js";
 import { has, t } from "./i18n.js";
 import { clock, isOver, moveLines, playerName, seatName } from "./text.js";
 
@@ -14,7 +14,7 @@ export function renderSide(state, ui, checks, handlers) {
   const m = state.match;
   const h = state.hand;
   [m.you, 1 - m.you].forEach((seat, i) => {
-    setText(`score-name-${i}`, seat === m.you ? t("you") : m.players[seat] ? playerName(m.players[seat]) : t("empty_seat"));
+    setName(`score-name-${i}`, seat === m.you ? t("you") : m.players[seat] ? playerName(m.players[seat]) : t("empty_seat"));
     setText(`score-${i}`, String(m.scores[seat]));
     $(`score-bar-${i}`).style.width = `${Math.min(100, (100 * m.scores[seat]) / m.target)}%`;
   });

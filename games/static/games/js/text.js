@@ -2,11 +2,22 @@
 import { cardText } from "./cards.js";
 import { has, t } from "./i18n.js";
 
-/** A player's name as seen by the viewer ("You" for the viewer's own seat). */
+/** Longest name written inside a sentence (status line, moves, results); labels show the whole
+ * name cut by CSS, with the full name as their title. */
+export const NAME_IN_TEXT = 24;
+
+/** ``name`` cut to ``NAME_IN_TEXT`` characters with an ellipsis (by code points: no split emoji). */
+export function shortName(name) {
+  const chars = Array.from(name);
+  return chars.length <= NAME_IN_TEXT ? name : chars.slice(0, NAME_IN_TEXT - 1).join("") + "…";
+}
+
+/** A player's name as seen by the viewer in a sentence ("You" for the viewer's own seat; a long name
+ * cut, see ``shortName``). */
 export function seatName(match, seat) {
   if (seat === match.you) return t("you");
   const p = match.players[seat];
-  return p ? playerName(p) : t("opponent");
+  return p ? shortName(playerName(p)) : t("opponent");
 }
 
 /** A seated player's name; a house bot's in the page language. */

@@ -1,0 +1,162 @@
+"""Table polish (issue 13) in a real browser (chromium, Daphne subprocess), at 1280 px and 390 px, in
+English and pt-BR: long names stay bounded, the match-end card fits a phone and leaves the header
+usable.
+
+Players are created with the ORM and log in through the login page; matches are made by the services
+(the same calls the forms make), so each test goes straight to the screen it checks.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pytest
+
+from accounts.models import User
+from games import services
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+PASSWORD = "felt-green-42-knock"
+WIDTHS = (1280, 390)
+LANGUAGES = ("en-US", "pt-BR")
+# 150 characters (the longest username Django allows), no space to break at.
+LONG_A = ("Maximiliano" * 14)[:150]
+LONG_B = ("Wolfeschlegelsteinhausen" * 7)[:150]
+
+
+def off_loop(call: Callable[[], Any]) -> Any:
+    """Run a service call in another thread: a write's after-commit broadcast uses ``async_to_sync``,
+    which refuses the thread where Playwright's event loop runs."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(call).result()
+
+
+def make_user(username: str) -> User:
+    return User.objects.create_user(username=username, password=PASSWORD)
+
+
+@pytest.fixture
+def contexts(browser: Any, page: Any) -> Iterator[Any]:
+    """``open(width, locale)`` -> a new page in its own browser context (own cookies). (Asks for
+    ``page`` for its setup: the ORM stays usable while Playwright's loop runs.)"""
+    made: list[Any] = []
+
+    def open_page(width: int, locale: str) -> Any:
+        context = browser.new_context(locale=locale, viewport={"width": width, "height": 900})
+        context.set_default_timeout(15_000)
+        made.append(context)
+        return context.new_page()
+
+    yield open_page
+    for context in made:
+        context.close()
+
+
+def log_in(page: Any, base: str, username: str, locale: str) -> None:
+    page.goto(base + "/accounts/login/")
+    page.fill("#id_username", username)
+    page.fill("#id_password", PASSWORD)
+    page.locator("main form button[type=submit]").click()
+    page.wait_for_url(re.compile(r".*/$"))
+    if locale.startswith("pt"):
+        assert page.locator("html").get_attribute("lang") == "pt-br"
+
+
+def open_table(page: Any, base: str, match_id: int) -> None:
+    page.goto(f"{base}/match/{match_id}/")
+    page.wait_for_function("document.getElementById('conn').classList.contains('down') === false"
+                           " && document.getElementById('conn').textContent.length > 0")
+    page.wait_for_function("document.getElementById('table-app').dataset.phase !== ''")
+
+
+OUTSIDE_FELT = """() => {
+    const felt = document.querySelector('.felt').getBoundingClientRect();
+    const sel = '#stock-button, #discard-button, #actions button:not([hidden]), #my-hand button.card,'
+        + ' #opp-hand .card, .seat-label .name, .seat-label .badge, #status, .hand-tools';
+    const out = [];
+    for (const e of document.querySelectorAll(sel)) {
+        const r = e.getBoundingClientRect();
+        if (r.width === 0 && r.height === 0) continue;
+        if (r.left < felt.left - 1 || r.right > felt.right + 1 || r.top < felt.top - 1
+            || r.bottom > felt.bottom + 1) {
+            out.push(`${e.id || e.className}: ${Math.round(r.left)}..${Math.round(r.right)}`
+                + ` outside ${Math.round(felt.left)}..${Math.round(felt.right)}`);
+        }
+    }
+    return out;
+}"""
+
+PAGE_OVERFLOW = """() => {
+    const vw = document.documentElement.clientWidth;
+    const out = [];
+    for (const e of document.querySelectorAll('header *, main *, .messages *')) {
+        const r = e.getBoundingClientRect();
+        if (r.width && r.right > vw + 1 && !e.closest('.table-scroll')) {
+            out.push(`${e.tagName}.${e.className}`);
+        }
+    }
+    if (document.documentElement.scrollWidth > vw + 1) {
+        out.push(`page scrolls sideways: ${document.documentElement.scrollWidth} > ${vw}`);
+        for (const e of document.querySelectorAll('body *')) {
+            const r = e.getBoundingClientRect();
+            if (r.right > vw + 1) out.push(`${e.tagName}.${e.className}:${Math.round(r.width)}`);
+        }
+    }
+    return out;
+}"""
+
+
+def assert_name_bounded(page: Any, selector: str, full: str) -> None:
+    """The element shows the name cut with an ellipsis and carries the full name in its title."""
+    e = page.locator(selector).first
+    assert e.get_attribute("title") == full, selector
+    style = e.evaluate("e => [getComputedStyle(e).textOverflow, e.scrollWidth > e.clientWidth]")
+    assert style == ["ellipsis", True], (selector, style)
+
+
+@pytest.mark.parametrize("locale", LANGUAGES)
+def test_a_150_character_name_keeps_the_felt_header_and_pages_in_bounds(
+    daphne_server: Any, contexts: Any, locale: str
+) -> None:
+    from accounts.services import house_bots_ensure
+
+    house_bots_ensure()
+    base = daphne_server.url
+    host, guest = make_user(LONG_A), make_user(LONG_B)
+    table = services.table_create(user=host, rules_preset="classic", target=100, turn_timer=None)
+    for width in WIDTHS:
+        # The invitation page names the host.
+        page = contexts(width, locale)
+        log_in(page, base, LONG_B, locale)
+        assert page.evaluate(PAGE_OVERFLOW) == [], width  # header (and the welcome message)
+        assert_name_bounded(page, "[data-testid=who] .player-name", LONG_B)
+        page.goto(f"{base}/t/{table.invite_token}/")
+        assert page.evaluate(PAGE_OVERFLOW) == [], width
+        assert_name_bounded(page, "h1 .player-name", LONG_A)
+        page.close()
+    off_loop(lambda: services.table_join(user=guest, token=table.invite_token or ""))
+    bot = off_loop(
+        lambda: services.match_create_vs_bot(user=host, level=1, rules_preset="classic", target=100)
+    )
+    for width in WIDTHS:
+        for user, other, match_id in ((host, LONG_B, table.pk), (guest, LONG_A, table.pk),
+                                      (host, None, bot.pk)):
+            page = contexts(width, locale)
+            log_in(page, base, user.username, locale)
+            open_table(page, base, match_id)
+            assert page.evaluate(OUTSIDE_FELT) == [], (width, user.username[:5], match_id)
+            assert page.evaluate(PAGE_OVERFLOW) == [], (width, user.username[:5], match_id)
+            assert_name_bounded(page, "#my-name", user.username)
+            if other:
+                assert_name_bounded(page, "#opp-name", other)
+                assert_name_bounded(page, "#score-name-1", other)
+            page.goto(base + "/matches/")
+            found = page.evaluate(PAGE_OVERFLOW)
+            assert found == [], (width, " ".join(found))
+            if other:
+                assert_name_bounded(page, f"tr:has(a[href='/match/{match_id}/']) .player-name", other)
+            page.close()
