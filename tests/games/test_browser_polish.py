@@ -151,6 +151,7 @@ def test_a_150_character_name_keeps_the_felt_header_and_pages_in_bounds(
             assert page.evaluate(OUTSIDE_FELT) == [], (width, user.username[:5], match_id)
             assert page.evaluate(PAGE_OVERFLOW) == [], (width, user.username[:5], match_id)
             assert_name_bounded(page, "#my-name", user.username)
+            page.screenshot(path=f"/tmp/long-name-{width}-{locale}-{user.pk}-{match_id}.png")
             if other:
                 assert_name_bounded(page, "#opp-name", other)
                 assert_name_bounded(page, "#score-name-1", other)
@@ -160,3 +161,58 @@ def test_a_150_character_name_keeps_the_felt_header_and_pages_in_bounds(
             if other:
                 assert_name_bounded(page, f"tr:has(a[href='/match/{match_id}/']) .player-name", other)
             page.close()
+
+
+MATCH_END_FITS = """() => {
+    const card = document.querySelector('#match-end .result-card');
+    const box = card.getBoundingClientRect();
+    const out = [];
+    for (const e of card.querySelectorAll('.final-scores th, .final-scores td')) {
+        const r = e.getBoundingClientRect();
+        if (r.right > box.right - card.clientLeft + 1 || r.left < box.left - 1) {
+            out.push(`${e.textContent}: ${Math.round(r.left)}..${Math.round(r.right)}`
+                + ` outside ${Math.round(box.left)}..${Math.round(box.right)}`);
+        }
+    }
+    if (card.scrollWidth > card.clientWidth + 1) out.push(`card scrolls: ${card.scrollWidth} > ${card.clientWidth}`);
+    return out;
+}"""
+
+HEADER_TAPPABLE = """() => {
+    const out = [];
+    for (const e of document.querySelectorAll('header a, header button, header select')) {
+        const r = e.getBoundingClientRect();
+        if (!r.width) continue;
+        const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+        if (!hit || !(hit === e || e.contains(hit))) out.push(`${e.textContent.trim()} covered by ${hit && hit.id}`);
+    }
+    return out;
+}"""
+
+
+@pytest.mark.parametrize("locale", LANGUAGES)
+def test_match_end_card_fits_a_phone_and_leaves_the_header_usable(
+    daphne_server: Any, contexts: Any, locale: str
+) -> None:
+    from accounts.services import house_bots_ensure
+
+    house_bots_ensure()
+    base = daphne_server.url
+    user = make_user(LONG_A)
+    for width in WIDTHS:
+        match = off_loop(
+            lambda: services.match_create_vs_bot(user=user, level=1, rules_preset="brazilian", target=100)
+        )
+        page = contexts(width, locale)
+        log_in(page, base, user.username, locale)
+        open_table(page, base, match.pk)
+        page.locator("#btn-resign").click()
+        page.locator("#btn-resign-yes").click()
+        page.wait_for_selector("#match-end:not([hidden])")
+        page.evaluate("window.scrollTo(0, 0)")
+        assert page.evaluate(MATCH_END_FITS) == [], width
+        assert page.evaluate(HEADER_TAPPABLE) == [], width
+        total = page.locator("#match-end .final-scores thead th").last
+        assert total.inner_text() == "Total"
+        page.screenshot(path=f"/tmp/match-end-{width}-{locale}.png")
+        page.close()
