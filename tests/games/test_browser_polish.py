@@ -174,7 +174,9 @@ MATCH_END_FITS = """() => {
                 + ` outside ${Math.round(box.left)}..${Math.round(box.right)}`);
         }
     }
-    if (card.scrollWidth > card.clientWidth + 1) out.push(`card scrolls: ${card.scrollWidth} > ${card.clientWidth}`);
+    if (card.scrollWidth > card.clientWidth + 1) {
+        out.push(`card scrolls: ${card.scrollWidth} > ${card.clientWidth}`);
+    }
     return out;
 }"""
 
@@ -184,7 +186,9 @@ HEADER_TAPPABLE = """() => {
         const r = e.getBoundingClientRect();
         if (!r.width) continue;
         const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
-        if (!hit || !(hit === e || e.contains(hit))) out.push(`${e.textContent.trim()} covered by ${hit && hit.id}`);
+        if (!hit || !(hit === e || e.contains(hit))) {
+            out.push(`${e.textContent.trim()} covered by ${hit && hit.id}`);
+        }
     }
     return out;
 }"""
