@@ -33,6 +33,7 @@ Live server (pytest-django's ``live_server`` is WSGI and cannot serve Channels)
 from __future__ import annotations
 
 import os
+import secrets
 import socket
 import subprocess
 import sys
@@ -127,6 +128,20 @@ def django_db_setup(django_db_setup: None, django_db_blocker: Any) -> Iterator[N
                     " WHERE datname = current_database() AND pid <> pg_backend_pid()"
                 )
             connection.close()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Each test gets its own empty in-process cache (locmem), so throttle counters and other cached
+    counts never carry over from one test to the next, nor into the Redis of a developer's server.
+    A test of the Redis cache itself overrides ``CACHES`` again."""
+    from django.test import override_settings
+
+    location = f"test-{request.node.nodeid}"
+    with override_settings(
+        CACHES={"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": location}}
+    ):
+        yield
 
 
 # --- browser --------------------------------------------------------------------------------------
@@ -288,6 +303,8 @@ def daphne_server_factory(
             "SECURE_COOKIES": "0",
             "CELERY_TASK_ALWAYS_EAGER": "1",
             "PYTHONUNBUFFERED": "1",
+            # Own cache keys (throttle counters...) per test: with REDIS_URL they would outlive the test.
+            "CACHE_KEY_PREFIX": f"gin-test-{secrets.token_hex(6)}",
         }
     )
 

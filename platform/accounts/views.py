@@ -13,7 +13,8 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts.forms import SignUpForm
 from accounts.models import User
-from accounts.services import UsernameTaken, guest_convert, guest_create, member_create
+from accounts.services import AccountError, UsernameTaken, guest_convert, guest_create, member_create
+from accounts.throttles import GUEST_GROUP, SIGNUP_GROUP, over_limit, throttled
 
 BACKEND = "django.contrib.auth.backends.ModelBackend"
 
@@ -29,18 +30,30 @@ def _next_url(request: HttpRequest) -> str:
 
 @require_http_methods(["GET", "POST"])
 def signup(request: HttpRequest) -> HttpResponse:
-    """Sign up. A logged-in guest keeps its row (and history); a logged-in member is sent home."""
+    """Sign up. A logged-in guest keeps its row (and history); a logged-in member is sent home.
+
+    A valid POST counts against the per-IP sign-up rate (``ACCOUNTS_SIGNUP_RATE``; over it: 429 page).
+    A guest's second submit racing the first (double click) finds the guest already converted: it is
+    sent on like the first (redirect), not given an error.
+    """
     guest = request.user if isinstance(request.user, User) and request.user.is_guest else None
     if request.user.is_authenticated and guest is None:
         return redirect("web:home")
     converting = guest is not None
     form = SignUpForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
+        retry_after = over_limit(request, group=SIGNUP_GROUP)
+        if retry_after is not None:
+            return throttled(request, group=SIGNUP_GROUP, retry_after=retry_after)
         try:
             return _sign_up(request, form, guest)
         except UsernameTaken:
             # Lost a race with a simultaneous sign-up: the same error the form gives for a taken name.
             form.add_error("username", User._meta.get_field("username").error_messages["unique"])
+        except AccountError:
+            # This guest was converted meanwhile: by the first of two submits of this form. That one logs
+            # the member in (new session key); this one changes nothing and must not touch the session.
+            return HttpResponseRedirect(_next_url(request))
     return render(
         request,
         "accounts/signup.html",
@@ -68,8 +81,14 @@ def _sign_up(request: HttpRequest, form: SignUpForm, guest: User | None) -> Http
 
 @require_POST
 def play_as_guest(request: HttpRequest) -> HttpResponse:
-    """Create a guest account and log it in (POST, CSRF-protected). A logged-in user is just redirected."""
+    """Create a guest account and log it in (POST, CSRF-protected). A logged-in user is just redirected.
+
+    Each creation counts against the per-IP guest rate (``ACCOUNTS_GUEST_RATE``; over it: 429 page).
+    """
     if not request.user.is_authenticated:
+        retry_after = over_limit(request, group=GUEST_GROUP)
+        if retry_after is not None:
+            return throttled(request, group=GUEST_GROUP, retry_after=retry_after)
         guest = guest_create()
         login(request, guest, backend=BACKEND)
         messages.info(request, _("You are playing as %(name)s.") % {"name": guest.public_name})

@@ -12,7 +12,8 @@ Other variables: ``SECRET_KEY`` (default: generated once into ``var/secret_key``
 default on in the embedded profile, off when ``DATABASE_URL`` is set), ``ALLOWED_HOSTS`` and
 ``CSRF_TRUSTED_ORIGINS`` (comma-separated), ``CELERY_BROKER_URL`` / ``CELERY_RESULT_BACKEND`` (override
 the derived ones), ``CELERY_TASK_ALWAYS_EAGER`` (``1`` runs tasks in the calling process),
-``GAMES_BOT_DELAY`` (``low,high`` seconds) and ``GAMES_HAND_PAUSE`` (seconds) for live-play timings.
+``GAMES_BOT_DELAY`` (``low,high`` seconds) and ``GAMES_HAND_PAUSE`` (seconds) for live-play timings,
+``CACHE_KEY_PREFIX`` (default ``gin``: keys of the Redis cache; tests give each live server its own).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import os
 import secrets
 import tempfile
 import time
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -232,7 +234,7 @@ if REDIS_URL:
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
-            "KEY_PREFIX": "gin",
+            "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "gin"),
             "OPTIONS": {"socket_connect_timeout": 1.0, "socket_timeout": 1.0},
         }
     }
@@ -280,3 +282,25 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
 }
+
+# --- HTTP throttles (README "Limits") -------------------------------------------------------------
+# Log-in (site and admin): django-axes counts failures per username and per client IP in the database
+# (shared by every process). At AXES_FAILURE_LIMIT failures that username or IP is refused (429, the
+# time to wait) until AXES_COOLOFF_TIME has passed since its last counted failure; failures during the
+# lockout do not extend it, so an attacker cannot keep a victim locked out past one cool-off per burst.
+INSTALLED_APPS += ["axes"]
+MIDDLEWARE += ["axes.middleware.AxesMiddleware"]  # last, as django-axes asks
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = 10
+AXES_COOLOFF_TIME = timedelta(minutes=15)
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+AXES_LOCKOUT_CALLABLE = "accounts.throttles.locked_out"
+AXES_DISABLE_ACCESS_LOG = True  # successful log-ins (every guest) need no row each
+# Per client IP, fixed windows in the default cache (django-ratelimit's "count/period" format).
+ACCOUNTS_GUEST_RATE = "30/h"
+ACCOUNTS_SIGNUP_RATE = "10/h"
+RATELIMIT_FAIL_OPEN = True  # a cache outage must not refuse every guest

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth import SESSION_KEY
-from django.test import Client
+from django.test import Client, RequestFactory
 from django.urls import reverse
 
 from accounts.models import User
@@ -114,7 +114,8 @@ def test_guest_signup_converts_the_same_row_and_stays_logged_in(client: Client) 
     assert session_user_id(client) == guest_id  # still logged in after the password change
     assert client.get(reverse("web:home")).status_code == 200
     client.post(reverse("accounts:logout"))
-    assert client.login(username="ana", password=PASSWORD)
+    # django-axes' backend needs the request (for the client's address) to check lockouts.
+    assert client.login(request=RequestFactory().post("/accounts/login/"), username="ana", password=PASSWORD)
 
 
 def test_member_visiting_signup_is_sent_home(client: Client) -> None:
