@@ -1,6 +1,7 @@
 """The table's WebSocket (``ws/match/<id>/``): thin JSON front of ``games.services`` (docs/protocol.md).
 
-Parse and validate a frame, call one service in a worker thread, answer ``ack``/``error``. State goes
+Parse and validate a frame, call one service in a worker thread, answer ``ack``/``error``. Frames are
+rate limited per connection and sockets capped per player and match (``games.ratelimit``). State goes
 out only from the ``match.update`` group message that services send after commit: each consumer then
 re-reads and sends ITS OWN player's view, so a broadcast never carries hidden cards. The consumer also
 schedules the server's moves (the bot's, and automatic moves at a turn deadline) as asyncio tasks;
@@ -13,14 +14,16 @@ import asyncio
 import json
 import logging
 import random
+import time
 from datetime import UTC, datetime
 from typing import Any
 
+from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.urls import reverse
 
-from games import conf, selectors, services
+from games import conf, ratelimit, selectors, services
 from games.services import GameError, group_name
 
 log = logging.getLogger(__name__)
@@ -34,6 +37,11 @@ def _shown(value: Any) -> str:
     """``value`` as JSON for an error message, cut to 40 characters (a client may send megabytes)."""
     text = json.dumps(value)
     return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _in_thread(fn: Any) -> Any:
+    """``fn`` (a cache call, no database) run in a worker thread off asgiref's single database thread."""
+    return sync_to_async(fn, thread_sensitive=False)
 
 
 def _check_text(name: str, value: str) -> None:
@@ -57,6 +65,9 @@ class MatchConsumer(AsyncWebsocketConsumer):
     match_id: int
     seat: int | None = None
     user: Any = None
+    _slot: int = ratelimit.UNTRACKED
+    _slot_task: asyncio.Task[None] | None = None
+    _closing: bool = False
 
     async def connect(self) -> None:
         self.user = self.scope.get("user")
@@ -75,9 +86,31 @@ class MatchConsumer(AsyncWebsocketConsumer):
         if seat is None:
             await self._refuse("not_seated", "you are not a player of this match", 4403)
             return
+        slot = await _in_thread(ratelimit.socket_slot_acquire)(
+            match_id=self.match_id, user_id=self.user.pk, owner=self.channel_name
+        )
+        if slot is None:
+            await self._refuse(
+                "too_many_sockets",
+                f"at most {ratelimit.SOCKETS_PER_USER_PER_MATCH} open connections per player per match:"
+                " close another tab of this table",
+                ratelimit.TOO_MANY_SOCKETS_CLOSE_CODE,
+            )
+            return
+        self._slot = slot
+        self._slot_task = asyncio.create_task(self._keep_slot())
+        self._limiter = ratelimit.MessageLimiter(time.monotonic())
         self.seat = seat
         await self.channel_layer.group_add(group_name(self.match_id), self.channel_name)
         await self._send_state()
+
+    async def _keep_slot(self) -> None:
+        """Refresh this socket's slot while it is open (it expires on its own if this process dies)."""
+        while True:
+            await asyncio.sleep(ratelimit.SLOT_REFRESH)
+            await _in_thread(ratelimit.socket_slot_refresh)(
+                match_id=self.match_id, user_id=self.user.pk, slot=self._slot, owner=self.channel_name
+            )
 
     async def _refuse(self, code: str, message: str, close_code: int) -> None:
         await self._send(_error(code, message))
@@ -86,13 +119,28 @@ class MatchConsumer(AsyncWebsocketConsumer):
     async def disconnect(self, code: int) -> None:
         for task in getattr(self, "_tasks", {}).values():
             task.cancel()
+        if self._slot_task is not None:
+            self._slot_task.cancel()
+            await _in_thread(ratelimit.socket_slot_release)(
+                match_id=self.match_id, user_id=self.user.pk, slot=self._slot, owner=self.channel_name
+            )
         if self.seat is not None:
             await self.channel_layer.group_discard(group_name(self.match_id), self.channel_name)
 
     # ------------------------------------------------------------------------------------- receiving
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        if self.seat is None:
+        if self.seat is None or self._closing:
+            return
+        verdict = self._limiter.admit(time.monotonic())
+        if verdict != "ok":  # refused unread: a flood must cost as little as possible
+            rate = f"{ratelimit.MESSAGES_PER_SECOND:g} messages per second (bursts of {ratelimit.BURST})"
+            if verdict == "flood":
+                await self._send(_error("rate_limited", f"over {rate} for too long: closing"))
+                await self.close(code=ratelimit.FLOOD_CLOSE_CODE)
+                self._closing = True  # frames already queued are ignored
+            else:
+                await self._send(_error("rate_limited", f"over {rate}; this message was ignored"))
             return
         too_large = _error("frame_too_large", f"frames are limited to {conf.MAX_FRAME_BYTES} bytes")
         if text_data is None:

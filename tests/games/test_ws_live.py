@@ -6,14 +6,16 @@ from __future__ import annotations
 
 import json
 import time
+from contextlib import ExitStack
 from typing import Any
 
 import pytest
-from websockets.exceptions import InvalidStatus
+from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import ClientConnection, connect
 
 from games import services
 from games.models import Match
+from tests.games.test_ws_hardening import clear_slots
 from tests.games.wsclient import choose, session_cookie
 
 pytestmark = [pytest.mark.slow]
@@ -127,3 +129,36 @@ def test_a_page_on_another_origin_cannot_open_the_table_socket(
     with open_socket(daphne_server, alice, match.pk) as ws:
         assert recv_json(ws)["type"] == "state"
     assert Match.objects.get(pk=match.pk).status == "active"
+
+
+def test_socket_cap_holds_across_two_daphne_processes(
+    transactional_db: None, redis_url: str, daphne_server_factory: Any, alice: Any, bob: Any
+) -> None:
+    """5 sockets of one player spread over two server processes (counted in the shared Redis cache):
+    the 6th is refused on either process with ``too_many_sockets`` and close code 4409 (100 were
+    accepted before); closing one frees a slot."""
+    servers = [daphne_server_factory(REDIS_URL=redis_url) for _ in range(2)]
+    match = friend_match(alice, bob)
+    clear_slots(match.pk, alice)
+    with ExitStack() as stack:
+        socks = []
+        for n in range(5):
+            ws = stack.enter_context(open_socket(servers[n % 2], alice, match.pk))
+            assert recv_json(ws)["type"] == "state"
+            socks.append(ws)
+        for server in servers:
+            with open_socket(server, alice, match.pk) as extra:
+                refusal = recv_json(extra)
+                assert (refusal["type"], refusal["code"]) == ("error", "too_many_sockets"), refusal
+                with pytest.raises(ConnectionClosed) as closed:
+                    extra.recv(timeout=10)
+                assert closed.value.rcvd is not None and closed.value.rcvd.code == 4409
+        socks[0].close()
+        deadline = time.monotonic() + 10
+        while True:  # the slot is freed by the server's disconnect handler, just after the close
+            with open_socket(servers[1], alice, match.pk) as again:
+                first = recv_json(again)
+            if first["type"] == "state" or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        assert first["type"] == "state", first

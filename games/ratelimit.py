@@ -1,0 +1,121 @@
+"""Limits of the table's WebSocket (docs/protocol.md "Limits"; issue 8).
+
+- Messages: each connection has a token bucket of ``BURST`` tokens refilled at ``MESSAGES_PER_SECOND``;
+  a frame that finds it empty is answered ``rate_limited`` and not read. A connection with
+  ``FLOOD_REFUSALS`` refused frames within ``FLOOD_WINDOW`` seconds is closed with ``FLOOD_CLOSE_CODE``.
+  (8 sockets x 2,000 ``sync`` frames took 177 s of server work and slowed everyone else's moves.)
+- Sockets: at most ``SOCKETS_PER_USER_PER_MATCH`` open sockets per player per match, counted in Django's
+  cache so the cap holds across Daphne processes (Redis in production). Each socket holds one of that
+  many slot keys (``cache.add`` is atomic: SET NX on Redis), refreshed every ``SLOT_REFRESH`` seconds
+  and expiring ``SLOT_TTL`` seconds after the last refresh, so the slots of a killed process free
+  themselves. A cache that fails (Redis down) admits the socket untracked: the cap is a guard against
+  abuse, not a reason to lock a player out of their match.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+from dataclasses import dataclass, field
+
+from django.core.cache import cache
+
+log = logging.getLogger(__name__)
+
+MESSAGES_PER_SECOND = 20.0
+BURST = 40
+FLOOD_REFUSALS = 40
+FLOOD_WINDOW = 10.0
+FLOOD_CLOSE_CODE = 4429
+
+SOCKETS_PER_USER_PER_MATCH = 5
+TOO_MANY_SOCKETS_CLOSE_CODE = 4409
+SLOT_TTL = 60
+SLOT_REFRESH = 20
+UNTRACKED = -1
+"""The slot of a socket admitted while the cache was failing."""
+
+
+@dataclass(slots=True)
+class TokenBucket:
+    """``burst`` tokens, refilled continuously at ``rate`` per second; times are ``time.monotonic()``."""
+
+    rate: float
+    burst: float
+    now: float
+    tokens: float = field(init=False)
+    stamp: float = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.tokens = self.burst
+        self.stamp = self.now
+
+    def take(self, now: float) -> bool:
+        """Spend one token at time ``now``; False (nothing spent) when the bucket is empty."""
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens >= 1.0:
+            self.tokens -= 1.0
+            return True
+        return False
+
+
+class MessageLimiter:
+    """One connection's message limit: :meth:`admit` says ``ok``, ``limited`` (refuse this frame) or
+    ``flood`` (refused ``FLOOD_REFUSALS`` times within ``FLOOD_WINDOW`` s: close the connection)."""
+
+    def __init__(self, now: float) -> None:
+        self.bucket = TokenBucket(MESSAGES_PER_SECOND, BURST, now)
+        self.refusals: deque[float] = deque(maxlen=FLOOD_REFUSALS)
+
+    def admit(self, now: float) -> str:
+        if self.bucket.take(now):
+            return "ok"
+        self.refusals.append(now)
+        if len(self.refusals) == FLOOD_REFUSALS and now - self.refusals[0] <= FLOOD_WINDOW:
+            return "flood"
+        return "limited"
+
+
+def _slot_key(match_id: int, user_id: int, slot: int) -> str:
+    return f"ws-socket:{match_id}:{user_id}:{slot}"
+
+
+def socket_slot_acquire(*, match_id: int, user_id: int, owner: str) -> int | None:
+    """Take a free socket slot of ``user_id`` in ``match_id`` for the connection ``owner`` (its channel
+    name). Returns the slot (0..cap-1), ``UNTRACKED`` when the cache failed, None when all are taken."""
+    try:
+        for slot in range(SOCKETS_PER_USER_PER_MATCH):
+            if cache.add(_slot_key(match_id, user_id, slot), owner, timeout=SLOT_TTL):
+                return slot
+    except Exception as exc:
+        log.warning("socket slots of match %s unavailable, admitting untracked: %s: %s",
+                    match_id, type(exc).__name__, exc)
+        return UNTRACKED
+    return None
+
+
+def socket_slot_refresh(*, match_id: int, user_id: int, slot: int, owner: str) -> None:
+    """Extend ``owner``'s slot by ``SLOT_TTL`` (re-take it if it expired meanwhile and is still free)."""
+    if slot == UNTRACKED:
+        return
+    key = _slot_key(match_id, user_id, slot)
+    try:
+        if cache.get(key) == owner:
+            cache.touch(key, SLOT_TTL)
+        else:
+            cache.add(key, owner, timeout=SLOT_TTL)
+    except Exception as exc:
+        log.warning("socket slot of match %s not refreshed: %s: %s", match_id, type(exc).__name__, exc)
+
+
+def socket_slot_release(*, match_id: int, user_id: int, slot: int, owner: str) -> None:
+    """Free ``owner``'s slot (only if it still holds it: an expired slot may belong to another socket)."""
+    if slot == UNTRACKED:
+        return
+    key = _slot_key(match_id, user_id, slot)
+    try:
+        if cache.get(key) == owner:
+            cache.delete(key)
+    except Exception as exc:
+        log.warning("socket slot of match %s not released: %s: %s", match_id, type(exc).__name__, exc)
