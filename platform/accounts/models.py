@@ -51,5 +51,8 @@ class User(AbstractUser):
         if self.is_bot and self.bot_level in LEVELS:
             info = LEVELS[self.bot_level]
             name = info.name_pt if (get_language() or "en").lower().startswith("pt") else info.name_en
-            return gettext("Bot %(level)s · %(name)s") % {"level": self.bot_level, "name": name}
+            label = gettext("Bot %(level)s · %(name)s") % {"level": self.bot_level, "name": name}
+            # Extra accounts of one level (bot-3-2, bot-3-3: a tournament field) carry their number.
+            number = self.username.removeprefix(f"bot-{self.bot_level}-")
+            return f"{label} {number}" if number != self.username and number.isdigit() else label
         return self.display_name or self.username

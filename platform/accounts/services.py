@@ -131,3 +131,36 @@ def house_bots_ensure() -> list[User]:
             bot.save(update_fields=changed)
         bots.append(bot)
     return bots
+
+
+def house_bot_pool(*, level: int, count: int) -> list[User]:
+    """At least ``count`` house-bot accounts of ``level``: ``bot-<level>`` then ``bot-<level>-2``,
+    ``bot-<level>-3``, ... (created when missing; idempotent, safe against a concurrent call). They share
+    the level's strength and fixed Elo and each has its own name (``User.public_name`` adds the
+    number). Tournaments seat several bots of one level in one field with these. Returns ``count``
+    accounts, ``bot-<level>`` first.
+
+    :raises ValueError: ``level`` not in 1..5 or ``count`` not in 1..500.
+    """
+    username = house_bot_username(level)
+    if not 1 <= count <= 500:
+        raise ValueError(f"count must be 1..500, got {count!r}")
+    if not User.objects.filter(username=username).exists():
+        house_bots_ensure()
+    bots = [User.objects.get(username=username)]
+    for number in range(2, count + 1):
+        name = f"{username}-{number}"
+        try:
+            with transaction.atomic():
+                bot, created = User.objects.get_or_create(
+                    username=name,
+                    defaults={"is_bot": True, "bot_level": level,
+                              "display_name": f"Bot {level} · {HOUSE_BOT_NAMES[level]} {number}"},
+                )
+                if created:
+                    bot.set_unusable_password()
+                    bot.save(update_fields=["password"])
+        except IntegrityError:  # a concurrent call created it first
+            bot = User.objects.get(username=name)
+        bots.append(bot)
+    return bots

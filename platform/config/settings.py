@@ -102,6 +102,7 @@ INSTALLED_APPS = [
     "accounts",
     "web",
     "games",
+    "tournaments",
 ]
 
 MIDDLEWARE = [

@@ -1,0 +1,53 @@
+"""Fixtures for the tournaments tests: members, a guest, the house bots, zero pauses."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def no_pauses(settings: Any) -> None:
+    settings.GAMES_BOT_DELAY = (0.0, 0.0)
+    settings.GAMES_HAND_PAUSE = 0.0
+
+
+@pytest.fixture(autouse=True)
+def short_lived_connections() -> Iterator[None]:
+    """Race threads' DB connections close after each call (PostgreSQL refuses to drop a test database
+    with open connections)."""
+    from django.db import connections
+
+    settings_dict = connections.settings["default"]
+    before = settings_dict.get("CONN_MAX_AGE", 0)
+    settings_dict["CONN_MAX_AGE"] = 0
+    yield
+    settings_dict["CONN_MAX_AGE"] = before
+
+
+@pytest.fixture
+def members(django_user_model: Any) -> list[Any]:
+    return [django_user_model.objects.create_user(username=f"member{i}", password="pw-123456!")
+            for i in range(6)]
+
+
+@pytest.fixture
+def guest(django_user_model: Any) -> Any:
+    return django_user_model.objects.create(username="guest-abc", is_guest=True)
+
+
+@pytest.fixture(autouse=True)
+def shipped_schedules(request: Any) -> None:
+    """The data migration's schedules (a transactional test's flush removes them after each test)."""
+    if "django_db_setup" not in request.fixturenames and not request.node.get_closest_marker("django_db"):
+        return
+    import importlib
+
+    request.getfixturevalue("django_db_blocker")
+    from tournaments.models import TournamentSchedule
+
+    defaults = importlib.import_module("tournaments.migrations.0002_default_schedules").DEFAULTS
+    for row in defaults:
+        TournamentSchedule.objects.get_or_create(name_en=row["name_en"], defaults=row)

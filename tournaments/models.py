@@ -1,0 +1,226 @@
+"""Tournament schedules, tournaments, their players, rounds and pairings.
+
+A :class:`TournamentSchedule` (edited in the admin) makes one :class:`Tournament` per start time
+(unique ``(schedule, starts_at)``); a tournament's life is ``scheduled`` -> ``open`` (registration) ->
+``running`` (rounds) -> ``finished``, or ``cancelled`` when nobody (no person) joined. Each step is
+its own task (``tournaments.tasks``) guarded by a row lock and this status.
+"""
+
+from __future__ import annotations
+
+import math
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import get_language
+from django.utils.translation import gettext_lazy as _
+
+DAYS = "0123456"
+"""Days of the week as digits, Monday 0 .. Sunday 6 (``datetime.weekday()``)."""
+
+MAX_AUTO_ROUNDS = 7
+"""Cap of the default number of rounds, ``ceil(log2(players)) + 1``."""
+
+
+def default_rounds(players: int, cap: int = MAX_AUTO_ROUNDS) -> int:
+    """``ceil(log2(players)) + 1`` capped at ``cap`` (at least 1): enough rounds for a clear winner."""
+    return max(1, min(cap, math.ceil(math.log2(max(players, 2))) + 1))
+
+
+def validate_days(value: str) -> None:
+    if not value or any(c not in DAYS for c in value) or len(set(value)) != len(value):
+        raise ValidationError(_("Days of the week: digits 0 (Monday) to 6 (Sunday), each at most once."))
+
+
+class Frequency(models.TextChoices):
+    DAILY = "daily", _("daily, at the time of day")
+    HOURLY = "hourly", _("hourly, at the minute of the time of day")
+
+
+class TournamentSchedule(models.Model):
+    """When tournaments happen and how they are played.
+
+    - ``name_en`` / ``name_pt``: shown in the reader's language.
+    - ``frequency`` + ``time_of_day`` (UTC) + ``days_of_week`` (digits 0=Monday..6): the start times.
+    - ``rules_preset`` (engine preset), ``match_target`` points, ``turn_timer_seconds`` per action.
+    - ``rounds``: fixed number of rounds, or null for ``ceil(log2(players)) + 1`` capped at ``max_rounds``.
+    - ``min_players``: house bots fill the field up to it; ``max_players``: registration closes there.
+    """
+
+    name_en = models.CharField(_("name (English)"), max_length=80)
+    name_pt = models.CharField(_("name (Portuguese)"), max_length=80)
+    frequency = models.CharField(_("frequency"), max_length=10, choices=Frequency.choices,
+                                 default=Frequency.DAILY)
+    time_of_day = models.TimeField(_("time of day (UTC)"))
+    days_of_week = models.CharField(_("days of the week"), max_length=7, default=DAYS,
+                                    validators=[validate_days],
+                                    help_text=_("Digits 0 (Monday) to 6 (Sunday), e.g. 0123456."))
+    rules_preset = models.CharField(_("rule preset"), max_length=40, default="classic")
+    match_target = models.PositiveSmallIntegerField(_("match target"), default=50,
+                                                    choices=[(50, "50"), (100, "100")])
+    turn_timer_seconds = models.PositiveSmallIntegerField(
+        _("turn timer (s)"), default=30, validators=[MinValueValidator(15), MaxValueValidator(600)]
+    )
+    rounds = models.PositiveSmallIntegerField(_("rounds"), null=True, blank=True,
+                                              validators=[MinValueValidator(1), MaxValueValidator(15)],
+                                              help_text=_("Empty: ceil(log2(players)) + 1, capped."))
+    max_rounds = models.PositiveSmallIntegerField(_("most rounds (automatic)"), default=MAX_AUTO_ROUNDS,
+                                                  validators=[MinValueValidator(1), MaxValueValidator(15)])
+    min_players = models.PositiveSmallIntegerField(_("minimum field"), default=8,
+                                                   validators=[MinValueValidator(2), MaxValueValidator(256)])
+    max_players = models.PositiveSmallIntegerField(_("maximum field"), default=64,
+                                                   validators=[MinValueValidator(2), MaxValueValidator(1000)])
+    enabled = models.BooleanField(_("enabled"), default=True)
+
+    class Meta:
+        ordering = ("time_of_day", "id")
+        constraints = [
+            models.CheckConstraint(condition=Q(min_players__lte=models.F("max_players")),
+                                   name="tournaments_schedule_min_le_max"),
+            models.CheckConstraint(condition=Q(turn_timer_seconds__gte=15, turn_timer_seconds__lte=600),
+                                   name="tournaments_schedule_timer_range"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name_en
+
+    @property
+    def name(self) -> str:
+        return self.name_pt if (get_language() or "en").lower().startswith("pt") else self.name_en
+
+    def clean(self) -> None:
+        from engine.rules import PRESETS
+
+        if self.rules_preset not in PRESETS:
+            raise ValidationError({"rules_preset": _("Unknown rule preset.")})
+        if self.min_players and self.max_players and self.min_players > self.max_players:
+            raise ValidationError({"max_players": _("The maximum field is below the minimum.")})
+
+
+class TournamentStatus(models.TextChoices):
+    SCHEDULED = "scheduled", _("scheduled")
+    OPEN = "open", _("registration open")
+    RUNNING = "running", _("running")
+    FINISHED = "finished", _("finished")
+    CANCELLED = "cancelled", _("cancelled")
+
+
+class Tournament(models.Model):
+    """One event. Settings are copied from the schedule at creation (editing a schedule changes only
+    tournaments created afterwards). ``rounds`` is fixed at the start (null before); ``current_round``
+    is 0 before round 1."""
+
+    schedule = models.ForeignKey(TournamentSchedule, on_delete=models.PROTECT, related_name="tournaments",
+                                 null=True, blank=True)
+    name_en = models.CharField(_("name (English)"), max_length=80)
+    name_pt = models.CharField(_("name (Portuguese)"), max_length=80)
+    starts_at = models.DateTimeField(_("starts at"))
+    status = models.CharField(_("status"), max_length=10, choices=TournamentStatus.choices,
+                              default=TournamentStatus.SCHEDULED)
+    rules_preset = models.CharField(_("rule preset"), max_length=40, default="classic")
+    match_target = models.PositiveSmallIntegerField(_("match target"), default=50)
+    turn_timer_seconds = models.PositiveSmallIntegerField(_("turn timer (s)"), default=30)
+    fixed_rounds = models.PositiveSmallIntegerField(_("fixed rounds"), null=True, blank=True)
+    max_rounds = models.PositiveSmallIntegerField(_("most rounds (automatic)"), default=MAX_AUTO_ROUNDS)
+    min_players = models.PositiveSmallIntegerField(_("minimum field"), default=8)
+    max_players = models.PositiveSmallIntegerField(_("maximum field"), default=64)
+    rounds = models.PositiveSmallIntegerField(_("rounds"), null=True, blank=True)
+    current_round = models.PositiveSmallIntegerField(_("current round"), default=0)
+    winner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True,
+                               related_name="tournaments_won")
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+    started_at = models.DateTimeField(_("started"), null=True, blank=True)
+    finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
+
+    class Meta:
+        ordering = ("starts_at", "id")
+        constraints = [
+            models.UniqueConstraint(fields=("schedule", "starts_at"), name="tournaments_one_per_start"),
+        ]
+        indexes = [models.Index(fields=("status", "starts_at"), name="tournaments_status_start_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.name_en} {self.starts_at:%Y-%m-%d %H:%M}Z"
+
+    @property
+    def name(self) -> str:
+        return self.name_pt if (get_language() or "en").lower().startswith("pt") else self.name_en
+
+
+class Registration(models.Model):
+    """A player in a tournament. ``rating`` is fixed at the start (pairing and the last tie-break);
+    ``withdrawn``: never paired again, keeps its points; ``no_shows``: consecutive no-show forfeits
+    (2 withdraw the player)."""
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="registrations")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT,
+                             related_name="tournament_registrations")
+    rating = models.FloatField(_("rating at the start"), null=True, blank=True)
+    rating_after = models.FloatField(_("rating at the end"), null=True, blank=True)
+    withdrawn = models.BooleanField(_("withdrawn"), default=False)
+    no_shows = models.PositiveSmallIntegerField(_("consecutive no-shows"), default=0)
+    joined_at = models.DateTimeField(_("joined"), auto_now_add=True)
+
+    class Meta:
+        ordering = ("joined_at", "id")
+        constraints = [
+            models.UniqueConstraint(fields=("tournament", "user"), name="tournaments_register_once"),
+        ]
+
+
+class RoundStatus(models.TextChoices):
+    PLAYING = "playing", _("playing")
+    FINISHED = "finished", _("finished")
+
+
+class Round(models.Model):
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="round_set")
+    number = models.PositiveSmallIntegerField(_("round"))
+    status = models.CharField(_("status"), max_length=10, choices=RoundStatus.choices,
+                              default=RoundStatus.PLAYING)
+    started_at = models.DateTimeField(_("started"), auto_now_add=True)
+    finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
+
+    class Meta:
+        ordering = ("tournament", "number")
+        constraints = [
+            models.UniqueConstraint(fields=("tournament", "number"), name="tournaments_round_once"),
+        ]
+
+
+class Pairing(models.Model):
+    """One board of a round: ``player0`` v ``player1`` in ``match``, or a bye (``player1`` and
+    ``match`` null). Once the match ends: ``points`` ``[p0, p1]`` (1 win / 0 loss; a bye [1, 0]),
+    ``hand_points`` the match's final score ``[p0, p1]``, ``forfeit`` for a no-show."""
+
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="pairings")
+    board = models.PositiveSmallIntegerField(_("board"))
+    player0 = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    player1 = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+",
+                                null=True, blank=True)
+    match = models.OneToOneField("games.Match", on_delete=models.PROTECT, null=True, blank=True,
+                                 related_name="tournament_pairing")
+    points = models.JSONField(_("points"), null=True, blank=True)
+    hand_points = models.JSONField(_("hand points"), null=True, blank=True)
+    forfeit = models.BooleanField(_("no-show forfeit"), default=False)
+
+    class Meta:
+        ordering = ("round", "board")
+        constraints = [
+            models.UniqueConstraint(fields=("round", "board"), name="tournaments_board_once"),
+            models.UniqueConstraint(fields=("round", "player0"), name="tournaments_round_seat0_once"),
+            models.UniqueConstraint(fields=("round", "player1"), name="tournaments_round_seat1_once"),
+            models.CheckConstraint(condition=Q(player1__isnull=False) | Q(match__isnull=True),
+                                   name="tournaments_bye_has_no_match"),
+        ]
+
+    @property
+    def is_bye(self) -> bool:
+        return self.player1_id is None
+
+    @property
+    def done(self) -> bool:
+        return self.points is not None

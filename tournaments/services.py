@@ -1,0 +1,430 @@
+"""Tournament writes (HackSoft services): the schedule, registration and every lifecycle step.
+
+Each lifecycle step (:func:`tournament_open`, :func:`tournament_start`, :func:`round_pair`,
+:func:`round_record`, :func:`tournament_finish`) locks the tournament row (``select_for_update``) and
+checks its status first, so a duplicate, concurrent or late call changes nothing and returns False.
+:func:`tournaments_ensure` relies on the unique ``(schedule, starts_at)``. Live pages are told after the
+commit (``tournaments.live``).
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import UTC, datetime, timedelta
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from accounts.models import User
+from accounts.services import house_bot_pool
+from games.models import Match, MatchEvent, MatchStatus
+from tournaments import live, selectors, swiss
+from tournaments.models import (
+    Frequency,
+    Pairing,
+    Registration,
+    Round,
+    RoundStatus,
+    Tournament,
+    TournamentSchedule,
+    TournamentStatus,
+    default_rounds,
+)
+
+log = logging.getLogger(__name__)
+
+HORIZON = timedelta(days=7)
+"""How far ahead :func:`tournaments_ensure` creates tournaments."""
+NO_SHOW_SECONDS = 60
+"""A person who has made no move this long after their match started loses it by forfeit."""
+NO_SHOWS_TO_WITHDRAW = 2
+"""Consecutive no-shows after which a player is withdrawn."""
+BOT_LEVELS_BY_ELO = (1, 2, 3, 4, 5)
+
+
+class TournamentError(Exception):
+    """A refused request; ``code`` names it (``not_open``, ``full``, ``started``, ...). Nothing changed."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+# --------------------------------------------------------------------------------------------- schedule
+
+
+def schedule_starts(schedule: TournamentSchedule, *, start: datetime, end: datetime) -> list[datetime]:
+    """The schedule's start times in ``[start, end)`` (UTC), in order."""
+    out = []
+    step = timedelta(hours=1) if schedule.frequency == Frequency.HOURLY else timedelta(days=1)
+    first = start.astimezone(UTC).replace(minute=schedule.time_of_day.minute, second=0, microsecond=0)
+    if schedule.frequency == Frequency.DAILY:
+        first = first.replace(hour=schedule.time_of_day.hour)
+    first -= step
+    moment = first
+    while moment < end:
+        if moment >= start and str(moment.weekday()) in schedule.days_of_week:
+            out.append(moment)
+        moment += step
+    return out
+
+
+def tournaments_ensure(*, now: datetime | None = None) -> int:
+    """Create the tournaments of every enabled schedule starting in the next 7 days (lichess's
+    "ensure schedule"); idempotent: the unique ``(schedule, starts_at)`` makes a repeated, duplicated or
+    concurrent run create nothing extra. Returns how many rows were created."""
+    now = now or timezone.now()
+    created = 0
+    for schedule in TournamentSchedule.objects.filter(enabled=True):
+        have = set(Tournament.objects.filter(schedule=schedule, starts_at__gte=now)
+                   .values_list("starts_at", flat=True))
+        for starts_at in schedule_starts(schedule, start=now, end=now + HORIZON):
+            if starts_at in have:
+                continue
+            try:
+                with transaction.atomic():
+                    Tournament.objects.create(
+                        schedule=schedule, starts_at=starts_at, name_en=schedule.name_en,
+                        name_pt=schedule.name_pt, rules_preset=schedule.rules_preset,
+                        match_target=schedule.match_target, turn_timer_seconds=schedule.turn_timer_seconds,
+                        fixed_rounds=schedule.rounds, max_rounds=schedule.max_rounds,
+                        min_players=schedule.min_players, max_players=schedule.max_players,
+                    )
+                created += 1
+            except IntegrityError:  # another beat made it first
+                continue
+    return created
+
+
+def _locked(tournament_id: int) -> Tournament | None:
+    return Tournament.objects.select_for_update().filter(pk=tournament_id).first()
+
+
+@transaction.atomic
+def tournament_open(*, tournament_id: int) -> bool:
+    """Open registration (``scheduled`` -> ``open``). False (no change) in any other status."""
+    tournament = _locked(tournament_id)
+    if tournament is None or tournament.status != TournamentStatus.SCHEDULED:
+        return False
+    tournament.status = TournamentStatus.OPEN
+    tournament.save(update_fields=["status"])
+    live.tournament_changed(tournament.pk)
+    return True
+
+
+# --------------------------------------------------------------------------------------------- players
+
+
+def _check_member(user: User) -> None:
+    if not getattr(user, "is_authenticated", False):
+        raise TournamentError("not_authenticated", "log in to join a tournament")
+    if user.is_bot or user.is_guest:
+        raise TournamentError("guest", "sign up to join tournaments: guests cannot join")
+
+
+@transaction.atomic
+def tournament_join(*, tournament_id: int, user: User) -> Registration:
+    """Register ``user`` for an upcoming tournament. Joining twice is answered with the existing
+    registration (a double click changes nothing).
+
+    :raises TournamentError: ``no_such_tournament``, ``not_authenticated``, ``guest`` (guests and bots),
+        ``started`` (running or finished), ``cancelled``, ``full`` (``max_players`` reached).
+    """
+    _check_member(user)
+    tournament = _locked(tournament_id)
+    if tournament is None:
+        raise TournamentError("no_such_tournament", "no such tournament")
+    existing = Registration.objects.filter(tournament=tournament, user=user).first()
+    if existing is not None:
+        return existing
+    if tournament.status == TournamentStatus.CANCELLED:
+        raise TournamentError("cancelled", "this tournament was cancelled")
+    if tournament.status not in (TournamentStatus.SCHEDULED, TournamentStatus.OPEN) or (
+        tournament.starts_at <= timezone.now()
+    ):
+        raise TournamentError("started", "this tournament has already started: registration is closed")
+    if tournament.registrations.count() >= tournament.max_players:
+        raise TournamentError("full", f"this tournament is full ({tournament.max_players} players)")
+    registration = Registration.objects.create(tournament=tournament, user=user)
+    live.tournament_changed(tournament.pk)
+    return registration
+
+
+@transaction.atomic
+def tournament_leave(*, tournament_id: int, user: User) -> bool:
+    """Withdraw ``user``'s registration before the start. False when not registered (a double click).
+
+    :raises TournamentError: ``no_such_tournament``, ``started`` (running, finished or cancelled:
+        after the start a player keeps its place and its points).
+    """
+    tournament = _locked(tournament_id)
+    if tournament is None:
+        raise TournamentError("no_such_tournament", "no such tournament")
+    registration = Registration.objects.filter(tournament=tournament, user_id=user.pk).first()
+    if registration is None:
+        return False
+    if tournament.status not in (TournamentStatus.SCHEDULED, TournamentStatus.OPEN) or (
+        tournament.starts_at <= timezone.now()
+    ):
+        raise TournamentError("started", "this tournament has started: you can no longer leave it")
+    registration.delete()
+    live.tournament_changed(tournament.pk)
+    return True
+
+
+def bot_levels_for(ratings: list[float], count: int) -> list[int]:
+    """Levels of ``count`` house bots "around the field's ratings": the k-th bot takes the level whose
+    fixed Elo is nearest to the k-th of the people's ratings (cycled, strongest first), so a field of
+    beginners meets weak bots and a strong field strong ones."""
+    if count <= 0:
+        return []
+    targets = sorted(ratings or [selectors.DEFAULT_RATING], reverse=True)
+    levels = []
+    for k in range(count):
+        target = targets[k % len(targets)]
+        levels.append(min(BOT_LEVELS_BY_ELO, key=lambda lv: (abs(selectors.bot_elo(lv) - target), lv)))
+    return levels
+
+
+@transaction.atomic
+def tournament_start(*, tournament_id: int, now: datetime | None = None) -> bool:
+    """Start a tournament whose start time has come: cancelled when no person joined; otherwise
+    house bots fill the field up to ``min_players`` (levels from :func:`bot_levels_for`, several
+    accounts per level), ratings are fixed, the number of rounds is set and round 1 is paired (after
+    the commit, by its own step). False (no change) when not open/scheduled or not yet due."""
+    now = now or timezone.now()
+    tournament = _locked(tournament_id)
+    if tournament is None or tournament.status not in (TournamentStatus.SCHEDULED, TournamentStatus.OPEN):
+        return False
+    if tournament.starts_at > now:
+        return False
+    registrations = list(tournament.registrations.select_related("user"))
+    people = [r for r in registrations if not r.user.is_bot]
+    if not people:
+        tournament.status = TournamentStatus.CANCELLED
+        tournament.finished_at = now
+        tournament.save(update_fields=["status", "finished_at"])
+        live.tournament_changed(tournament.pk)
+        return True
+    for registration in registrations:
+        registration.rating = selectors.rating_of(registration.user)
+    missing = tournament.min_players - len(registrations)
+    levels = bot_levels_for([r.rating for r in people if r.rating is not None], missing)
+    seated = {r.user_id for r in registrations}
+    for level in sorted(set(levels)):
+        need = levels.count(level)
+        pool = house_bot_pool(level=level, count=need + sum(1 for r in registrations if r.user.is_bot))
+        free = [bot for bot in pool if bot.pk not in seated][:need]
+        for bot in free:
+            registrations.append(
+                Registration(tournament=tournament, user=bot, rating=selectors.bot_elo(level))
+            )
+            seated.add(bot.pk)
+    Registration.objects.bulk_create([r for r in registrations if r.pk is None])
+    Registration.objects.bulk_update([r for r in registrations if r.pk is not None], ["rating"])
+    size = len(registrations)
+    rounds = tournament.fixed_rounds or default_rounds(size, tournament.max_rounds)
+    tournament.rounds = max(1, min(rounds, size - 1 if size % 2 == 0 else size))
+    tournament.status = TournamentStatus.RUNNING
+    tournament.started_at = now
+    tournament.save(update_fields=["status", "started_at", "rounds"])
+    tid = tournament.pk
+    transaction.on_commit(lambda: step_enqueue("tournaments.tasks.pair_round", tid, 1))
+    live.tournament_changed(tid)
+    return True
+
+
+# --------------------------------------------------------------------------------------------- rounds
+
+
+def _create_match(tournament: Tournament, player0: User, player1: User) -> Match:
+    """A tournament match through the games app, with the schedule's turn timer; rated unless both
+    seats are house bots (the ratings path rates it when it finishes)."""
+    from games.services import match_create_seated  # server-driven moves (issue 11, first part)
+
+    match = match_create_seated(
+        player0=player0, player1=player1, rules_preset=tournament.rules_preset,
+        target=tournament.match_target, turn_timer=tournament.turn_timer_seconds,
+    )
+    if hasattr(match, "rated"):
+        rated = not (player0.is_bot and player1.is_bot)
+        if match.rated != rated:
+            Match.objects.filter(pk=match.pk).update(rated=rated)
+            match.rated = rated
+    return match
+
+
+@transaction.atomic
+def round_pair(*, tournament_id: int, number: int) -> bool:
+    """Pair round ``number`` (Swiss, ``tournaments.swiss``) and start its matches at once; a bye scores
+    1 at once. Only when the tournament runs, ``number`` is the next round and the previous one has
+    ended (every match recorded); otherwise False and nothing changes."""
+    tournament = _locked(tournament_id)
+    if tournament is None or tournament.status != TournamentStatus.RUNNING:
+        return False
+    if number != tournament.current_round + 1 or tournament.rounds is None or number > tournament.rounds:
+        return False
+    if number > 1 and not Round.objects.filter(tournament=tournament, number=number - 1,
+                                               status=RoundStatus.FINISHED).exists():
+        return False
+    pairing = swiss.pair_round(selectors.swiss_field(tournament))
+    users = {u.pk: u for u in User.objects.filter(tournament_registrations__tournament=tournament)}
+    round_ = Round.objects.create(tournament=tournament, number=number)
+    boards = []
+    for board, (a, b) in enumerate(pairing.pairs, start=1):
+        p0, p1 = users[int(a)], users[int(b)]
+        if p0.is_bot and not p1.is_bot:
+            p0, p1 = p1, p0  # the person at seat 0, the bot at seat 1, as at a bot table
+        boards.append(Pairing(round=round_, board=board, player0=p0, player1=p1,
+                              match=_create_match(tournament, p0, p1)))
+    if pairing.bye is not None:
+        boards.append(Pairing(round=round_, board=len(pairing.pairs) + 1, player0=users[int(pairing.bye)],
+                              points=[1, 0], hand_points=[0, 0]))
+    Pairing.objects.bulk_create(boards)
+    tournament.current_round = number
+    tournament.save(update_fields=["current_round"])
+    live.round_started(tournament.pk, [p.player0_id for p in boards] + [p.player1_id for p in boards
+                                                                          if p.player1_id is not None])
+    if not pairing.pairs:  # a lone player: the round is over at once
+        transaction.on_commit(lambda: step_enqueue("tournaments.tasks.record_round", tournament_id))
+    return True
+
+
+def _moved(match: Match, seat: int) -> bool:
+    """True when ``seat`` has made a move of its own (not an automatic one at its deadline)."""
+    return MatchEvent.objects.filter(match=match, seat=seat, auto=False,
+                                     type__in=("action", "resign")).exists()
+
+
+@transaction.atomic
+def round_record(*, tournament_id: int, now: datetime | None = None) -> bool:
+    """Record the current round's finished matches (points, hand points), forfeit no-shows (a person
+    with no move of their own ``NO_SHOW_SECONDS`` after the match started loses it; two no-shows in a
+    row withdraw them), and when every board is recorded close the round and enqueue the next step
+    (pair the next round, or finish). Returns True when anything changed."""
+    from games.services import match_resign
+
+    now = now or timezone.now()
+    tournament = _locked(tournament_id)
+    if tournament is None or tournament.status != TournamentStatus.RUNNING or not tournament.current_round:
+        return False
+    round_ = Round.objects.filter(tournament=tournament, number=tournament.current_round).first()
+    if round_ is None or round_.status != RoundStatus.PLAYING:
+        return False
+    changed = False
+    registrations = {r.user_id: r for r in tournament.registrations.select_related("user")}
+    for pairing in round_.pairings.select_related("match", "player0", "player1"):
+        if pairing.done or pairing.match is None:
+            continue
+        match = pairing.match
+        if match.status == MatchStatus.ACTIVE and match.started_at is not None and (
+            now - match.started_at >= timedelta(seconds=NO_SHOW_SECONDS)
+        ):
+            absent = [seat for seat, user in enumerate((pairing.player0, pairing.player1))
+                      if user is not None and not user.is_bot and not _moved(match, seat)]
+            if absent:
+                loser = pairing.player0 if absent[0] == 0 else pairing.player1
+                assert loser is not None
+                match_resign(match_id=match.pk, user=loser)
+                match.refresh_from_db()
+                pairing.forfeit = True
+                for seat in absent:
+                    registration = registrations[match.player_id(seat)]
+                    registration.no_shows += 1
+                    if registration.no_shows >= NO_SHOWS_TO_WITHDRAW:
+                        registration.withdrawn = True
+                    registration.save(update_fields=["no_shows", "withdrawn"])
+        if match.status not in (MatchStatus.FINISHED, MatchStatus.ABORTED):
+            continue
+        winner = match.winner
+        pairing.points = [1 if winner == 0 else 0, 1 if winner == 1 else 0]
+        pairing.hand_points = list(match.scores or [0, 0])
+        pairing.save(update_fields=["points", "hand_points", "forfeit"])
+        if not pairing.forfeit:
+            for seat in (0, 1):
+                registration = registrations[match.player_id(seat)]
+                if not registration.user.is_bot and registration.no_shows and _moved(match, seat):
+                    registration.no_shows = 0
+                    registration.save(update_fields=["no_shows"])
+        changed = True
+    if round_.pairings.filter(points__isnull=True).exists():
+        if changed:
+            live.tournament_changed(tournament.pk)
+        return changed
+    round_.status = RoundStatus.FINISHED
+    round_.finished_at = now
+    round_.save(update_fields=["status", "finished_at"])
+    tid, number = tournament.pk, round_.number
+    if number < (tournament.rounds or 0) and _active_count(tournament) >= 2:
+        transaction.on_commit(lambda: step_enqueue("tournaments.tasks.pair_round", tid, number + 1))
+    else:
+        transaction.on_commit(lambda: step_enqueue("tournaments.tasks.finish", tid))
+    live.tournament_changed(tid)
+    return True
+
+
+def _active_count(tournament: Tournament) -> int:
+    return tournament.registrations.filter(withdrawn=False).count()
+
+
+@transaction.atomic
+def tournament_finish(*, tournament_id: int, now: datetime | None = None) -> bool:
+    """Close a tournament whose last round ended (or whose field withdrew): the winner is first in the
+    standings; each person's rating at the end is stored (the page shows the change over the event).
+    False (no change) unless running with no round in play."""
+    now = now or timezone.now()
+    tournament = _locked(tournament_id)
+    if tournament is None or tournament.status != TournamentStatus.RUNNING:
+        return False
+    if Round.objects.filter(tournament=tournament, status=RoundStatus.PLAYING).exists():
+        return False
+    standings = selectors.standings_of(tournament)
+    tournament.winner_id = int(standings[0].line.player) if standings else None
+    tournament.status = TournamentStatus.FINISHED
+    tournament.finished_at = now
+    tournament.save(update_fields=["winner", "status", "finished_at"])
+    for registration in tournament.registrations.select_related("user"):
+        if not registration.user.is_bot:
+            registration.rating_after = selectors.rating_of(registration.user)
+            registration.save(update_fields=["rating_after"])
+    live.tournament_changed(tournament.pk)
+    return True
+
+
+# --------------------------------------------------------------------------------------------- sweep
+
+
+def step_enqueue(task_name: str, *args: int) -> None:
+    """Send a lifecycle task; a broker failure is logged (the beat sweep retries the step)."""
+    from celery import current_app
+
+    try:
+        if current_app.conf.task_always_eager:
+            current_app.tasks[task_name].apply(args=args)
+        else:
+            current_app.send_task(task_name, args=args)
+    except Exception:  # the beat sweep (tournaments.tasks.advance) recovers a lost step
+        log.exception("could not run %s%r; the sweep will retry", task_name, args)
+
+
+def tournaments_due(*, now: datetime | None = None) -> list[tuple[str, int]]:
+    """The lifecycle steps due now, as (task name, tournament id): open the scheduled ones, start the
+    open ones whose time has come, record the running ones' rounds (and pair/finish them when a
+    message was lost)."""
+    now = now or timezone.now()
+    steps: list[tuple[str, int]] = []
+    for tid in Tournament.objects.filter(status=TournamentStatus.SCHEDULED).values_list("pk", flat=True):
+        steps.append(("tournaments.tasks.open", tid))
+    for tid in Tournament.objects.filter(status__in=(TournamentStatus.SCHEDULED, TournamentStatus.OPEN),
+                                         starts_at__lte=now).values_list("pk", flat=True):
+        steps.append(("tournaments.tasks.start", tid))
+    for tournament in Tournament.objects.filter(status=TournamentStatus.RUNNING):
+        playing = Round.objects.filter(tournament=tournament, status=RoundStatus.PLAYING).exists()
+        if playing:
+            steps.append(("tournaments.tasks.record_round", tournament.pk))
+        elif tournament.current_round < (tournament.rounds or 0) and _active_count(tournament) >= 2:
+            steps.append(("tournaments.tasks.pair_round", tournament.pk))
+        else:
+            steps.append(("tournaments.tasks.finish", tournament.pk))
+    return steps

@@ -1,0 +1,68 @@
+"""Celery tasks of the tournaments app: thin wrappers of the lifecycle services (each step its own
+task, idempotent by row lock + status check) and the beat jobs.
+
+- ``tournaments.ensure_schedule`` (beat, every 10 min): create the next 7 days' tournaments.
+- ``tournaments.advance`` (beat, every ``ADVANCE_SECONDS``): enqueue the due steps (the safety net for a
+  lost message, and the no-show / round-end check).
+"""
+
+from __future__ import annotations
+
+from celery import current_app, shared_task
+
+from tournaments import services
+
+ADVANCE_SECONDS = 5.0
+
+current_app.conf.beat_schedule = {
+    **(current_app.conf.beat_schedule or {}),
+    "tournaments-ensure-schedule": {"task": "tournaments.tasks.ensure_schedule", "schedule": 600.0},
+    "tournaments-advance": {"task": "tournaments.tasks.advance", "schedule": ADVANCE_SECONDS},
+}
+
+
+@shared_task(name="tournaments.tasks.ensure_schedule", ignore_result=True)
+def ensure_schedule() -> int:
+    return services.tournaments_ensure()
+
+
+@shared_task(name="tournaments.tasks.open", ignore_result=True)
+def open_(tournament_id: int) -> bool:
+    return services.tournament_open(tournament_id=tournament_id)
+
+
+@shared_task(name="tournaments.tasks.start", ignore_result=True)
+def start(tournament_id: int) -> bool:
+    return services.tournament_start(tournament_id=tournament_id)
+
+
+@shared_task(name="tournaments.tasks.pair_round", ignore_result=True)
+def pair_round(tournament_id: int, number: int | None = None) -> bool:
+    """Pair round ``number`` (default: the next one)."""
+    if number is None:
+        from tournaments.models import Tournament
+
+        current = Tournament.objects.filter(pk=tournament_id).values_list("current_round", flat=True).first()
+        if current is None:
+            return False
+        number = current + 1
+    return services.round_pair(tournament_id=tournament_id, number=number)
+
+
+@shared_task(name="tournaments.tasks.record_round", ignore_result=True)
+def record_round(tournament_id: int) -> bool:
+    return services.round_record(tournament_id=tournament_id)
+
+
+@shared_task(name="tournaments.tasks.finish", ignore_result=True)
+def finish(tournament_id: int) -> bool:
+    return services.tournament_finish(tournament_id=tournament_id)
+
+
+@shared_task(name="tournaments.tasks.advance", ignore_result=True)
+def advance() -> int:
+    """Enqueue every lifecycle step due now (``services.tournaments_due``)."""
+    steps = services.tournaments_due()
+    for name, tournament_id in steps:
+        services.step_enqueue(name, tournament_id)
+    return len(steps)
