@@ -305,3 +305,7 @@ AXES_DISABLE_ACCESS_LOG = True  # successful log-ins (every guest) need no row e
 ACCOUNTS_GUEST_RATE = "30/h"
 ACCOUNTS_SIGNUP_RATE = "10/h"
 RATELIMIT_FAIL_OPEN = True  # a cache outage must not refuse every guest
+
+# --- NUL never reaches the database (PostgreSQL text cannot hold it): web.middleware -------------------
+# First, so sessions and authentication never see a NUL path, query string or cookie.
+MIDDLEWARE.insert(0, "web.middleware.RefuseNulMiddleware")

@@ -1,0 +1,49 @@
+"""Site-wide request middleware."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django.core.exceptions import BadRequest
+from django.http import Http404, HttpRequest, HttpResponse
+from django.utils import translation
+
+NUL = "\x00"
+
+
+class RefuseNulMiddleware:
+    """Keep NUL (U+0000) out of everything a request can hand to the database.
+
+    PostgreSQL text cannot hold NUL: a lookup with one is a ``DataError`` (a 500), on any page. So, before
+    any view, session or authentication code runs:
+
+    - in the path (``/t/%00/``): 404 (the site's page), no page has such an address;
+    - in the query string, a name or a value (``?q=%00``): 400 (the site's page, ``400.html``);
+    - in a cookie (``sessionid="\\000..."``, which Python's cookie parser decodes): that cookie is dropped,
+      as if the browser had not sent it (a stale or forged cookie must not lock a visitor out).
+
+    Form fields are refused by the forms themselves: Django's ``CharField`` carries
+    ``ProhibitNullCharactersValidator`` ("Null characters are not allowed."), so a NUL in a username,
+    password or any text field is an error on that field. Request headers with NUL never arrive: Daphne
+    answers 400 itself. WebSocket fields: ``games.consumers``.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if NUL in request.path_info:
+            self._activate_language(request)
+            raise Http404("NUL in the path")
+        if any(NUL in key or any(NUL in value for value in values) for key, values in request.GET.lists()):
+            self._activate_language(request)
+            raise BadRequest("NUL in the query string")
+        if any(NUL in key or NUL in value for key, value in request.COOKIES.items()):
+            request.COOKIES = {k: v for k, v in request.COOKIES.items() if NUL not in k and NUL not in v}
+        return self.get_response(request)
+
+    @staticmethod
+    def _activate_language(request: HttpRequest) -> None:
+        """The error page is rendered before ``LocaleMiddleware`` runs: pick the reader's language here
+        (cookie or Accept-Language; never the session, which is what this guards)."""
+        translation.activate(translation.get_language_from_request(request))
