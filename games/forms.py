@@ -33,10 +33,12 @@ class BotMatchForm(forms.Form):
 
 
 class FriendTableForm(forms.Form):
-    """``preset``, ``target`` 50 or 100, ``turn_timer``: empty (off) or 15-600 seconds per action."""
+    """``preset``, ``target`` 50 or 100, ``turn_timer``: empty (off) or 15-600 seconds per action;
+    ``rated``: checkbox, checked on the blank form (absent from a POST = off; docs/ratings.md)."""
 
     preset = forms.ChoiceField(label=_("Rules"), choices=PRESET_CHOICES, initial="classic")
     target = forms.TypedChoiceField(label=_("Target"), coerce=int, choices=TARGET_CHOICES, initial=100)
     turn_timer = forms.IntegerField(
         label=_("Turn timer (seconds, empty = off)"), required=False, min_value=15, max_value=600,
     )
+    rated = forms.BooleanField(label=_("Rated"), required=False, initial=True)

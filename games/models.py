@@ -31,6 +31,7 @@ class ResultReason(models.TextChoices):
     TARGET = "target", _("reached the target")
     RESIGN = "resign", _("resigned")
     TIMEOUT = "timeout", _("lost on time")
+    ABORTED = "aborted", _("aborted before both players moved")
 
 
 class Match(models.Model):
@@ -45,6 +46,8 @@ class Match(models.Model):
     - ``turn_timer_seconds``: seconds per action, null = no timer; ``turn_deadline``: when the player to
       act runs out of time (null without a timer or when nobody is to act).
     - ``timeout_strikes``: ``[seat0, seat1]`` consecutive automatic moves (3 loses on time).
+    - ``rated``: the result moves the players' Elo (docs/ratings.md): set at creation, cleared when a
+      guest takes the second seat; a rated match always has a turn timer.
     """
 
     rules = models.JSONField(_("rules"))
@@ -71,6 +74,7 @@ class Match(models.Model):
     turn_timer_seconds = models.PositiveIntegerField(_("turn timer (s)"), null=True, blank=True)
     turn_deadline = models.DateTimeField(_("turn deadline"), null=True, blank=True)
     timeout_strikes = models.JSONField(_("consecutive timeouts"), default=list)
+    rated = models.BooleanField(_("rated"), default=False)
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     started_at = models.DateTimeField(_("started"), null=True, blank=True)
     finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
@@ -89,7 +93,12 @@ class Match(models.Model):
             models.CheckConstraint(condition=Q(first_dealer__isnull=True) | Q(first_dealer__in=(0, 1)),
                                    name="games_match_first_dealer_seat"),
         ]
-        indexes = [models.Index(fields=("status", "turn_deadline"), name="games_match_deadline_idx")]
+        indexes = [
+            models.Index(fields=("status", "turn_deadline"), name="games_match_deadline_idx"),
+            # The ratings sweep: finished rated matches, oldest first.
+            models.Index(fields=("finished_at",), name="games_match_rated_finished_idx",
+                         condition=Q(rated=True, status="finished")),
+        ]
 
     def __str__(self) -> str:
         return f"match {self.pk} ({self.status})"

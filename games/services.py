@@ -33,6 +33,7 @@ from engine.rules import PRESETS, RuleSet
 from games import conf
 from games.live import LiveMatch, cache_put, load
 from games.models import Match, MatchEvent, MatchStatus, ResultReason
+from games.signals import match_finished
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +43,9 @@ TURN_TIMER_RANGE = (15, 600)
 """Allowed turn timer, seconds per action."""
 TIMEOUT_STRIKES_TO_LOSE = 3
 """Consecutive automatic moves after which a player loses on time (docs/protocol.md "Turn timer")."""
+RATED_TURN_TIMER = 60
+"""Seconds per action of a rated match created without a timer: a rated match always has one, so an
+abandoned one ends as a loss on time (docs/ratings.md)."""
 
 
 class GameError(Exception):
@@ -94,10 +98,14 @@ def _start(match: Match, *, first_dealer: int) -> list[MatchEvent]:
 
 
 @transaction.atomic
-def match_create_vs_bot(*, user: User, level: int, rules_preset: str, target: int) -> Match:
+def match_create_vs_bot(
+    *, user: User, level: int, rules_preset: str, target: int, rated: bool = True
+) -> Match:
     """Create and start a match of ``user`` (seat 0) against the house bot of ``level`` (seat 1).
 
-    The first dealer is random, or the bot for a preset whose ``first_dealer`` is ``computer``.
+    The first dealer is random, or the bot for a preset whose ``first_dealer`` is ``computer``. A
+    member's match is rated (with a :data:`RATED_TURN_TIMER` turn timer) unless ``rated`` is False; a
+    guest's never is.
 
     :raises GameError: ``bad_field`` (level not 1..5, unknown preset, target not 50/100),
         ``not_authenticated`` (anonymous or bot user), ``no_bot`` (house bots not created).
@@ -110,9 +118,11 @@ def match_create_vs_bot(*, user: User, level: int, rules_preset: str, target: in
         bot = house_bot_get(level=level)
     except User.DoesNotExist:
         raise GameError("no_bot", f"house bot {level} is missing: run manage.py ensure_house_bots") from None
+    rated = bool(rated) and not user.is_guest
     match = Match.objects.create(
         rules=rules.to_dict(), preset=rules_preset, player0=user, player1=bot, bot_level=level,
-        status=MatchStatus.ACTIVE, scores=[0, 0], timeout_strikes=[0, 0],
+        status=MatchStatus.ACTIVE, scores=[0, 0], timeout_strikes=[0, 0], rated=rated,
+        turn_timer_seconds=RATED_TURN_TIMER if rated else None,
     )
     first = 1 if rules.first_dealer == "computer" else secrets.randbelow(2)
     _start(match, first_dealer=first)
@@ -121,10 +131,15 @@ def match_create_vs_bot(*, user: User, level: int, rules_preset: str, target: in
 
 
 @transaction.atomic
-def table_create(*, user: User, rules_preset: str, target: int, turn_timer: int | None) -> Match:
+def table_create(
+    *, user: User, rules_preset: str, target: int, turn_timer: int | None, rated: bool = True
+) -> Match:
     """Create a private table of ``user`` (seat 0) waiting for a friend; share ``/t/<invite_token>/``.
 
-    :param turn_timer: seconds per action (15..600) or None for no timer.
+    :param turn_timer: seconds per action (15..600) or None for no timer (a rated table gets
+        :data:`RATED_TURN_TIMER`).
+    :param rated: the creator's "rated" switch; a guest's table is never rated, and a table stops being
+        rated when a guest joins it (docs/ratings.md).
     :raises GameError: ``bad_field`` (preset, target, timer), ``not_authenticated``.
     """
     _check_person(user)
@@ -133,10 +148,13 @@ def table_create(*, user: User, rules_preset: str, target: int, turn_timer: int 
         type(turn_timer) is not int or not TURN_TIMER_RANGE[0] <= turn_timer <= TURN_TIMER_RANGE[1]
     ):
         raise GameError("bad_field", f"turn timer must be empty or 15..600 seconds, got {turn_timer!r}")
+    rated = bool(rated) and not user.is_guest
+    if rated and turn_timer is None:
+        turn_timer = RATED_TURN_TIMER
     return Match.objects.create(
         rules=rules.to_dict(), preset=rules_preset, player0=user, status=MatchStatus.WAITING,
         invite_token=secrets.token_urlsafe(24), turn_timer_seconds=turn_timer, scores=[0, 0],
-        timeout_strikes=[0, 0],
+        timeout_strikes=[0, 0], rated=rated,
     )
 
 
@@ -160,6 +178,8 @@ def table_join(*, user: User, token: str) -> Match:
         if match.player1_id is not None:
             raise GameError("table_full", "both seats at this table are taken")
         match.player1 = user
+        if user.is_guest:
+            match.rated = False  # a match with a guest is never rated
         _start(match, first_dealer=secrets.randbelow(2))
         match.save()
         _broadcast_on_commit(match.pk)
@@ -204,7 +224,9 @@ def match_apply_action(
 
 def match_resign(*, match_id: int, user: User, msg_id: str = "") -> Applied:
     """``user`` resigns match ``match_id``: the opponent wins (``result_reason`` resign). A waiting
-    table is aborted instead.
+    table is aborted instead, and so is a RATED match resigned before both players have made a move
+    (lichess's rule): status ``aborted``, ``result_reason`` aborted, an ``abort`` marker event, no winner,
+    never rated.
 
     :raises GameError: ``no_such_match``, ``not_seated``, ``match_over``.
     """
@@ -219,6 +241,21 @@ def match_resign(*, match_id: int, user: User, msg_id: str = "") -> Applied:
             match.save()
             _broadcast_on_commit(match.pk)
             return Applied(seq=match.last_seq, last_seq=match.last_seq)
+        if match.rated and msg_id:
+            aborts = MatchEvent.objects.filter(match_id=match.pk, seat=seat, msg_id=msg_id, type="abort")
+            abort = aborts.first()
+            if abort is not None:  # a resent resign that aborted the match
+                return Applied(seq=abort.seq, last_seq=match.last_seq, repeat=True)
+        if match.rated and match.status == MatchStatus.ACTIVE and not _both_moved(match):
+            before = match.last_seq
+            row = _store_marker(match, "abort", {"seat": seat}, seat, msg_id=msg_id)
+            match.status = MatchStatus.ABORTED
+            match.result_reason = ResultReason.ABORTED
+            match.finished_at = timezone.now()
+            match.turn_deadline = None
+            _save_cas(match, before)
+            _broadcast_on_commit(match.pk)
+            return Applied(seq=row.seq, last_seq=match.last_seq)
 
     def resign(live: LiveMatch, match: Match, seat: int) -> list[tuple[Event, dict[str, Any]]]:
         return [(e, {}) for e in live.state.resign(seat)]
@@ -263,6 +300,16 @@ def _write(
         if repeat is not None:
             return repeat
         raise GameError("stale_seq", "another move was made first") from None
+
+
+def _both_moved(match: Match) -> bool:
+    """Whether both seats have made a move of their own (an action event that is not an automatic move
+    of the turn timer): until then a rated match is aborted by a resignation."""
+    seats = set(
+        MatchEvent.objects.filter(match_id=match.pk, type="action", auto=False, seat__isnull=False)
+        .values_list("seat", flat=True).distinct()
+    )
+    return seats >= {0, 1}
 
 
 def _locked(match_id: int) -> Match:
@@ -337,9 +384,11 @@ def _store(
     return rows
 
 
-def _store_marker(match: Match, type_: str, payload: dict[str, Any], seat: int) -> MatchEvent:
+def _store_marker(
+    match: Match, type_: str, payload: dict[str, Any], seat: int, *, msg_id: str = ""
+) -> MatchEvent:
     row = MatchEvent.objects.create(match_id=match.pk, seq=match.last_seq + 1, type=type_,
-                                    payload=payload, seat=seat, auto=True)
+                                    payload=payload, seat=seat, auto=not msg_id, msg_id=msg_id)
     match.last_seq += 1
     return row
 
@@ -357,6 +406,7 @@ def _refresh(match: Match, live: LiveMatch, *, dealt: bool) -> None:
         if match.result_reason != ResultReason.TIMEOUT:
             match.result_reason = reason
         match.finished_at = now
+        _finished_on_commit(match)
     if match.turn_timer_seconds and match.status == MatchStatus.ACTIVE and state.current_player is not None:
         pause = conf.hand_pause_seconds() if dealt and state.hand_number > 1 else 0
         match.turn_deadline = now + timedelta(seconds=match.turn_timer_seconds + pause)
@@ -401,6 +451,17 @@ def _broadcast_on_commit(match_id: int) -> None:
             log.warning("match %s: broadcast after commit failed: %s: %s", match_id, type(exc).__name__, exc)
 
     transaction.on_commit(send, robust=True)
+
+
+def _finished_on_commit(match: Match) -> None:
+    """After the commit that finishes ``match``, send ``games.signals.match_finished`` (the rating task
+    is enqueued from there)."""
+    match_id, rated = match.pk, match.rated
+
+    def send() -> None:
+        match_finished.send(sender=Match, match_id=match_id, rated=rated)
+
+    transaction.on_commit(send)
 
 
 def group_name(match_id: int) -> str:
@@ -483,6 +544,13 @@ def match_expire_turn(*, match_id: int, expected_seq: int | None = None) -> int 
     timeout). Idempotent: returns None and changes nothing if the deadline is not past, the match is
     not active, ``expected_seq`` is stale, or another write won a race. Returns the new ``last_seq``.
     """
+    match = Match.objects.filter(pk=match_id).only("bot_level", "status").first()
+    if match is not None and match.bot_level is not None and match.status == MatchStatus.ACTIVE:
+        # A rated bot match has a timer for both seats: when the bot's own turn is due (nobody at the
+        # table scheduled it), the bot makes its move instead of taking a strike.
+        moved = match_play_bot_turn(match_id=match_id, expected_seq=expected_seq)
+        if moved is not None:
+            return moved
     try:
         return _expire_turn(match_id, expected_seq)
     except IntegrityError:

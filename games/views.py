@@ -23,17 +23,32 @@ from engine.rules import PRESETS
 from games import selectors, services
 from games.forms import BotMatchForm, FriendTableForm, bot_level_choices
 from games.models import Match, MatchStatus
+from ratings.elo import expected_score, shown
+from ratings.selectors import rating_get
 
 
 def _language() -> str:
     return get_language() or "en"
 
 
-def _levels_with_elo() -> list[tuple[int, str, int | None]]:
-    """``[(level, localized name, calibrated Elo or None), ...]`` for the level picker; the Elo comes
-    from the bots' round robin (``python -m engine.roundrobin`` -> data/bot_elo.json)."""
+def _levels_with_elo(user: Any = None) -> list[tuple[int, str, int | None, int | None]]:
+    """``[(level, localized name, calibrated Elo or None, expected score % or None), ...]`` for the level
+    picker; the Elo comes from the bots' round robin (``python -m engine.roundrobin`` ->
+    data/bot_elo.json); the expected score (whole percent) is a member's against that Elo
+    (docs/ratings.md), None for a guest."""
     elo = read_elo()
-    return [(level, name, elo.get(level)) for level, name in bot_level_choices(_language())]
+    mine = _my_rating(user)
+    return [
+        (level, name, elo.get(level),
+         None if mine is None or elo.get(level) is None else round(100 * expected_score(mine, elo[level])))
+        for level, name in bot_level_choices(_language())
+    ]
+
+
+def _my_rating(user: Any) -> float | None:
+    if user is None or not user.is_authenticated or user.is_guest or user.is_bot:
+        return None
+    return rating_get(user=user).rating
 
 
 def _form_page(request: HttpRequest, mode: str, form: Any, status: int = 200) -> HttpResponse:
@@ -41,7 +56,8 @@ def _form_page(request: HttpRequest, mode: str, form: Any, status: int = 200) ->
         "mode": mode, "form": form,
         "bot_form": form if mode == "bot" else BotMatchForm(language=_language()),
         "friend_form": form if mode == "friend" else FriendTableForm(),
-        "bot_levels": _levels_with_elo(), "presets": list(PRESETS),
+        "bot_levels": _levels_with_elo(request.user), "presets": list(PRESETS),
+        "my_rating": None if (mine := _my_rating(request.user)) is None else shown(mine),
     }
     return render(request, "games/new_match.html", context, status=status)
 
@@ -86,7 +102,7 @@ def new_friend_table(request: HttpRequest) -> HttpResponse:
         request, "friend", FriendTableForm(request.POST),
         lambda data: services.table_create(
             user=request.user, rules_preset=data["preset"], target=data["target"],
-            turn_timer=data["turn_timer"],
+            turn_timer=data["turn_timer"], rated=data["rated"],
         ),
     )
 

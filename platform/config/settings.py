@@ -103,6 +103,7 @@ INSTALLED_APPS = [
     "web",
     "games",
     "tournaments",
+    "ratings",
 ]
 
 MIDDLEWARE = [

@@ -123,7 +123,7 @@ def test_new_match_page_lists_the_bot_levels_presets_and_targets(alice_client: C
 def test_my_matches_shows_opponent_rules_result_and_score(
     alice: Any, alice_client: Client, house_bots: list[Any]
 ) -> None:
-    lost = services.match_create_vs_bot(user=alice, level=2, rules_preset="brazilian", target=50)
+    lost = services.match_create_vs_bot(user=alice, level=2, rules_preset="brazilian", target=50, rated=False)
     services.match_resign(match_id=lost.pk, user=alice)
     services.match_create_vs_bot(user=alice, level=4, rules_preset="classic", target=100)
     alice_client.cookies["django_language"] = "pt-br"

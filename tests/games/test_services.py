@@ -114,7 +114,9 @@ def test_resigning_a_waiting_table_aborts_it(alice: Any, bob: Any) -> None:
 
 
 def _friend_match(alice: Any, bob: Any, timer: int | None = None) -> Match:
-    table = services.table_create(user=alice, rules_preset="classic", target=100, turn_timer=timer)
+    # Casual (unrated): these tests resign at once, which would abort a rated match (docs/ratings.md).
+    table = services.table_create(user=alice, rules_preset="classic", target=100, turn_timer=timer,
+                                  rated=False)
     return services.table_join(user=bob, token=table.invite_token)
 
 
@@ -307,7 +309,7 @@ def test_event_log_is_append_only(alice: Any, bob: Any, seeded_decks: list[int])
 def test_recent_matches(alice: Any, bob: Any, house_bots: Any, seeded_decks: list[int]) -> None:
     first = _friend_match(alice, bob)
     services.match_resign(match_id=first.pk, user=bob)
-    second = services.match_create_vs_bot(user=alice, level=2, rules_preset="hoyle", target=100)
+    second = services.match_create_vs_bot(user=alice, level=2, rules_preset="hoyle", target=100, rated=False)
     rows = selectors.matches_recent_for(user=alice)
     assert [r["id"] for r in rows] == [second.pk, first.pk]
     assert rows[0] | {"created_at": None} == {

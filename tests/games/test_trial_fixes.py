@@ -27,7 +27,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def _friend_match(alice: Any, bob: Any, timer: int | None = None) -> Match:
-    table = services.table_create(user=alice, rules_preset="classic", target=100, turn_timer=timer)
+    # Casual (unrated): these tests resign at once, which would abort a rated match (docs/ratings.md).
+    table = services.table_create(user=alice, rules_preset="classic", target=100, turn_timer=timer,
+                                  rated=False)
     return services.table_join(user=bob, token=table.invite_token)
 
 

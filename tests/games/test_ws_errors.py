@@ -35,6 +35,7 @@ async def _table(alice: Any, bob: Any) -> Match:
         rules_preset="classic",
         target=100,
         turn_timer=None,
+        rated=False,  # casual: a test resigns after one move, which would abort a rated match
     )
     return await database_sync_to_async(services.table_join)(user=bob, token=table.invite_token)
 

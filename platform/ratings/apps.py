@@ -1,0 +1,18 @@
+"""App config for ``ratings``: Elo ratings after rated matches, the rankings and the players' profiles."""
+
+from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
+
+
+class RatingsConfig(AppConfig):
+    """``ratings`` app. ``ready`` connects the match-finished hook that enqueues the rating task."""
+
+    name = "ratings"
+    verbose_name = _("Ratings")
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from games.signals import match_finished
+        from ratings import receivers
+
+        match_finished.connect(receivers.enqueue_rating, dispatch_uid="ratings.enqueue_rating")

@@ -1,0 +1,91 @@
+"""Players' Elo ratings and their history (docs/ratings.md).
+
+:class:`PlayerRating` is a member's current rating (one row per member who has played a rated match; no
+row = 1500 and no matches). :class:`RatingChange` is one human player's side of one rated match: the
+rating history. House bots have no rows: their ratings are fixed (``ratings.selectors.bot_rating``).
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+from ratings.elo import INITIAL_RATING, PROVISIONAL_MATCHES, RATING_FLOOR
+
+
+class PlayerRating(models.Model):
+    """A member's current rating.
+
+    - ``rating``: exact Elo (float, >= 100); ``peak``: the highest rating so far (K = 10 from 2400 on).
+    - ``rated_matches`` = ``wins`` + ``losses``; provisional while fewer than 10.
+    - ``last_rated_at``: time of the latest rating change (the "last 30 days" board filters on it).
+    """
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True, related_name="rating"
+    )
+    rating = models.FloatField(_("rating"), default=INITIAL_RATING)
+    peak = models.FloatField(_("peak rating"), default=INITIAL_RATING)
+    rated_matches = models.PositiveIntegerField(_("rated matches"), default=0)
+    wins = models.PositiveIntegerField(_("wins"), default=0)
+    losses = models.PositiveIntegerField(_("losses"), default=0)
+    last_rated_at = models.DateTimeField(_("last rated"), null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=Q(rating__gte=RATING_FLOOR), name="ratings_rating_floor"),
+            models.CheckConstraint(condition=Q(rated_matches=models.F("wins") + models.F("losses")),
+                                   name="ratings_rated_matches_sum"),
+        ]
+        indexes = [
+            # The default board (established players by rating) and the rank of one of them.
+            models.Index(models.F("rating").desc(), "user", name="ratings_established_idx",
+                         condition=Q(rated_matches__gte=PROVISIONAL_MATCHES)),
+            # The board with provisional players shown.
+            models.Index(models.F("rating").desc(), "user", name="ratings_rating_idx"),
+            # "Last 30 days".
+            models.Index(fields=("last_rated_at",), name="ratings_last_rated_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id}: {self.rating:.1f} ({self.rated_matches})"
+
+
+class RatingChange(models.Model):
+    """One human player's rating change from one rated match; unique per (match, player), which makes
+    the rating task idempotent.
+
+    - ``before``/``after``/``delta`` in Elo points (exact); ``k``: K-factor used; ``expected``: expected
+      score (0..1); ``won``: the match's result for this player.
+    - ``opponent``: the other player (a member or a house bot); ``opponent_rating``: their rating used
+      (before the match); ``opponent_is_bot`` for the record by opponent type without a join.
+    """
+
+    match = models.ForeignKey("games.Match", on_delete=models.CASCADE, related_name="rating_changes")
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                               related_name="rating_changes")
+    opponent = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True,
+                                 related_name="+")
+    opponent_is_bot = models.BooleanField(_("opponent is a house bot"), default=False)
+    before = models.FloatField(_("rating before"))
+    after = models.FloatField(_("rating after"))
+    delta = models.FloatField(_("change"))
+    k = models.PositiveSmallIntegerField(_("K-factor"))
+    expected = models.FloatField(_("expected score"))
+    opponent_rating = models.FloatField(_("opponent's rating"))
+    won = models.BooleanField(_("won"))
+    created_at = models.DateTimeField(_("rated at"), auto_now_add=True)
+
+    class Meta:
+        ordering = ("-created_at", "-id")
+        constraints = [
+            models.UniqueConstraint(fields=("match", "player"), name="ratings_change_unique_match_player"),
+        ]
+        indexes = [
+            models.Index("player", models.F("created_at").desc(), name="ratings_change_history_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"match {self.match_id} player {self.player_id}: {self.before:.1f} -> {self.after:.1f}"

@@ -1,0 +1,277 @@
+"""Rating reads (HackSoft selectors): a player's rating, the boards, a profile, a match's changes.
+
+Ranks are positions on the all-time board of established players: by rating (exact), ties by the
+earlier account first. Boards list members only; house bots have their own table (:func:`bots_board`).
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.core.paginator import EmptyPage, Page, Paginator
+from django.db.models import Count, Q, QuerySet, Sum
+from django.urls import Resolver404, resolve
+from django.utils import timezone
+
+from accounts.models import User
+from engine.roundrobin import read_elo
+from ratings import chart, elo
+from ratings.models import PlayerRating, RatingChange
+
+TABS = ("all", "30d")
+"""Board tabs: ``all`` (all time) and ``30d`` (players rated in the last 30 days)."""
+PER_PAGE = 50
+RECENT_DAYS = 30
+HISTORY_POINTS = 500
+"""Most rated matches drawn on a profile's chart (the latest ones)."""
+LAST_MATCHES = 20
+
+
+@functools.cache
+def _bot_elo() -> dict[int, int]:
+    # Read once per process: data/bot_elo.json only changes with a new round robin (and a restart).
+    return read_elo()
+
+
+def bot_rating(level: int) -> int:
+    """The fixed rating of the house bot of ``level`` (its calibrated Elo, data/bot_elo.json);
+    1500 for a level the file does not list."""
+    return _bot_elo().get(level, int(elo.INITIAL_RATING))
+
+
+@dataclass(frozen=True, slots=True)
+class RatingInfo:
+    """A member's rating: ``rating`` exact, ``shown`` rounded; counts; ``provisional`` below 10 matches."""
+
+    rating: float
+    rated_matches: int
+    wins: int
+    losses: int
+    peak: float
+
+    @property
+    def shown(self) -> int:
+        return elo.shown(self.rating)
+
+    @property
+    def provisional(self) -> bool:
+        return elo.is_provisional(self.rated_matches)
+
+
+def rating_get(*, user: User) -> RatingInfo:
+    """The current rating of ``user`` (1500 and no matches when never rated; a bot's fixed rating)."""
+    if user.is_bot:
+        fixed = float(bot_rating(user.bot_level or 0))
+        return RatingInfo(fixed, elo.PROVISIONAL_MATCHES, 0, 0, fixed)
+    row = PlayerRating.objects.filter(user_id=user.pk).first()
+    if row is None:
+        return RatingInfo(elo.INITIAL_RATING, 0, 0, 0, elo.INITIAL_RATING)
+    return RatingInfo(row.rating, row.rated_matches, row.wins, row.losses, row.peak)
+
+
+# --------------------------------------------------------------------------------------------- boards
+
+
+def _board(*, tab: str, provisional: bool, now: datetime | None = None) -> QuerySet[PlayerRating]:
+    qs = PlayerRating.objects.filter(rated_matches__gt=0)
+    if not provisional:
+        qs = qs.filter(rated_matches__gte=elo.PROVISIONAL_MATCHES)
+    if tab == "30d":
+        qs = qs.filter(last_rated_at__gte=(now or timezone.now()) - timedelta(days=RECENT_DAYS))
+    return qs
+
+
+def _search(qs: QuerySet[PlayerRating], search: str) -> QuerySet[PlayerRating]:
+    return qs.filter(Q(user__username__istartswith=search) | Q(user__display_name__istartswith=search))
+
+
+def _ahead(qs: QuerySet[PlayerRating], rating: float, user_id: int) -> QuerySet[PlayerRating]:
+    return qs.filter(Q(rating__gt=rating) | Q(rating=rating, user_id__lt=user_id))
+
+
+@dataclass
+class Board:
+    """One page of a board: ``rows`` (dicts for the template), ``page`` (Django ``Page``), ``count``."""
+
+    rows: list[dict[str, Any]]
+    page: Page[PlayerRating]
+    count: int
+    me_on_page: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class NoSuchPage(LookupError):
+    """The page number is past the last page of the board."""
+
+
+def board_page(
+    *, tab: str, provisional: bool, search: str, page: int, viewer_id: int | None = None,
+    per_page: int = PER_PAGE,
+) -> Board:
+    """Page ``page`` (1-based) of board ``tab`` (:data:`TABS`), established players only unless
+    ``provisional``, filtered by name prefix ``search`` ("" = all). Rows: ``rank`` (position on this
+    board), ``user_id``, ``username``, ``name``, ``rating`` (shown), ``rated_matches``, ``wins``,
+    ``losses``, ``provisional``, ``me``; on the ``30d`` tab also ``change`` (shown points),
+    ``wins_30d``, ``losses_30d``.
+
+    :raises NoSuchPage: ``page`` is past the last page (page 1 always exists, maybe empty).
+    """
+    now = timezone.now()
+    base = _board(tab=tab, provisional=provisional, now=now)
+    qs = _search(base, search) if search else base
+    qs = qs.select_related("user").only(
+        "rating", "rated_matches", "wins", "losses", "user__username", "user__display_name",
+    ).order_by("-rating", "user_id")
+    paginator = Paginator(qs, per_page, allow_empty_first_page=True)
+    try:
+        current = paginator.page(page)
+    except EmptyPage:
+        raise NoSuchPage(f"page {page} is past the last page ({paginator.num_pages})") from None
+    items = list(current.object_list)
+    ranks: dict[int, int] = {}
+    if search:
+        # Ranks on the whole board, not within the search results: one count per row shown.
+        for r in items:
+            ranks[r.user_id] = _ahead(base, r.rating, r.user_id).count() + 1
+    else:
+        ranks = {r.user_id: current.start_index() + i for i, r in enumerate(items)}
+    recent: dict[int, dict[str, Any]] = {}
+    if tab == "30d" and items:
+        recent = {
+            row["player_id"]: row for row in RatingChange.objects.filter(
+                player_id__in=[r.user_id for r in items],
+                created_at__gte=now - timedelta(days=RECENT_DAYS),
+            ).values("player_id").annotate(
+                change=Sum("delta"), wins_30d=Count("id", filter=Q(won=True)),
+                losses_30d=Count("id", filter=Q(won=False)),
+            ).order_by()
+        }
+    rows = []
+    for r in items:
+        row: dict[str, Any] = {
+            "rank": ranks[r.user_id], "user_id": r.user_id, "username": r.user.username,
+            "name": r.user.display_name or r.user.username, "rating": elo.shown(r.rating),
+            "rated_matches": r.rated_matches, "wins": r.wins, "losses": r.losses,
+            "provisional": elo.is_provisional(r.rated_matches), "me": r.user_id == viewer_id,
+        }
+        if tab == "30d":
+            got = recent.get(r.user_id, {})
+            row["change"] = elo.shown(got.get("change") or 0.0)
+            row["wins_30d"] = got.get("wins_30d", 0)
+            row["losses_30d"] = got.get("losses_30d", 0)
+        rows.append(row)
+    return Board(rows=rows, page=current, count=paginator.count,
+                 me_on_page=any(row["me"] for row in rows))
+
+
+def rank_get(*, user_id: int, tab: str = "all", provisional: bool = False) -> int | None:
+    """Position of ``user_id`` on board ``tab`` (provisional players shown or not), or None when the
+    player is not on it (never rated, provisional while hidden, not rated in the last 30 days)."""
+    row = _board(tab=tab, provisional=provisional).filter(user_id=user_id).only("rating").first()
+    if row is None:
+        return None
+    return _ahead(_board(tab=tab, provisional=provisional), row.rating, user_id).count() + 1
+
+
+def bots_board() -> list[dict[str, Any]]:
+    """The house bots with their fixed ratings, weakest first: ``level``, ``username``, ``name``,
+    ``rating``."""
+    return [
+        {"level": u.bot_level, "username": u.username, "name": u.public_name,
+         "rating": bot_rating(u.bot_level or 0)}
+        for u in User.objects.filter(is_bot=True).order_by("bot_level").only("username", "bot_level",
+                                                                              "is_bot", "display_name")
+    ]
+
+
+# --------------------------------------------------------------------------------------------- profile
+
+
+def replay_url(match_id: int) -> str | None:
+    """Link to the replay of match ``match_id`` once the replays app serves ``/replay/<id>/``, else
+    None (the hook the profile's match list uses)."""
+    path = f"/replay/{match_id}/"
+    try:
+        resolve(path)
+    except Resolver404:
+        return None
+    return path
+
+
+def profile_get(*, username: str) -> dict[str, Any] | None:
+    """Everything the profile page of ``username`` shows, or None for an unknown user or a guest:
+    ``user``; ``info`` (:class:`RatingInfo`); ``rank`` (all-time, established only; None otherwise);
+    ``record``: ``{"members": (wins, losses), "bots": (wins, losses)}``; ``chart`` (:mod:`ratings.chart`,
+    with ``chart_points``: one dict per drawn point: x, y, rating, change, match_id, opponent, date);
+    ``matches``: the last :data:`LAST_MATCHES` rated matches (``match_id``, ``opponent``, ``won``,
+    ``before``, ``after``, ``change``, ``at``, ``replay_url``); ``is_bot``."""
+    user = User.objects.filter(username=username, is_guest=False).first()
+    if user is None:
+        return None
+    info = rating_get(user=user)
+    if user.is_bot:
+        return {"user": user, "info": info, "is_bot": True, "rank": None, "record": None,
+                "chart": None, "chart_points": [], "matches": [], "capped": False}
+    record = {"members": [0, 0], "bots": [0, 0]}
+    for row in RatingChange.objects.filter(player_id=user.pk).values("opponent_is_bot", "won").annotate(
+        n=Count("id")
+    ).order_by():
+        record["bots" if row["opponent_is_bot"] else "members"][0 if row["won"] else 1] = row["n"]
+    history = list(
+        RatingChange.objects.filter(player_id=user.pk).select_related("opponent")
+        .only("match_id", "before", "after", "won", "created_at", "opponent__username",
+              "opponent__display_name", "opponent__is_bot", "opponent__bot_level")
+        .order_by("-created_at", "-id")[:HISTORY_POINTS]
+    )
+    history.reverse()
+    drawn = chart.build([c.after for c in history], start=history[0].before if history else None)
+    points = []
+    for point, change in zip(drawn.points[1:], history, strict=True):
+        points.append({
+            "x": round(point.x, 1), "y": round(point.y, 1), "rating": elo.shown(change.after),
+            "before": elo.shown(change.before), "change": elo.shown_change(change.before, change.after),
+            "match_id": change.match_id, "won": change.won,
+            "opponent": change.opponent.public_name if change.opponent else "?", "at": change.created_at,
+        })
+    matches = []
+    for change in reversed(history[-LAST_MATCHES:]):
+        matches.append({
+            "match_id": change.match_id, "won": change.won,
+            "opponent": change.opponent.public_name if change.opponent else "?",
+            "opponent_username": change.opponent.username if change.opponent else None,
+            "before": elo.shown(change.before), "after": elo.shown(change.after),
+            "change": elo.shown_change(change.before, change.after), "at": change.created_at,
+            "replay_url": replay_url(change.match_id),
+        })
+    rank = rank_get(user_id=user.pk) if not info.provisional else None
+    return {
+        "user": user, "info": info, "is_bot": False, "rank": rank, "record": record, "chart": drawn,
+        "chart_points": points, "matches": matches, "capped": info.rated_matches > len(history),
+    }
+
+
+def match_rating_get(*, match_id: int, user_id: int) -> dict[str, Any] | None:
+    """The ``rating`` message (docs/protocol.md) of ``user_id`` for match ``match_id``, or None while the
+    match is not rated (yet)."""
+    change = RatingChange.objects.filter(match_id=match_id, player_id=user_id).first()
+    if change is None:
+        return None
+    return rating_message(change)
+
+
+def rating_message(change: RatingChange) -> dict[str, object]:
+    """The ``rating`` WebSocket message of one seat (docs/protocol.md)."""
+    return {
+        "type": "rating",
+        "match_id": change.match_id,
+        "before": elo.shown(change.before),
+        "after": elo.shown(change.after),
+        "change": elo.shown_change(change.before, change.after),
+        "delta": round(change.delta, 2),
+        "k": change.k,
+        "opponent_rating": elo.shown(change.opponent_rating),
+        "won": change.won,
+    }

@@ -1,0 +1,131 @@
+"""Fixtures for the ratings tests: members, a guest, house bots, and finished matches.
+
+``alice`` / ``bob`` / ``carol``: members; ``guest``: a guest; ``house_bots``: bot-1..bot-5.
+``finish_friend(a, b, winner=a)`` / ``finish_bot(user, level, won=...)``: a match played until both
+players have moved, then resigned by the loser (so it FINISHES and is rated when rated), returned
+refreshed. Rating tasks run eagerly here unless a test says otherwise (``CELERY_TASK_ALWAYS_EAGER``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def eager_tasks(settings: Any) -> Iterator[None]:
+    from config.celery import app
+
+    before = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    yield
+    app.conf.task_always_eager = before
+
+
+@pytest.fixture(autouse=True)
+def short_lived_connections() -> Iterator[None]:
+    """Threads' DB connections close after each call (PostgreSQL refuses to drop a used test db)."""
+    from django.db import connections
+
+    settings_dict = connections.settings["default"]
+    before = settings_dict.get("CONN_MAX_AGE", 0)
+    settings_dict["CONN_MAX_AGE"] = 0
+    yield
+    settings_dict["CONN_MAX_AGE"] = before
+
+
+@pytest.fixture
+def make_member(django_user_model: Any) -> Callable[[str], Any]:
+    def make(username: str) -> Any:
+        return django_user_model.objects.create_user(username=username, password="pw-for-tests-1")
+
+    return make
+
+
+@pytest.fixture
+def alice(make_member: Callable[[str], Any]) -> Any:
+    return make_member("alice")
+
+
+@pytest.fixture
+def bob(make_member: Callable[[str], Any]) -> Any:
+    return make_member("bob")
+
+
+@pytest.fixture
+def carol(make_member: Callable[[str], Any]) -> Any:
+    return make_member("carol")
+
+
+@pytest.fixture
+def guest(db: None) -> Any:
+    from accounts.services import guest_create
+
+    return guest_create()
+
+
+@pytest.fixture
+def house_bots(db: None) -> list[Any]:
+    from accounts.services import house_bots_ensure
+
+    return house_bots_ensure()
+
+
+def first_moves(match_id: int, users: dict[int, Any]) -> None:
+    """Play a fresh match until each seat has made a move of its own (passes, stock draws, discards)."""
+    from games import services
+    from games.live import load
+    from games.models import Match
+
+    moved: set[int] = set()
+    while moved != {0, 1}:
+        match = Match.objects.get(pk=match_id)
+        live = load(match)
+        seat = live.state.current_player
+        assert seat is not None
+        moved.add(seat)
+        if match.bot_level is not None and seat == 1:
+            assert services.match_play_bot_turn(match_id=match_id) is not None
+            continue
+        legal = [str(a) for a in live.state.legal_actions(seat)]
+        action = next((a for a in ("pass", "draw stock") if a in legal), legal[0])
+        services.match_apply_action(match_id=match_id, user=users[seat], action_text=action,
+                                    client_seq=match.last_seq, msg_id=f"first-{seat}-{match.last_seq}")
+
+
+@pytest.fixture
+def finish_friend(db: None) -> Callable[..., Any]:
+    def finish(a: Any, b: Any, *, winner: Any, rated: bool = True) -> Any:
+        from games import services
+        from games.models import Match
+
+        table = services.table_create(user=a, rules_preset="classic", target=100, turn_timer=None,
+                                      rated=rated)
+        match = services.table_join(user=b, token=table.invite_token)
+        first_moves(match.pk, {0: a, 1: b})
+        loser = b if winner == a else a
+        services.match_resign(match_id=match.pk, user=loser)
+        return Match.objects.get(pk=match.pk)
+
+    return finish
+
+
+@pytest.fixture
+def finish_bot(db: None) -> Callable[..., Any]:
+    def finish(user: Any, level: int, *, won: bool) -> Any:
+        from games import services
+        from games.models import Match
+
+        match = services.match_create_vs_bot(user=user, level=level, rules_preset="classic", target=100)
+        first_moves(match.pk, {0: user})
+        if won:
+            bot = Match.objects.get(pk=match.pk).player1
+            # The bot resigns: the services' resign for a bot seat (its user is never logged in).
+            services.match_resign(match_id=match.pk, user=bot)
+        else:
+            services.match_resign(match_id=match.pk, user=user)
+        return Match.objects.get(pk=match.pk)
+
+    return finish
