@@ -16,7 +16,8 @@ from django.db.models import Count, Q, QuerySet, Sum
 from django.urls import Resolver404, resolve
 from django.utils import timezone
 
-from accounts.models import User
+from accounts.models import BOT_LEVELS, User
+from accounts.services import house_bot_username
 from engine.roundrobin import read_elo
 from ratings import chart, elo
 from ratings.models import PlayerRating, RatingChange
@@ -179,11 +180,12 @@ def rank_get(*, user_id: int, tab: str = "all", provisional: bool = False) -> in
 def bots_board() -> list[dict[str, Any]]:
     """The house bots with their fixed ratings, weakest first: ``level``, ``username``, ``name``,
     ``rating``."""
+    names = [house_bot_username(level) for level in BOT_LEVELS]  # not the tournaments' extra bot accounts
     return [
         {"level": u.bot_level, "username": u.username, "name": u.public_name,
          "rating": bot_rating(u.bot_level or 0)}
-        for u in User.objects.filter(is_bot=True).order_by("bot_level").only("username", "bot_level",
-                                                                              "is_bot", "display_name")
+        for u in User.objects.filter(is_bot=True, username__in=names).order_by("bot_level")
+        .only("username", "bot_level", "is_bot", "display_name")
     ]
 
 
