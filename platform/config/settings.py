@@ -281,8 +281,16 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "filters": {"client_error_one_line": {"()": "web.log_filters.ClientErrorWithoutTraceback"}},
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler", "formatter": "plain", "filters": ["client_error_one_line"],
+        }
+    },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+    # Django's own default gives "django" a console handler (with DEBUG) and mail_admins: with the root
+    # handler that printed each record twice. One path: propagate to root only.
+    "loggers": {"django": {"handlers": [], "level": "INFO", "propagate": True}},
 }
 
 # --- HTTP throttles (README "Limits") -------------------------------------------------------------
