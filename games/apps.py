@@ -11,3 +11,6 @@ class GamesConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "games"
     verbose_name = "Games"
+
+    def ready(self) -> None:
+        from games import user_sockets  # noqa: F401  (connects the receivers that close sockets on logout)

@@ -25,12 +25,14 @@ from django.urls import reverse
 
 from games import conf, ratelimit, selectors, services
 from games.services import GameError, group_name
+from games.user_sockets import user_group
 
 log = logging.getLogger(__name__)
 
 CLIENT_TYPES = ("action", "resign", "sync", "ping")
 MAX_ID_LENGTH = 64
 MAX_SEQ = 2**53 - 1  # the largest integer JavaScript clients represent exactly
+SESSION_ENDED_CLOSE_CODE = 4001  # not fatal for the client: it reconnects and learns if it is logged out
 
 
 def _shown(value: Any) -> str:
@@ -101,6 +103,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
         self._slot_task = asyncio.create_task(self._keep_slot())
         self._limiter = ratelimit.MessageLimiter(time.monotonic())
         self.seat = seat
+        await self.channel_layer.group_add(user_group(self.user.pk), self.channel_name)
         await self.channel_layer.group_add(group_name(self.match_id), self.channel_name)
         await self._send_state()
 
@@ -126,6 +129,13 @@ class MatchConsumer(AsyncWebsocketConsumer):
             )
         if self.seat is not None:
             await self.channel_layer.group_discard(group_name(self.match_id), self.channel_name)
+            await self.channel_layer.group_discard(user_group(self.user.pk), self.channel_name)
+
+    async def user_session_ended(self, event: dict[str, Any]) -> None:
+        """Group message of ``games.user_sockets``: the user logged out or changed their password."""
+        await self._send(_error("session_ended", "you logged out or your password changed: reconnect"))
+        await self.close(code=SESSION_ENDED_CLOSE_CODE)
+        self._closing = True
 
     # ------------------------------------------------------------------------------------- receiving
 

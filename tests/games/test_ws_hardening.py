@@ -1,5 +1,6 @@
 """Issue 8 on the table's socket, through the real ASGI stack in this process: a committed move is
-acknowledged whatever the broadcast does, NUL in text fields, rate limits, logout closing sockets."""
+acknowledged whatever the broadcast does, NUL in text fields, rate limits and the socket cap, logout and
+a password change closing the user's sockets."""
 
 from __future__ import annotations
 
@@ -10,7 +11,10 @@ from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.conf import settings
 from django.core.cache import cache
+from django.test import Client
 
 from games import ratelimit, services
 from games.models import Match, MatchEvent
@@ -260,3 +264,70 @@ async def test_a_failing_cache_admits_the_socket(
     comm, state = await connect(alice, match.pk)
     assert state["type"] == "state"
     await comm.disconnect()
+
+
+# --------------------------------------------------------------------------------------------- session end
+
+
+def login_client(user: Any) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+async def open_with(client: Client, match_id: int) -> tuple[Any, dict[str, Any]]:
+    """A socket carrying ``client``'s session cookie (``connect`` makes a new session per socket)."""
+    from config.asgi import application
+
+    cookie = f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}"
+    headers = [(b"origin", b"http://testserver"), (b"host", b"testserver"), (b"cookie", cookie.encode())]
+    comm = WebsocketCommunicator(application, f"/ws/match/{match_id}/", headers=headers)
+    connected, _ = await comm.connect(timeout=5)
+    assert connected
+    return comm, await recv(comm)
+
+
+async def expect_session_ended(comm: Any) -> None:
+    msg = await recv(comm)
+    assert (msg["type"], msg["code"]) == ("error", "session_ended"), msg
+    assert (await comm.receive_output(timeout=2)) == {"type": "websocket.close", "code": 4001}
+
+
+async def test_logout_closes_the_users_sockets(alice: Any, bob: Any) -> None:
+    """Two tabs of alice (two sessions) and bob's: alice logs out in tab A; both her sockets get
+    ``session_ended`` and close 4001 (they kept acting after logout), bob's stays. Reconnecting with the
+    logged-out session is refused (4401), with her other session it works."""
+    match = await friend_match(alice, bob)
+    tab_a, tab_b = [await database_sync_to_async(login_client)(alice) for _ in range(2)]
+    bobs = await database_sync_to_async(login_client)(bob)
+    sockets = [await open_with(c, match.pk) for c in (tab_a, tab_b, bobs)]
+    assert [state["type"] for _, state in sockets] == ["state"] * 3
+    response = await database_sync_to_async(tab_a.post)("/accounts/logout/")
+    assert response.status_code == 302
+    await expect_session_ended(sockets[0][0])
+    await expect_session_ended(sockets[1][0])
+    assert await sockets[2][0].receive_nothing(timeout=0.3)
+    again, first = await open_with(tab_a, match.pk)
+    assert (first["code"], (await again.receive_output(timeout=2))["code"]) == ("not_authenticated", 4401)
+    other, state = await open_with(tab_b, match.pk)
+    assert state["type"] == "state"
+    for comm in (again, other, sockets[2][0]):
+        await comm.disconnect()
+
+
+async def test_password_change_closes_the_users_sockets(alice: Any, bob: Any) -> None:
+    match = await friend_match(alice, bob)
+    tab = await database_sync_to_async(login_client)(alice)
+    comm, state = await open_with(tab, match.pk)
+    assert state["type"] == "state"
+
+    def change() -> None:
+        user = type(alice).objects.get(pk=alice.pk)
+        user.set_password("a new long passphrase")
+        user.save()
+
+    await database_sync_to_async(change)()
+    await expect_session_ended(comm)
+    again, first = await open_with(tab, match.pk)  # the old session's password hash no longer matches
+    assert first["code"] == "not_authenticated"
+    await again.disconnect()
