@@ -255,10 +255,14 @@ async def test_a_failing_cache_admits_the_socket(
 ) -> None:
     match = await friend_match(alice, bob)
 
-    def broken(*args: Any, **kwargs: Any) -> Any:
-        raise ConnectionError("Redis is down")
+    class BrokenCache:
+        def __getattr__(self, name: str) -> Any:
+            def broken(*args: Any, **kwargs: Any) -> Any:
+                raise ConnectionError("Redis is down")
 
-    monkeypatch.setattr(ratelimit.cache, "add", broken)
+            return broken
+
+    monkeypatch.setattr(ratelimit, "cache", BrokenCache())
     slot = ratelimit.socket_slot_acquire(match_id=match.pk, user_id=alice.pk, owner="x")
     assert slot == ratelimit.UNTRACKED
     comm, state = await connect(alice, match.pk)
