@@ -11,4 +11,5 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("i18n/", include("django.conf.urls.i18n")),
     path("", include("web.urls")),
     path("", include("games.urls")),
+    path("", include("tournaments.urls")),
 ]

@@ -1,0 +1,108 @@
+"""Tournament pages: the list, a tournament's page with standings, join/leave bad input, the banner."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from accounts.models import User
+from tournaments.models import Pairing, Registration, Round, RoundStatus, Tournament, TournamentStatus
+
+pytestmark = pytest.mark.django_db
+
+
+def soon(**fields: Any) -> Tournament:
+    base = {"name_en": "Test Cup", "name_pt": "Copa Teste", "status": TournamentStatus.OPEN,
+            "starts_at": dt.datetime.now(dt.UTC) + dt.timedelta(minutes=30), "max_players": 2}
+    return Tournament.objects.create(**{**base, **fields})
+
+
+def logged_in(user: User) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def messages_of(response: Any) -> list[str]:
+    return [str(m) for m in response.context["messages"]] if response.context else []
+
+
+def test_list_shows_upcoming_with_join_and_header_link(members: list[User]) -> None:
+    tournament = soon()
+    page = logged_in(members[0]).get("/tournaments/")
+    html = page.content.decode()
+    assert page.status_code == 200
+    assert "Test Cup" in html and f'data-countdown="{tournament.starts_at.isoformat()}' in html
+    assert f'action="/tournaments/{tournament.pk}/join/"' in html
+    assert 'href="/tournaments/"' in html  # the header link
+    pt = Client(HTTP_ACCEPT_LANGUAGE="pt-br").get("/tournaments/")
+    assert "Copa Teste" in pt.content.decode()
+
+
+def test_join_leave_and_every_bad_input(members: list[User], guest: User) -> None:
+    tournament = soon()
+    client = logged_in(members[0])
+    url = f"/tournaments/{tournament.pk}/"
+    joined = client.post(url + "join/", {"next": "https://evil.example/"}, follow=True)
+    assert joined.redirect_chain[-1][0] == url  # a tampered "next" stays on the site
+    assert messages_of(joined) == ["You are registered. The tournament starts at the time shown."]
+    again = client.post(url + "join/", follow=True)  # double click: nothing changes
+    assert Registration.objects.filter(tournament=tournament).count() == 1
+    assert messages_of(again) == ["You are registered. The tournament starts at the time shown."]
+    as_guest = logged_in(guest).post(url + "join/", follow=True)
+    assert messages_of(as_guest) == ["Guests cannot join tournaments: sign up (your matches stay yours)."]
+    anonymous = Client().post(url + "join/", follow=True)
+    assert messages_of(anonymous) == ["Log in or sign up to join a tournament."]
+    logged_in(members[1]).post(url + "join/")
+    full = logged_in(members[2]).post(url + "join/", follow=True)
+    assert messages_of(full) == ["This tournament is full."]
+    assert Registration.objects.filter(tournament=tournament).count() == 2
+    left = client.post(url + "leave/", follow=True)
+    assert messages_of(left) == ["You left the tournament."]
+    twice = client.post(url + "leave/", follow=True)
+    assert messages_of(twice) == ["You were not registered for this tournament."]
+    assert client.get(url + "join/").status_code == 405
+    assert client.post("/tournaments/999999/join/", follow=True).redirect_chain[-1][0] == "/tournaments/"
+    assert client.post("/tournaments/abc/join/").status_code == 404
+
+
+def test_started_and_cancelled(members: list[User]) -> None:
+    running = soon(status=TournamentStatus.RUNNING, rounds=3, current_round=1)
+    Registration.objects.create(tournament=running, user=members[0])
+    client = logged_in(members[1])
+    started = client.post(f"/tournaments/{running.pk}/join/", follow=True)
+    assert messages_of(started) == ["This tournament has already started: registration is closed."]
+    leave = logged_in(members[0]).post(f"/tournaments/{running.pk}/leave/", follow=True)
+    assert messages_of(leave) == ["This tournament has started: you can no longer leave it."]
+    cancelled = soon(status=TournamentStatus.CANCELLED)
+    gone = client.post(f"/tournaments/{cancelled.pk}/join/", follow=True)
+    assert messages_of(gone) == ["This tournament was cancelled."]
+    assert Registration.objects.filter(user=members[1]).count() == 0
+
+
+def test_tournament_page_standings_and_rounds(members: list[User]) -> None:
+    a, b, c = members[:3]
+    t = soon(status=TournamentStatus.FINISHED, rounds=1, current_round=1, winner=a, max_players=8)
+    for user, before, after in ((a, 1500, 1512.5), (b, 1480, 1470), (c, 1400, 1400)):
+        Registration.objects.create(tournament=t, user=user, rating=before, rating_after=after)
+    r1 = Round.objects.create(tournament=t, number=1, status=RoundStatus.FINISHED)
+    Pairing.objects.create(round=r1, board=1, player0=a, player1=b, points=[1, 0], hand_points=[52, 31])
+    Pairing.objects.create(round=r1, board=2, player0=c, points=[1, 0], hand_points=[0, 0])
+    html = Client().get(f"/tournaments/{t.pk}/").content.decode()
+    html = html.replace('<span class="player-name" title="member0">member0</span>', "member0")
+    html = html.replace('<span class="player-name" title="member1">member1</span>', "member1")
+    assert "Final standings" in html and "Winner: member0" in html
+    assert "+12.5" in html and "-10.0" in html
+    assert "Buchholz" in html and "Sonneborn-Berger" in html
+    assert "1: W vs member1" in html and "52–31" in html and "1: bye" in html
+    live = Client().get(f"/tournaments/{t.pk}/live/")
+    assert live.status_code == 200 and "Final standings" in live.content.decode()
+    assert Client().get("/tournaments/424242/").status_code == 404
+
+
+def test_banner_endpoint(members: list[User]) -> None:
+    assert Client().get("/tournaments/banner.json").json() == {}
+    assert logged_in(members[0]).get("/tournaments/banner.json").json() == {}

@@ -1,0 +1,48 @@
+"""Live notices over WebSockets: a tournament's page and the site-wide banner.
+
+``/ws/tournaments/<id>/``: anyone may listen; each ``{"type": "changed"}`` tells the page to re-fetch
+its live fragment (``/tournaments/<id>/live/``), which is rendered by the same template as the page.
+``/ws/tournaments/me/``: a logged-in user's notices ("your round k match is ready"); the page then
+fetches ``/tournaments/banner.json``. Clients send nothing; anything sent is ignored.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from channels.generic.websocket import AsyncWebsocketConsumer
+
+from tournaments.live import tournament_group, user_group
+
+
+class _Notices(AsyncWebsocketConsumer):
+    group = ""
+
+    async def disconnect(self, code: int) -> None:
+        if self.group and self.channel_layer is not None:
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        return None  # nothing to receive: the socket only pushes notices
+
+    async def tournament_changed(self, event: dict[str, Any]) -> None:
+        await self.send(text_data=json.dumps({"type": "changed", "tournament": event.get("tournament")}))
+
+
+class TournamentConsumer(_Notices):
+    async def connect(self) -> None:
+        self.group = tournament_group(int(self.scope["url_route"]["kwargs"]["tournament_id"]))
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.accept()
+
+
+class MyTournamentsConsumer(_Notices):
+    async def connect(self) -> None:
+        user = self.scope.get("user")
+        if user is None or not user.is_authenticated:
+            await self.close(code=4401)
+            return
+        self.group = user_group(user.pk)
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.accept()
