@@ -20,6 +20,9 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from config.origins import SameOriginValidator  # noqa: E402
 from config.routing import websocket_urlpatterns  # noqa: E402
+from config.wsserver import close_instead_of_drop  # noqa: E402
+
+close_instead_of_drop()  # an oversized frame gets a 1009 close frame, not a dropped connection
 
 application = ProtocolTypeRouter(
     {

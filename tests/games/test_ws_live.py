@@ -162,3 +162,30 @@ def test_socket_cap_holds_across_two_daphne_processes(
                 break
             time.sleep(0.2)
         assert first["type"] == "state", first
+
+
+@pytest.mark.parametrize("size", [64 * 1024, 1024 * 1024, 1024 * 1024 + 1, 4 * 1024 * 1024])
+def test_oversized_frames_are_answered_or_closed_1009(
+    transactional_db: None, daphne_server: Any, alice: Any, bob: Any, size: int
+) -> None:
+    """Up to Daphne's 1 MiB message limit a frame over 4096 bytes is answered ``frame_too_large`` and
+    the socket stays open; above it the server closes with 1009 "message too big" (it dropped the TCP
+    connection without a close frame)."""
+    match = friend_match(alice, bob)
+    with open_socket(daphne_server, alice, match.pk) as ws:
+        assert recv_json(ws)["type"] == "state"
+        frame = json.dumps({"type": "ping", "id": "x" * (size - 26)})
+        assert len(frame) == size
+        ws.send(frame)
+        if size <= 1024 * 1024:
+            reply = recv_json(ws, timeout=30)
+            assert (reply["type"], reply["code"]) == ("error", "frame_too_large"), reply
+            ws.send(json.dumps({"type": "ping", "id": 1}))
+            assert recv_json(ws) == {"type": "pong", "id": 1}
+        else:
+            with pytest.raises(ConnectionClosed) as closed:
+                recv_json(ws, timeout=30)
+            assert closed.value.rcvd is not None, "dropped without a close frame"
+            assert closed.value.rcvd.code == 1009
+    with open_socket(daphne_server, alice, match.pk) as ws:  # the server is fine
+        assert recv_json(ws)["type"] == "state"
