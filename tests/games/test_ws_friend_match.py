@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from channels.db import database_sync_to_async
 
-from engine.events import DealEvent, replay
-from engine.match import MatchState
+from engine.events import DealEvent
+from engine.match import MatchState, replay
 from engine.rules import RuleSet
 from games import services
 from games.live import LiveMatch, engine_event, rebuild
