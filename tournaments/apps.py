@@ -7,4 +7,11 @@ from django.utils.translation import gettext_lazy as _
 class TournamentsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "tournaments"
+    label = "tournaments"
     verbose_name = _("Tournaments")
+
+    def ready(self) -> None:
+        from games.signals import match_finished
+        from tournaments import receivers
+
+        match_finished.connect(receivers.record_on_match_end, dispatch_uid="tournaments.record_on_match_end")

@@ -2,48 +2,28 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from datetime import datetime
-from functools import cache
-from pathlib import Path
 
-from django.apps import apps
-from django.conf import settings
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, Q, QuerySet, Sum
 
 from accounts.models import User
+from ratings.models import RatingChange
+from ratings.selectors import bot_rating, rating_get
 from tournaments import swiss, tiebreaks
 from tournaments.models import Pairing, Registration, Round, Tournament, TournamentStatus
 
 DEFAULT_RATING = 1500.0
 
 
-@cache
-def _bot_elo() -> dict[int, float]:
-    path = Path(settings.BASE_DIR) / "data" / "bot_elo.json"
-    try:
-        table = json.loads(path.read_text())["elo"]
-        return {int(level): float(elo) for level, elo in table.items()}
-    except (OSError, ValueError, KeyError):
-        return {}
-
-
 def bot_elo(level: int) -> float:
-    """A house-bot level's fixed Elo (its calibrated rating, data/bot_elo.json; 1500 if absent)."""
-    return _bot_elo().get(level, DEFAULT_RATING)
+    """A house-bot level's fixed Elo (``ratings.selectors.bot_rating``: its calibrated rating)."""
+    return float(bot_rating(level))
 
 
 def rating_of(user: User) -> float:
-    """The rating pairing and tie-breaks use: a bot's fixed Elo; a person's current Elo from the
-    ratings app when installed, else 1500."""
-    if user.is_bot:
-        return bot_elo(user.bot_level or 0)
-    if apps.is_installed("ratings"):
-        from ratings.selectors import rating_get  # the ratings app (issue 10)
-
-        return float(rating_get(user=user).rating)
-    return DEFAULT_RATING
+    """The rating pairing and tie-breaks use: a person's current Elo, a bot's fixed one (ratings app)."""
+    return float(rating_get(user=user).rating)
 
 
 def tournaments_upcoming(*, now: datetime, limit: int = 20) -> QuerySet[Tournament]:
@@ -102,17 +82,12 @@ def results_of(tournament: Tournament) -> list[tiebreaks.Result]:
 
 @dataclass(frozen=True)
 class StandingRow:
-    """A line of the standings with its registration (user, withdrawn, rating change)."""
+    """A line of the standings with its registration (user, withdrawn) and, for a person, the sum of
+    the Elo changes of their rated matches in this tournament (``None`` for a bot)."""
 
     line: tiebreaks.Standing
     registration: Registration
-
-    @property
-    def rating_change(self) -> float | None:
-        reg = self.registration
-        if reg.rating is None or reg.rating_after is None or reg.user.is_bot:
-            return None
-        return reg.rating_after - reg.rating
+    rating_change: float | None
 
 
 def standings_of(tournament: Tournament) -> list[StandingRow]:
@@ -121,7 +96,16 @@ def standings_of(tournament: Tournament) -> list[StandingRow]:
     ratings = {uid: (r.rating if r.rating is not None else rating_of(r.user))
                for uid, r in registrations.items()}
     lines = tiebreaks.standings(ratings, results_of(tournament))
-    return [StandingRow(line, registrations[line.player]) for line in lines]
+    changes = dict(
+        RatingChange.objects.filter(match__tournament_pairing__round__tournament=tournament)
+        .values("player_id").annotate(total=Sum("delta")).values_list("player_id", "total")
+    )
+    return [
+        StandingRow(line, registrations[line.player],
+                    None if registrations[line.player].user.is_bot
+                    else float(changes.get(registrations[line.player].user_id, 0.0)))
+        for line in lines
+    ]
 
 
 def swiss_field(tournament: Tournament) -> list[swiss.Player]:

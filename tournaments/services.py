@@ -303,7 +303,7 @@ def round_record(*, tournament_id: int, now: datetime | None = None) -> bool:
     with no move of their own ``NO_SHOW_SECONDS`` after the match started loses it; two no-shows in a
     row withdraw them), and when every board is recorded close the round and enqueue the next step
     (pair the next round, or finish). Returns True when anything changed."""
-    from games.services import match_resign
+    from games.services import GameError, match_resign
 
     now = now or timezone.now()
     tournament = _locked(tournament_id)
@@ -313,11 +313,13 @@ def round_record(*, tournament_id: int, now: datetime | None = None) -> bool:
     if round_ is None or round_.status != RoundStatus.PLAYING:
         return False
     changed = False
+    absent: list[int] = []
     registrations = {r.user_id: r for r in tournament.registrations.select_related("user")}
     for pairing in round_.pairings.select_related("match", "player0", "player1"):
         if pairing.done or pairing.match is None:
             continue
         match = pairing.match
+        absent = []
         if match.status == MatchStatus.ACTIVE and match.started_at is not None and (
             now - match.started_at >= timedelta(seconds=NO_SHOW_SECONDS)
         ):
@@ -326,9 +328,12 @@ def round_record(*, tournament_id: int, now: datetime | None = None) -> bool:
             if absent:
                 loser = pairing.player0 if absent[0] == 0 else pairing.player1
                 assert loser is not None
-                match_resign(match_id=match.pk, user=loser)
+                try:
+                    match_resign(match_id=match.pk, user=loser)
+                except GameError:  # it ended meanwhile: recorded below as played
+                    absent = []
                 match.refresh_from_db()
-                pairing.forfeit = True
+                pairing.forfeit = bool(absent)
                 for seat in absent:
                     registration = registrations[match.player_id(seat)]
                     registration.no_shows += 1
@@ -337,8 +342,14 @@ def round_record(*, tournament_id: int, now: datetime | None = None) -> bool:
                     registration.save(update_fields=["no_shows", "withdrawn"])
         if match.status not in (MatchStatus.FINISHED, MatchStatus.ABORTED):
             continue
-        winner = match.winner
-        pairing.points = [1 if winner == 0 else 0, 1 if winner == 1 else 0]
+        if pairing.forfeit:
+            # The no-show loses whatever the match recorded (a rated match resigned before both
+            # players moved is aborted, not won); both absent: both lose.
+            present = [seat for seat in (0, 1) if seat not in absent]
+            pairing.points = [1 if seat in present else 0 for seat in (0, 1)]
+        else:
+            winner = match.winner
+            pairing.points = [1 if winner == 0 else 0, 1 if winner == 1 else 0]
         pairing.hand_points = list(match.scores or [0, 0])
         pairing.save(update_fields=["points", "hand_points", "forfeit"])
         if not pairing.forfeit:

@@ -9,6 +9,8 @@ import pytest
 from django.test import Client
 
 from accounts.models import User
+from games.models import Match
+from ratings.models import RatingChange
 from tournaments.models import Pairing, Registration, Round, RoundStatus, Tournament, TournamentStatus
 
 pytestmark = pytest.mark.django_db
@@ -89,7 +91,14 @@ def test_tournament_page_standings_and_rounds(members: list[User]) -> None:
     for user, before, after in ((a, 1500, 1512.5), (b, 1480, 1470), (c, 1400, 1400)):
         Registration.objects.create(tournament=t, user=user, rating=before, rating_after=after)
     r1 = Round.objects.create(tournament=t, number=1, status=RoundStatus.FINISHED)
-    Pairing.objects.create(round=r1, board=1, player0=a, player1=b, points=[1, 0], hand_points=[52, 31])
+    match = Match.objects.create(rules={}, player0=a, player1=b, status="finished", scores=[52, 31], winner=0,
+                                 rated=True, turn_timer_seconds=30)
+    Pairing.objects.create(round=r1, board=1, player0=a, player1=b, match=match, points=[1, 0],
+                           hand_points=[52, 31])
+    for player, opponent, before, delta in ((a, b, 1500, 12.5), (b, a, 1480, -10)):
+        RatingChange.objects.create(match=match, player=player, opponent=opponent, before=before,
+                                    after=before + delta, delta=delta, k=40, expected=0.5,
+                                    opponent_rating=1500, won=delta > 0)
     Pairing.objects.create(round=r1, board=2, player0=c, points=[1, 0], hand_points=[0, 0])
     html = Client().get(f"/tournaments/{t.pk}/").content.decode()
     html = html.replace('<span class="player-name" title="member0">member0</span>', "member0")
@@ -97,7 +106,7 @@ def test_tournament_page_standings_and_rounds(members: list[User]) -> None:
     assert "Final standings" in html and "Winner: member0" in html
     assert "+12.5" in html and "-10.0" in html
     assert "Buchholz" in html and "Sonneborn-Berger" in html
-    assert "1: W vs member1" in html and "52–31" in html and "1: bye" in html
+    assert "1: W vs member1" in html and f'/match/{match.pk}/">52–31</a>' in html and "1: bye" in html
     live = Client().get(f"/tournaments/{t.pk}/live/")
     assert live.status_code == 200 and "Final standings" in live.content.decode()
     assert Client().get("/tournaments/424242/").status_code == 404
