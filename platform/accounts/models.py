@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.contrib.auth.models import AbstractUser
 from django.db import models
 from django.db.models import Q
+from django.db.models.functions import Lower
 from django.utils.translation import get_language, gettext
 from django.utils.translation import gettext_lazy as _
 
@@ -22,6 +23,7 @@ class User(AbstractUser):
     - ``is_bot`` + ``bot_level`` (1..5): a house bot, moved by the server; never logs in. ``bot_level`` is
       set exactly when ``is_bot`` is (database constraint).
     - ``display_name``: shown at the table; ``public_name`` falls back to ``username``.
+    - ``username`` is unique ignoring case (database constraint on ``lower(username)``).
     """
 
     is_guest = models.BooleanField(_("guest"), default=False)
@@ -42,6 +44,8 @@ class User(AbstractUser):
             models.CheckConstraint(
                 condition=~Q(is_bot=True, is_guest=True), name="accounts_user_bot_not_guest"
             ),
+            # "Alice" and "alice" are one name (the sign-up form checks first; this catches its races).
+            models.UniqueConstraint(Lower("username"), name="accounts_user_username_ci_unique"),
         ]
 
     @property

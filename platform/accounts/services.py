@@ -24,18 +24,19 @@ class UsernameTaken(AccountError):
 
 
 def _save_claiming_username(user: User) -> None:
-    """Save ``user`` in a savepoint; a unique-constraint clash on its username becomes ``UsernameTaken``.
+    """Save ``user`` in a savepoint; a unique-constraint clash on its username (compared ignoring case)
+    becomes ``UsernameTaken``.
 
     The savepoint keeps the caller's transaction usable after the failed INSERT/UPDATE (PostgreSQL aborts
     the whole transaction otherwise). Any other integrity error is re-raised unchanged.
 
-    :raises UsernameTaken: another row holds ``user.username``.
+    :raises UsernameTaken: another row holds ``user.username`` (in any case).
     """
     try:
         with transaction.atomic():
             user.save()
     except IntegrityError as exc:
-        if User.objects.filter(username=user.username).exclude(pk=user.pk).exists():
+        if User.objects.filter(username__iexact=user.username).exclude(pk=user.pk).exists():
             raise UsernameTaken(f"username {user.username!r} is already taken") from exc
         raise
 

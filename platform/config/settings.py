@@ -318,3 +318,6 @@ RATELIMIT_FAIL_OPEN = True  # a cache outage must not refuse every guest
 # --- NUL never reaches the database (PostgreSQL text cannot hold it): web.middleware -------------------
 # First, so sessions and authentication never see a NUL path, query string or cookie.
 MIDDLEWARE.insert(0, "web.middleware.RefuseNulMiddleware")
+
+# --- passwords: refuse one of only spaces (accounts.validators) ---------------------------------------
+AUTH_PASSWORD_VALIDATORS += [{"NAME": "accounts.validators.NotOnlyWhitespacePasswordValidator"}]
