@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from django import forms
@@ -20,8 +21,21 @@ def bot_level_choices(language: str = "en") -> list[tuple[int, str]]:
     return [(lvl, info.name_pt if pt else info.name_en) for lvl, info in sorted(LEVELS.items())]
 
 
-class BotMatchForm(forms.Form):
-    """``level`` 1-5, ``preset`` (a preset name), ``target`` 50 or 100."""
+class OncePerSubmissionForm(forms.Form):
+    """A create form carrying ``submission``: a one-time token (UUID, hidden) drawn for each blank form,
+    so the service can tell a repeat of one submission (double click) from a new one. Optional: a POST
+    without it (an old page, a script) creates every time."""
+
+    submission = forms.UUIDField(required=False, widget=forms.HiddenInput)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if not self.is_bound:
+            self.initial.setdefault("submission", uuid.uuid4())
+
+
+class BotMatchForm(OncePerSubmissionForm):
+    """``level`` 1-5, ``preset`` (a preset name), ``target`` 50 or 100, ``submission`` (one-time token)."""
 
     level = forms.TypedChoiceField(label=_("Bot level"), coerce=int, choices=bot_level_choices())
     preset = forms.ChoiceField(label=_("Rules"), choices=PRESET_CHOICES, initial="classic")
@@ -32,9 +46,10 @@ class BotMatchForm(forms.Form):
         self.fields["level"].choices = bot_level_choices(language)  # type: ignore[attr-defined]
 
 
-class FriendTableForm(forms.Form):
+class FriendTableForm(OncePerSubmissionForm):
     """``preset``, ``target`` 50 or 100, ``turn_timer``: empty (off) or 15-600 seconds per action;
-    ``rated``: checkbox, checked on the blank form (absent from a POST = off; docs/ratings.md)."""
+    ``rated``: checkbox, checked on the blank form (absent from a POST = off; docs/ratings.md);
+    ``submission`` (one-time token)."""
 
     preset = forms.ChoiceField(label=_("Rules"), choices=PRESET_CHOICES, initial="classic")
     target = forms.TypedChoiceField(label=_("Target"), coerce=int, choices=TARGET_CHOICES, initial=100)

@@ -75,6 +75,9 @@ class Match(models.Model):
     turn_deadline = models.DateTimeField(_("turn deadline"), null=True, blank=True)
     timeout_strikes = models.JSONField(_("consecutive timeouts"), default=list)
     rated = models.BooleanField(_("rated"), default=False)
+    # The one-time token of the create form that made this match (None: created another way): a second
+    # POST of that form (double click, resubmit) finds this match instead of creating another.
+    submission = models.UUIDField(_("form submission"), null=True, blank=True, editable=False)
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     started_at = models.DateTimeField(_("started"), null=True, blank=True)
     finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
@@ -92,6 +95,7 @@ class Match(models.Model):
                                    name="games_match_winner_seat"),
             models.CheckConstraint(condition=Q(first_dealer__isnull=True) | Q(first_dealer__in=(0, 1)),
                                    name="games_match_first_dealer_seat"),
+            models.UniqueConstraint(fields=("player0", "submission"), name="games_match_one_per_submission"),
         ]
         indexes = [
             models.Index(fields=("status", "turn_deadline"), name="games_match_deadline_idx"),

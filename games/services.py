@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
@@ -97,9 +98,33 @@ def _start(match: Match, *, first_dealer: int) -> list[MatchEvent]:
     return rows
 
 
+def _create_once(*, user: User, submission: uuid.UUID | None, create: Callable[[], Match]) -> Match:
+    """``create()`` (which stores ``submission`` on the new match), unless ``user`` already created a
+    match from that form submission: then that match, unchanged.
+
+    Two racing POSTs of one form (a double click): the second's INSERT waits for the first's row, fails
+    on the ``(player0, submission)`` unique constraint inside a savepoint, and returns the first's match.
+    ``submission`` None (a client without the form's token) creates every time.
+    """
+    if submission is None:
+        return create()
+    existing = Match.objects.filter(player0=user, submission=submission).first()
+    if existing is not None:
+        return existing
+    try:
+        with transaction.atomic():
+            return create()
+    except IntegrityError:
+        existing = Match.objects.filter(player0=user, submission=submission).first()
+        if existing is None:
+            raise
+        return existing
+
+
 @transaction.atomic
 def match_create_vs_bot(
-    *, user: User, level: int, rules_preset: str, target: int, rated: bool = True
+    *, user: User, level: int, rules_preset: str, target: int, rated: bool = True,
+    submission: uuid.UUID | None = None,
 ) -> Match:
     """Create and start a match of ``user`` (seat 0) against the house bot of ``level`` (seat 1).
 
@@ -107,6 +132,8 @@ def match_create_vs_bot(
     member's match is rated (with a :data:`RATED_TURN_TIMER` turn timer) unless ``rated`` is False; a
     guest's never is.
 
+    :param submission: the create form's one-time token: a repeat returns the match it created
+        (see ``_create_once``).
     :raises GameError: ``bad_field`` (level not 1..5, unknown preset, target not 50/100),
         ``not_authenticated`` (anonymous or bot user), ``no_bot`` (house bots not created).
     """
@@ -119,20 +146,25 @@ def match_create_vs_bot(
     except User.DoesNotExist:
         raise GameError("no_bot", f"house bot {level} is missing: run manage.py ensure_house_bots") from None
     rated = bool(rated) and not user.is_guest
-    match = Match.objects.create(
-        rules=rules.to_dict(), preset=rules_preset, player0=user, player1=bot, bot_level=level,
-        status=MatchStatus.ACTIVE, scores=[0, 0], timeout_strikes=[0, 0], rated=rated,
-        turn_timer_seconds=RATED_TURN_TIMER if rated else None,
-    )
-    first = 1 if rules.first_dealer == "computer" else secrets.randbelow(2)
-    _start(match, first_dealer=first)
-    match.save()
-    return match
+
+    def create() -> Match:
+        match = Match.objects.create(
+            rules=rules.to_dict(), preset=rules_preset, player0=user, player1=bot, bot_level=level,
+            status=MatchStatus.ACTIVE, scores=[0, 0], timeout_strikes=[0, 0], rated=rated,
+            turn_timer_seconds=RATED_TURN_TIMER if rated else None, submission=submission,
+        )
+        first = 1 if rules.first_dealer == "computer" else secrets.randbelow(2)
+        _start(match, first_dealer=first)
+        match.save()
+        return match
+
+    return _create_once(user=user, submission=submission, create=create)
 
 
 @transaction.atomic
 def table_create(
-    *, user: User, rules_preset: str, target: int, turn_timer: int | None, rated: bool = True
+    *, user: User, rules_preset: str, target: int, turn_timer: int | None, rated: bool = True,
+    submission: uuid.UUID | None = None,
 ) -> Match:
     """Create a private table of ``user`` (seat 0) waiting for a friend; share ``/t/<invite_token>/``.
 
@@ -140,6 +172,7 @@ def table_create(
         :data:`RATED_TURN_TIMER`).
     :param rated: the creator's "rated" switch; a guest's table is never rated, and a table stops being
         rated when a guest joins it (docs/ratings.md).
+    :param submission: the create form's one-time token: a repeat returns the table it created.
     :raises GameError: ``bad_field`` (preset, target, timer), ``not_authenticated``.
     """
     _check_person(user)
@@ -151,11 +184,11 @@ def table_create(
     rated = bool(rated) and not user.is_guest
     if rated and turn_timer is None:
         turn_timer = RATED_TURN_TIMER
-    return Match.objects.create(
+    return _create_once(user=user, submission=submission, create=lambda: Match.objects.create(
         rules=rules.to_dict(), preset=rules_preset, player0=user, status=MatchStatus.WAITING,
         invite_token=secrets.token_urlsafe(24), turn_timer_seconds=turn_timer, scores=[0, 0],
-        timeout_strikes=[0, 0], rated=rated,
-    )
+        timeout_strikes=[0, 0], rated=rated, submission=submission,
+    ))
 
 
 def table_join(*, user: User, token: str) -> Match:

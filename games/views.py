@@ -5,6 +5,7 @@ Context of each template: docs/protocol.md "Template context".
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -66,7 +67,8 @@ def _create_from_form(
     request: HttpRequest, mode: str, form: Any, create: Callable[[dict[str, Any]], Match]
 ) -> HttpResponse:
     """A create endpoint's POST: invalid fields or a service refusal (``GameError``) -> 400 with the
-    form and its errors; else ``create(cleaned_data)`` and a redirect to the new match's table."""
+    form and its errors; else ``create(cleaned_data)`` and a redirect to the new match's table (a
+    repeated ``submission`` token: to the match that submission created)."""
     if not form.is_valid():
         return _form_page(request, mode, form, status=400)
     try:
@@ -88,6 +90,7 @@ def new_bot_match(request: HttpRequest) -> HttpResponse:
         request, "bot", BotMatchForm(request.POST, language=_language()),
         lambda data: services.match_create_vs_bot(
             user=request.user, level=data["level"], rules_preset=data["preset"], target=data["target"],
+            submission=data["submission"],
         ),
     )
 
@@ -102,7 +105,7 @@ def new_friend_table(request: HttpRequest) -> HttpResponse:
         request, "friend", FriendTableForm(request.POST),
         lambda data: services.table_create(
             user=request.user, rules_preset=data["preset"], target=data["target"],
-            turn_timer=data["turn_timer"], rated=data["rated"],
+            turn_timer=data["turn_timer"], rated=data["rated"], submission=data["submission"],
         ),
     )
 
@@ -160,6 +163,8 @@ def table(request: HttpRequest, match_id: int) -> HttpResponse:
         "seat": seat,
         "invite_url": invite_url,
         "bot_levels": bot_level_choices(_language()),
+        # The "play again" form's one-time token (games.forms.OncePerSubmissionForm).
+        "play_again_submission": uuid.uuid4(),
     }
     return render(request, "games/table.html", context)
 
