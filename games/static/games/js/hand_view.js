@@ -33,9 +33,10 @@ export function handGroups(hand, mode) {
 
 /**
  * Draw the hand into ``container``.
- * @param {object} hand state.hand
+ * @param {object} hand state.hand (or any {cards, melds, deadwood_cards, taken_card}: a replay frame)
  * @param {object} opts {mode, selected, newCards: Set, animate: bool (slide the new cards in),
- *   myDiscardTurn: bool, legal: Set, onPick(card), onHover(card|null)}
+ *   myDiscardTurn: bool, legal: Set, onPick(card), onHover(card|null), readOnly: bool (cards are
+ *   pictures, not buttons: replay and spectator views)}
  */
 export function renderHand(container, hand, opts) {
   // The hand is re-drawn on every state: keep the keyboard focus on the same card.
@@ -51,7 +52,7 @@ export function renderHand(container, hand, opts) {
     const row = document.createElement("div");
     row.className = "group-cards";
     for (const card of group.cards) {
-      const el = cardFace(card, { button: true });
+      const el = cardFace(card, { button: !opts.readOnly });
       const canDiscard = opts.legal.has("discard " + card);
       const canKnock = opts.legal.has("knock " + card);
       let label = cardLabel(card);
@@ -87,6 +88,10 @@ export function renderHand(container, hand, opts) {
         label += ". " + t("deadwood_if_discarded", { n: after[card] });
       }
       el.setAttribute("aria-label", label);
+      if (opts.readOnly) {
+        row.append(el);
+        continue;
+      }
       el.addEventListener("click", () => opts.onPick(card));
       el.addEventListener("mouseenter", () => opts.onHover(card));
       el.addEventListener("mouseleave", () => opts.onHover(null));

@@ -1,13 +1,14 @@
 // Translated strings for the table. The template renders every string through Django's i18n into
 // <span data-key="..."> elements inside #table-i18n (one source of truth: the .po files), and this
-// module reads them once. Placeholders are written {name}.
+// module reads them once; pages that add strings of their own (replay, watch) put them in more
+// elements of class "i18n-strings". Placeholders are written {name}.
 let strings = null;
 
 function load() {
   strings = {};
-  const root = document.getElementById("table-i18n");
-  if (!root) return;
-  for (const el of root.querySelectorAll("[data-key]")) strings[el.dataset.key] = el.textContent;
+  for (const root of document.querySelectorAll("#table-i18n, .i18n-strings")) {
+    for (const el of root.querySelectorAll("[data-key]")) strings[el.dataset.key] = el.textContent;
+  }
 }
 
 /**

@@ -98,8 +98,9 @@ export function renderHandResult(box, state, lh, verifyEl) {
   head.append(el("strong", "", headline(match, lh)));
   box.append(head);
   const r = lh.result;
+  const me = viewerSeat(match);
   if (!r || r.kind === "dead" || r.knocker === null || r.knocker === undefined) {
-    box.append(plainRow(match, lh, match.you), plainRow(match, lh, 1 - match.you));
+    box.append(plainRow(match, lh, me), plainRow(match, lh, 1 - me));
   } else {
     box.append(knockerRow(match, lh), defenderRow(match, lh));
   }
@@ -111,21 +112,39 @@ export function renderHandResult(box, state, lh, verifyEl) {
   }
   if (extra.length) box.append(el("p", "meta", extra.join(" · ")));
   const sc = lh.scores_after || match.scores;
-  box.append(
-    el("p", "meta", t("score_line", {
-      you: sc[match.you], name: seatName(match, 1 - match.you), them: sc[1 - match.you], target: match.target,
-    })),
-  );
+  if (isSpectator(match)) {
+    box.append(el("p", "meta", t("score_line_both", {
+      a: seatName(match, 0), x: sc[0], b: seatName(match, 1), y: sc[1], target: match.target,
+    })));
+  } else {
+    box.append(
+      el("p", "meta", t("score_line", {
+        you: sc[match.you], name: seatName(match, 1 - match.you), them: sc[1 - match.you], target: match.target,
+      })),
+    );
+  }
   if (verifyEl) box.append(verifyEl);
+}
+
+/** A viewer who plays neither seat (``match.you`` null: replay, spectator). */
+function isSpectator(match) {
+  return match.you === null || match.you === undefined;
+}
+
+/** The seat drawn first: the viewer's own, or seat 0 for a spectator. */
+function viewerSeat(match) {
+  return isSpectator(match) ? 0 : match.you;
 }
 
 /** Fill ``box`` with the match-end card: winner, reason, final scores with end bonuses. */
 export function renderMatchEnd(box, state) {
   const match = state.match;
   box.replaceChildren();
-  const you = match.you;
+  // A spectator reads it from the winner's side: "<loser> resigned", the winner's row first.
+  const you = isSpectator(match) ? match.winner : match.you;
   let title;
   if (match.status === "aborted") title = t("match_aborted");
+  else if (isSpectator(match)) title = t("match_lost", { name: seatName(match, match.winner) });
   else if (match.winner === you) title = t("match_won");
   else title = t("match_lost", { name: seatName(match, 1 - you) });
   const heading = el("h2", "", title);

@@ -83,6 +83,12 @@ export function headline(match, lh) {
   if (!r) return t("result_resigned");
   if (r.kind === "dead") return t("result_dead");
   const mine = r.winner === match.you;
+  if (match.you === null || match.you === undefined) {
+    // A viewer who plays neither seat (replay, spectator): the winner by name.
+    const name = seatName(match, r.winner);
+    if (r.kind === "undercut") return t("result_undercut_spectator", { name, points: r.points });
+    return t(`result_${r.kind}_them`, { name, points: r.points });
+  }
   const params = { name: seatName(match, 1 - match.you), points: r.points };
   const key = {
     knock: mine ? "result_knock_you" : "result_knock_them",
