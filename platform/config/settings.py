@@ -104,6 +104,7 @@ INSTALLED_APPS = [
     "games",
     "tournaments",
     "ratings",
+    "replays",
 ]
 
 MIDDLEWARE = [

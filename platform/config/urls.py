@@ -12,4 +12,5 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("", include("web.urls")),
     path("", include("games.urls")),
     path("", include("tournaments.urls")),
+    path("", include("replays.urls")),
 ]

@@ -1,0 +1,279 @@
+"""Replay reads: who may watch, a match's replay record (the file of docs/replay-format.md) and the
+viewer's data, rebuilt from the event log and verified by the engine.
+
+A replay is never read from snapshots: the match's events are re-run through the engine twice, by
+``games.live.rebuild`` (the same path live play uses) and by ``engine.replay_format.verify`` on the
+exported record (the same check a downloaded file gets); both must agree with each other and with the
+results stored on the match row. A log that does not re-run is reported as
+:class:`ReplayFailed` with the ``seq`` of the first bad event ("failed verification at event N").
+Built replays are cached by (match, ``last_seq``): events are append-only, so a finished match's
+replay never changes (after a repair of the log, :func:`replay_cache_forget`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.core.cache import cache
+from django.db.models import Q
+
+from accounts.models import User
+from engine.errors import EngineError
+from engine.events import Event
+from engine.replay_format import ReplayVerificationError, VerifiedReplay, record_from_events, verify
+from engine.rules import RuleSet
+from games.live import ENGINE_TYPES, engine_event, rebuild
+from games.models import Match, MatchEvent, MatchStatus, ResultReason
+from replays.models import ReplayAccess
+
+CACHE_VERSION = 1
+"""Bump when the viewer's data changes shape (old cache entries are then never read)."""
+CACHE_SECONDS = 7 * 24 * 3600
+
+
+class ReplayRefused(Exception):
+    """No replay for this request: ``code`` ``no_such_match`` (404), ``not_finished`` (409: a live
+    match's replay opens when it ends), ``private`` (403: not a player, no valid token)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class ReplayFailed(Exception):
+    """The match's record does not re-run: ``event`` is the seq of the first bad event."""
+
+    def __init__(self, event: int, reason: str) -> None:
+        super().__init__(f"failed verification at event {event}: {reason}")
+        self.event = event
+        self.reason = reason
+
+
+# --------------------------------------------------------------------------------------------- access
+
+
+def _is_tournament(match: Match) -> bool:
+    return getattr(match, "tournament_id", None) is not None or hasattr(match, "tournament_game")
+
+
+def is_public(match: Match, access: ReplayAccess | None) -> bool:
+    """Whether anyone may watch ``match`` (its replay once finished; live at ``/watch/``): tournament
+    and rated matches, a registered member's bot matches, and matches their owner made public."""
+    if access is not None and access.public:
+        return True
+    if _is_tournament(match) or getattr(match, "rated", False):
+        return True
+    return match.bot_level is not None and not match.player0.is_guest and not match.player0.is_bot
+
+
+def access_get(match: Match) -> ReplayAccess | None:
+    """The match's sharing settings, or None when never set."""
+    return ReplayAccess.objects.filter(match_id=match.pk).first()
+
+
+def check_can_watch(*, match: Match | None, user: User | Any, token: str | None, live: bool = False) -> None:
+    """Whether ``user`` (maybe anonymous) holding ``token`` (or None) may open ``match``'s replay
+    (``live=False``) or watch it live (``live=True``: public matches only, never a player's own).
+
+    :raises ReplayRefused: see its codes.
+    """
+    if match is None or match.status == MatchStatus.ABORTED or match.first_dealer is None:
+        raise ReplayRefused("no_such_match", "no such match")
+    access = access_get(match)
+    seated = user is not None and user.is_authenticated and match.seat_of(user.pk) is not None
+    if live:
+        if not is_public(match, access):
+            raise ReplayRefused("private", "this match is not public")
+        return
+    if match.status != MatchStatus.FINISHED:
+        raise ReplayRefused("not_finished", "the match is still being played: its replay opens when it ends")
+    if seated or is_public(match, access):
+        return
+    if token and access is not None and len(token) <= 64 and token == access.token:
+        return
+    raise ReplayRefused("private", "this replay is private: ask one of its players for its link")
+
+
+# --------------------------------------------------------------------------------------------- build
+
+
+@dataclass(slots=True)
+class _Log:
+    rows: list[MatchEvent]
+    engine_rows: list[MatchEvent]
+    events: list[Event]
+
+
+def _log(match: Match) -> _Log:
+    rows = list(MatchEvent.objects.filter(match_id=match.pk).order_by("seq"))
+    engine_rows = [r for r in rows if r.type in ENGINE_TYPES]
+    events: list[Event] = []
+    for expected, row in enumerate(rows, start=1):
+        if row.seq != expected:
+            raise ReplayFailed(expected, f"event {expected} is missing from the log")
+    if len(rows) != match.last_seq:
+        raise ReplayFailed(len(rows) + 1, f"the log holds {len(rows)} events, the match {match.last_seq}")
+    for row in engine_rows:
+        try:
+            events.append(engine_event(row.payload))
+        except EngineError as exc:
+            raise ReplayFailed(row.seq, str(exc)) from None
+        if row.type != row.payload.get("type"):
+            raise ReplayFailed(row.seq, f"a {row.type} row holds a {row.payload.get('type')} event")
+        if row.type == "deal":
+            for key in ("salt", "commitment"):
+                if not isinstance(row.payload.get(key), str):
+                    raise ReplayFailed(row.seq, f"the deal has no {key}")
+    return _Log(rows, engine_rows, events)
+
+
+def _players(match: Match) -> list[dict[str, Any]]:
+    return [
+        {"seat": s, "name": u.public_name if u is not None else "?", "bot_level": u.bot_level if u else None}
+        for s, u in enumerate((match.player0, match.player1))
+    ]
+
+
+def _iso(value: Any) -> str | None:
+    return None if value is None else value.isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def _record(match: Match, log: _Log) -> dict[str, Any]:
+    assert match.first_dealer is not None
+    deals = [r for r in log.engine_rows if r.type == "deal"]
+    secrets = [(str(r.payload["salt"]), str(r.payload["commitment"])) for r in deals]
+    return record_from_events(
+        rules=RuleSet.from_dict(match.rules), first_dealer=match.first_dealer, events=log.events,
+        secrets=secrets, players=_players(match),
+        match={
+            "id": match.pk, "preset": match.preset, "started_at": _iso(match.started_at),
+            "finished_at": _iso(match.finished_at), "result_reason": match.result_reason or None,
+        },
+        auto=lambda i: bool(log.engine_rows[i].auto),
+        timeout=match.result_reason == ResultReason.TIMEOUT,
+    )
+
+
+def _verified(match: Match, log: _Log, *, frames: bool) -> tuple[dict[str, Any], VerifiedReplay]:
+    """Re-run the log (``games.live.rebuild`` and the record's verification) and compare with the
+    match row. :raises ReplayFailed: the first bad event's seq."""
+    try:
+        record = _record(match, log)
+    except (EngineError, ValueError) as exc:
+        raise ReplayFailed(log.engine_rows[0].seq if log.engine_rows else 1, str(exc)) from None
+    try:
+        verified = verify(record, frames=frames)
+    except ReplayVerificationError as exc:
+        # engine log number k is the k-th engine row; 0 (the header) is the first event
+        index = max(exc.event, 1) - 1
+        seq = log.engine_rows[index].seq if index < len(log.engine_rows) else match.last_seq + 1
+        raise ReplayFailed(seq, exc.reason) from None
+    try:
+        live = rebuild(match, log.rows)
+    except (EngineError, ValueError) as exc:
+        raise ReplayFailed(match.last_seq, f"the live rebuild disagrees: {exc}") from None
+    state = verified.state
+    if live.state != state:
+        raise ReplayFailed(match.last_seq, "the live rebuild and the record disagree")
+    if list(state.final_scores or ()) != list(match.scores or ()) or state.winner != match.winner:
+        raise ReplayFailed(
+            match.last_seq,
+            f"the stored result ({match.scores}, winner seat {match.winner}) disagrees with the rules "
+            f"({list(state.final_scores or ())}, winner seat {state.winner})",
+        )
+    reason = "resign" if match.result_reason == ResultReason.TIMEOUT else match.result_reason
+    if reason != verified.end["reason"]:
+        raise ReplayFailed(match.last_seq, f"the stored end ({match.result_reason}) disagrees with the log")
+    return record, verified
+
+
+def match_record(*, match: Match) -> dict[str, Any]:
+    """The replay file of a finished ``match`` (verified before it is given out).
+
+    :raises ReplayFailed: the log does not re-run.
+    """
+    record, _ = _verified(match, _log(match), frames=False)
+    return record
+
+
+def viewer_data(verified: VerifiedReplay) -> dict[str, Any]:
+    """What the replay page's JavaScript draws, from a verified record (site match or uploaded file)::
+
+        {"match": {"id", "preset", "rules", "target", "players": [{"seat", "name", "is_bot", "bot_level"}],
+                   "winner", "reason" (target/resign/timeout), "scores" (final), "hand_scores", "hands_won"},
+         "hands": [{"number", "dealer", "deck", "salt", "commitment", "scores_before", "knock_limit",
+                    "multiplier", "scores_after", "result", "frames": [engine.replay_format.frame(...)]}]}
+    """
+    record = verified.record
+    rules = RuleSet.from_dict(record["rules"])
+    hands = []
+    before = [0, 0]
+    for h in verified.hands:
+        hands.append({
+            "number": h.number, "dealer": h.dealer, "deck": record["hands"][h.number - 1]["deck"],
+            "salt": h.salt, "commitment": h.commitment, "scores_before": before,
+            "knock_limit": rules.hand_knock_limit(h.deck[20]),
+            "multiplier": rules.hand_multiplier(h.deck[20]),
+            "scores_after": list(h.scores_after), "result": h.result, "frames": h.frames,
+        })
+        before = list(h.scores_after)
+    end = verified.end
+    return {
+        "match": {
+            "id": (record.get("match") or {}).get("id"),
+            "preset": (record.get("match") or {}).get("preset") or rules.name,
+            "rules": record["rules"], "target": rules.target,
+            "players": [
+                {"seat": p["seat"], "name": p["name"], "is_bot": p.get("bot_level") is not None,
+                 "is_guest": False, "bot_level": p.get("bot_level")}
+                for p in record["players"]
+            ],
+            "winner": end["winner"], "reason": "timeout" if end.get("timeout") else end["reason"],
+            "scores": list(end["final_scores"]), "hand_scores": list(end["scores"]),
+            "hands_won": list(verified.state.hands_won),
+        },
+        "hands": hands,
+    }
+
+
+def _cache_key(match: Match) -> str:
+    return f"replay:{CACHE_VERSION}:{match.pk}:{match.last_seq}"
+
+
+def replay_build(*, match: Match, use_cache: bool = True) -> dict[str, Any]:
+    """The viewer's data of a finished ``match`` (:func:`viewer_data`), cached after the first build.
+
+    :raises ReplayFailed: the log does not re-run (never cached, so a repaired log is read again).
+    """
+    key = _cache_key(match)
+    if use_cache:
+        hit = cache.get(key)
+        if hit is not None:
+            return dict(hit)
+    _, verified = _verified(match, _log(match), frames=True)
+    data = viewer_data(verified)
+    if use_cache:
+        cache.set(key, data, CACHE_SECONDS)
+    return data
+
+
+def replay_check(*, match: Match) -> None:
+    """Re-run ``match``'s log without the cache (``verify_replays``). :raises ReplayFailed:."""
+    _verified(match, _log(match), frames=False)
+
+
+def replay_cache_forget(*, match: Match) -> None:
+    """Drop the cached replay of ``match`` (after a repair of its log)."""
+    cache.delete(_cache_key(match))
+
+
+def finished_matches(*, since: Any = None, match_id: int | None = None) -> Any:
+    """Finished matches to verify, oldest first (``since``: finished at or after that datetime)."""
+    qs = Match.objects.filter(status=MatchStatus.FINISHED).select_related("player0", "player1")
+    if since is not None:
+        qs = qs.filter(Q(finished_at__gte=since))
+    if match_id is not None:
+        qs = qs.filter(pk=match_id)
+    return qs.order_by("finished_at", "id")

@@ -1,0 +1,278 @@
+// The replay viewer (entry module of replays/replay.html): steps through a verified match, every card
+// face up. All the data (each position's hands with their best melds, piles, results) comes from the
+// server's re-play of the event log (replays/selectors.py viewer_data); nothing is computed here but
+// the position. Cards, hands, the reveal and the shuffle check are drawn by the table's own modules.
+import { cardFace, cardLabel, cardText } from "../../games/js/cards.js";
+import { $, badge, el, setText, show } from "../../games/js/dom.js";
+import { ShuffleChecks } from "../../games/js/fairness.js";
+import { renderHand } from "../../games/js/hand_view.js";
+import { has, t } from "../../games/js/i18n.js";
+import { renderHandResult, renderMatchEnd } from "../../games/js/result_view.js";
+import { actionText, headline, playerName } from "../../games/js/text.js";
+
+const root = $("replay-app");
+const data = JSON.parse($("replay-data").textContent);
+const start = JSON.parse($("replay-start").textContent);
+// The viewer plays neither seat: `you: null` makes the shared text and result modules name both.
+const match = { ...data.match, you: null, status: "finished", result_reason: data.match.reason };
+const hands = data.hands;
+const pos = { hand: 0, step: 0 }; // hand index (0-based), step within it (0 = the deal)
+let timer = null;
+const checks = new ShuffleChecks(() => render());
+
+const frames = (h = pos.hand) => hands[h].frames;
+const lastStep = (h = pos.hand) => frames(h).length - 1;
+const name = (seat) => playerName(match.players[seat]);
+
+/** The hand as the result modules expect it (games/selectors.py `last_hand`). */
+function lastHand(h) {
+  const hand = hands[h];
+  const end = hand.frames[hand.frames.length - 1];
+  return {
+    number: hand.number, dealer: hand.dealer, result: hand.result, deck: hand.deck, salt: hand.salt,
+    commitment: hand.commitment, scores_after: hand.scores_after || hand.scores_before,
+    final_hands: end.hands.map((x) => x.cards), arrangements: end.hands,
+  };
+}
+
+// ---- position -----------------------------------------------------------------------------------
+function go(hand, step, { keepPlaying = false } = {}) {
+  const h = Math.max(0, Math.min(hands.length - 1, hand));
+  pos.hand = h;
+  pos.step = Math.max(0, Math.min(lastStep(h), step));
+  if (!keepPlaying) stop();
+  const url = new URL(window.location.href);
+  url.searchParams.set("hand", String(hands[h].number));
+  url.searchParams.set("step", String(pos.step));
+  window.history.replaceState(null, "", url);
+  render();
+}
+
+function next() {
+  if (pos.step < lastStep()) go(pos.hand, pos.step + 1, { keepPlaying: true });
+  else if (pos.hand < hands.length - 1) go(pos.hand + 1, 0, { keepPlaying: true });
+  else return false;
+  return true;
+}
+
+function prev() {
+  if (pos.step > 0) go(pos.hand, pos.step - 1);
+  else if (pos.hand > 0) go(pos.hand - 1, lastStep(pos.hand - 1));
+}
+
+function stop() {
+  if (timer !== null) clearInterval(timer);
+  timer = null;
+}
+
+function togglePlay() {
+  if (timer !== null) {
+    stop();
+    render();
+    return;
+  }
+  if (pos.hand === hands.length - 1 && pos.step === lastStep()) go(0, 0);
+  timer = setInterval(() => {
+    if (!next()) {
+      stop();
+      render();
+    }
+  }, Number($("speed").value) || 1000);
+  render();
+}
+
+// ---- drawing ------------------------------------------------------------------------------------
+function renderSeat(seat, frame) {
+  const dealer = hands[pos.hand].dealer;
+  setText(`name-${seat}`, name(seat));
+  const b = $(`badges-${seat}`);
+  b.replaceChildren();
+  const p = match.players[seat];
+  if (p.is_bot) b.append(badge(t("bot_level", { n: p.bot_level })));
+  if (dealer === seat) b.append(badge(t("dealer")));
+  if (frame.to_act === seat) b.append(badge(t("their_turn"), "turn"));
+  $(`seat-${seat}`).classList.toggle("to-act", frame.to_act === seat);
+  const hand = frame.hands[seat];
+  const fresh = frame.seat === seat && frame.card ? new Set([frame.card]) : new Set();
+  renderHand($(`hand-${seat}`), { ...hand, taken_card: frame.seat === seat ? frame.taken_card : null }, {
+    mode: "melds", selected: null, newCards: fresh, animate: false, myDiscardTurn: false, legal: new Set(),
+    readOnly: true, onPick() {}, onHover() {},
+  });
+  $(`hand-${seat}`).setAttribute("aria-label", `${name(seat)}: ${hand.cards.map(cardLabel).join(", ")}`);
+  setText(`deadwood-${seat}`, String(hand.deadwood));
+}
+
+function renderPiles(frame) {
+  const hand = hands[pos.hand];
+  const stock = frame.stock_size ? hand.deck.slice(52 - frame.stock_size) : [];
+  const row = $("stock-row");
+  row.replaceChildren(...stock.map((card, i) => {
+    const face = cardFace(card, { small: true });
+    face.classList.add("stock-card");
+    if (i === 0) {
+      face.classList.add("next-card");
+      face.dataset.next = t("next_card");
+    }
+    return face;
+  }));
+  row.setAttribute("aria-label", stock.length ? t("stock_order", { n: stock.length, card: cardLabel(stock[0]) }) : t("stock_n", { n: 0 }));
+  setText("stock-label", t("stock_next", { n: stock.length }));
+  const pile = frame.discard_pile;
+  const fan = $("discard-fan");
+  fan.replaceChildren();
+  pile.slice(-8).forEach((card, i, shown) => {
+    const face = cardFace(card);
+    face.classList.add(i < shown.length - 1 ? "under" : "top");
+    fan.append(face);
+  });
+  if (!pile.length) fan.append(el("span", "empty-slot"));
+  fan.title = pile.map(cardText).join(" ");
+  setText("discard-label", t("discard_n", { n: pile.length }));
+}
+
+function stepText(frame) {
+  if (frame.step === 0) return t("dealt", { n: hands[pos.hand].number, name: name(hands[pos.hand].dealer) });
+  const text = actionText(match, { seat: frame.seat, action: frame.action, card: frame.card });
+  return frame.auto ? `${text} ${t("log_auto")}` : text;
+}
+
+function renderStatus(frame) {
+  const status = $("status");
+  status.replaceChildren(document.createTextNode(stepText(frame)));
+  if (frame.to_act !== null && frame.to_act !== undefined) status.append(el("span", "sub", t("to_act", { name: name(frame.to_act) })));
+  const h = hands[pos.hand];
+  setText("position", t("position", { hand: pos.hand + 1, hands: hands.length, step: pos.step, steps: lastStep() }));
+  const scrub = $("scrubber");
+  scrub.max = String(lastStep());
+  scrub.value = String(pos.step);
+  scrub.setAttribute("aria-valuetext", stepText(frame));
+  $("btn-play").textContent = timer !== null ? t("pause") : t("play");
+  $("btn-play").setAttribute("aria-pressed", timer !== null ? "true" : "false");
+  $("btn-prev").disabled = pos.hand === 0 && pos.step === 0;
+  $("btn-first").disabled = $("btn-prev").disabled;
+  $("btn-next").disabled = pos.hand === hands.length - 1 && pos.step === lastStep();
+  $("btn-last").disabled = $("btn-next").disabled;
+  $("btn-prev-hand").disabled = pos.hand === 0;
+  $("btn-next-hand").disabled = pos.hand === hands.length - 1;
+  root.dataset.hand = String(h.number);
+  root.dataset.step = String(pos.step);
+  root.dataset.playing = timer !== null ? "1" : "0";
+}
+
+function renderSide() {
+  const h = hands[pos.hand];
+  const atEnd = pos.step === lastStep() && h.result;
+  const scores = atEnd ? h.scores_after : h.scores_before;
+  [0, 1].forEach((seat) => {
+    setText(`score-name-${seat}`, name(seat));
+    setText(`score-${seat}`, String(scores[seat]));
+  });
+  setText("target", t("target_n", { n: match.target }));
+  setText("rules-name", has("preset_" + match.preset) ? t("preset_" + match.preset) : match.preset);
+  setText("hand-number", t("hand_n", { n: h.number }));
+  const limit = h.knock_limit === 0 ? t("knock_limit_gin") : t("knock_limit_n", { n: h.knock_limit });
+  setText("knock-limit", limit + (h.multiplier > 1 ? " · " + t("doubled") : ""));
+
+  const list = $("hand-list");
+  list.replaceChildren(...hands.map((hand, i) => {
+    const li = el("li");
+    const b = el("button", "linkish", t("hand_item", { n: hand.number, what: hand.result ? headline(match, lastHand(i)) : t("result_resigned") }));
+    b.type = "button";
+    if (i === pos.hand) b.setAttribute("aria-current", "true");
+    b.addEventListener("click", () => go(i, 0));
+    li.append(b);
+    return li;
+  }));
+
+  const moves = $("move-list");
+  moves.replaceChildren(...frames().map((frame, k) => {
+    const li = el("li");
+    const b = el("button", "linkish", stepText(frame));
+    b.type = "button";
+    b.dataset.step = String(k);
+    if (k === pos.step) {
+      b.setAttribute("aria-current", "step");
+      li.classList.add("current");
+    }
+    b.addEventListener("click", () => go(pos.hand, k));
+    li.append(b);
+    return li;
+  }));
+  const current = moves.querySelector("li.current");
+  if (current) moves.scrollTop = current.offsetTop - moves.clientHeight / 2;
+
+  const lh = lastHand(pos.hand);
+  checks.check(lh);
+  $("fair-check").replaceChildren(checks.element(lh));
+}
+
+function renderReveal() {
+  const h = hands[pos.hand];
+  const box = $("reveal");
+  const atEnd = pos.step === lastStep();
+  const isLast = pos.hand === hands.length - 1;
+  show("reveal", atEnd);
+  if (!atEnd) return;
+  box.replaceChildren();
+  const lh = lastHand(pos.hand);
+  const state = { match: { ...match, scores: h.scores_after || h.scores_before }, last_hand: lh };
+  const card = el("div", "result-card");
+  const body = el("div");
+  renderHandResult(body, state, lh, null);
+  card.append(body);
+  if (isLast) {
+    const end = el("div", "match-end");
+    renderMatchEnd(end, { match: { ...match, scores: match.scores }, last_hand: lh });
+    card.append(end);
+  }
+  box.append(card);
+}
+
+function render() {
+  const frame = frames()[pos.step];
+  renderSeat(0, frame);
+  renderSeat(1, frame);
+  renderPiles(frame);
+  renderStatus(frame);
+  renderSide();
+  renderReveal();
+}
+
+// ---- wiring -------------------------------------------------------------------------------------
+$("btn-first").addEventListener("click", () => go(0, 0));
+$("btn-last").addEventListener("click", () => go(hands.length - 1, lastStep(hands.length - 1)));
+$("btn-prev").addEventListener("click", prev);
+$("btn-next").addEventListener("click", () => {
+  stop();
+  next();
+});
+$("btn-prev-hand").addEventListener("click", () => go(pos.hand - 1, 0));
+$("btn-next-hand").addEventListener("click", () => go(pos.hand + 1, 0));
+$("btn-play").addEventListener("click", togglePlay);
+$("speed").addEventListener("change", () => {
+  if (timer !== null) {
+    stop();
+    togglePlay();
+  }
+});
+$("scrubber").addEventListener("input", (e) => go(pos.hand, Number(e.target.value)));
+document.addEventListener("keydown", (event) => {
+  if (event.ctrlKey || event.metaKey || event.altKey) return;
+  if (event.target.closest && event.target.closest("input:not([type=range]), textarea, select")) return;
+  const k = event.key;
+  if (k === "ArrowRight") {
+    stop();
+    next();
+  } else if (k === "ArrowLeft") prev();
+  else if (k === "ArrowDown") go(pos.hand + 1, 0);
+  else if (k === "ArrowUp") go(pos.hand - 1, 0);
+  else if (k === "Home") go(0, 0);
+  else if (k === "End") go(hands.length - 1, lastStep(hands.length - 1));
+  else if (k === " " && !(event.target.closest && event.target.closest("button"))) togglePlay();
+  else return;
+  event.preventDefault();
+});
+
+setText("replay-players", `${name(0)} – ${name(1)} · ${match.scores[0]}–${match.scores[1]}`);
+const startHand = hands.findIndex((h) => h.number === start.hand);
+go(startHand < 0 ? 0 : startHand, start.step);

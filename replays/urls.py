@@ -1,0 +1,16 @@
+"""Replays URLs (namespace ``replays``); see replays/views.py."""
+
+from __future__ import annotations
+
+from django.urls import URLPattern, path
+
+from replays import views
+
+app_name = "replays"
+
+urlpatterns: list[URLPattern] = [
+    path("replay/open/", views.replay_open, name="open"),
+    path("replay/<int:match_id>/", views.replay_page, name="replay"),
+    path("replay/<int:match_id>.json", views.replay_json, name="replay_json"),
+    path("replay/<int:match_id>/visibility/", views.replay_visibility, name="visibility"),
+]

@@ -1,0 +1,186 @@
+"""Replay pages (thin: parse, authorize, call one selector or service, render).
+
+- ``/replay/<id>/`` (``?hand=3&step=17``, ``?token=...``): the viewer of a finished match.
+- ``/replay/<id>.json``: its replay file (docs/replay-format.md); ``?download=1`` as an attachment.
+- ``/replay/open/``: open a replay file from disk; it is verified here and shown in the same viewer.
+- ``/replay/<id>/visibility/`` (POST, owner): make the replay public or private.
+- ``/watch/<id>/``: watch a public match live (third-party view, ``replays.consumers``).
+
+Every refusal is a page (or JSON) with a clear message and status 400/403/404/409/422, never a 500.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.translation import get_language
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from engine.replay_format import ReplayVerificationError, verify_text
+from games.forms import bot_level_choices
+from games.models import Match, MatchStatus
+from games.selectors import match_get
+from replays import selectors, services
+
+MAX_FILE_BYTES = 4 * 1024 * 1024
+"""Largest replay file the open page reads (a 500-point match is well under 1 MB)."""
+
+_STATUS = {"no_such_match": 404, "not_finished": 409, "private": 403}
+
+
+def _refusal_text(code: str) -> str:
+    return {
+        "no_such_match": _("There is no finished match with this number."),
+        "not_finished": _("This match is still being played: its replay opens when it ends."),
+        "private": _("This replay is private. Ask one of its players for its link."),
+    }[code]
+
+
+def _refused(request: HttpRequest, exc: selectors.ReplayRefused, match_id: int | None = None) -> HttpResponse:
+    context = {"message": _refusal_text(exc.code), "code": exc.code, "match_id": match_id}
+    return render(request, "replays/refused.html", context, status=_STATUS[exc.code])
+
+
+def _failed(request: HttpRequest, exc: selectors.ReplayFailed, match_id: int) -> HttpResponse:
+    return render(request, "replays/refused.html", {
+        "message": _("This match's record failed verification at event %(n)s.") % {"n": exc.event},
+        "detail": exc.reason, "code": "failed_verification", "event": exc.event, "match_id": match_id,
+    }, status=422)
+
+
+def _start(request: HttpRequest, data: dict[str, Any]) -> tuple[dict[str, int], str | None]:
+    """The position asked for by ``?hand=&step=`` (hand 1-based, step 0 = the deal), or the start
+    and a notice when it does not exist."""
+    hands = data["hands"]
+    raw_hand, raw_step = request.GET.get("hand"), request.GET.get("step")
+    if raw_hand is None and raw_step is None:
+        return {"hand": 1, "step": 0}, None
+    try:
+        hand = int(raw_hand) if raw_hand is not None else 1
+        step = int(raw_step) if raw_step is not None else 0
+    except ValueError:
+        return {"hand": 1, "step": 0}, _("That position is not a number: showing the first hand.")
+    if not 1 <= hand <= len(hands):
+        text = _("This match has no hand %(hand)s (it has %(n)s): showing the first hand.")
+        return {"hand": 1, "step": 0}, text % {"hand": hand, "n": len(hands)}
+    last = len(hands[hand - 1]["frames"]) - 1
+    if not 0 <= step <= last:
+        return {"hand": hand, "step": 0}, _(
+            "Hand %(hand)s has no step %(step)s (steps 0 to %(last)s): showing its deal.") % {
+            "hand": hand, "step": step, "last": last}
+    return {"hand": hand, "step": step}, None
+
+
+def _viewer(
+    request: HttpRequest, data: dict[str, Any], extra: dict[str, Any], status: int = 200
+) -> HttpResponse:
+    start, notice = _start(request, data)
+    context = {
+        "replay": data, "start": start, "notice": notice,
+        "bot_levels": bot_level_choices(get_language() or "en"), **extra,
+    }
+    return render(request, "replays/replay.html", context, status=status)
+
+
+def _load(request: HttpRequest, match_id: int) -> Match:
+    match = match_get(match_id=match_id)
+    selectors.check_can_watch(match=match, user=request.user, token=request.GET.get("token"))
+    assert match is not None
+    return match
+
+
+@require_GET
+def replay_page(request: HttpRequest, match_id: int) -> HttpResponse:
+    """The replay viewer of a finished match (players, public matches, or with the link's token)."""
+    try:
+        match = _load(request, match_id)
+    except selectors.ReplayRefused as exc:
+        return _refused(request, exc, match_id)
+    try:
+        data = selectors.replay_build(match=match)
+    except selectors.ReplayFailed as exc:
+        return _failed(request, exc, match_id)
+    seated = request.user.is_authenticated and match.seat_of(request.user.pk) is not None
+    access = services.replay_access_ensure(match=match) if seated else selectors.access_get(match)
+    token = request.GET.get("token")
+    json_url = reverse("replays:replay_json", args=[match.pk])
+    if token and access is not None and token == access.token:
+        json_url += f"?token={access.token}"
+    extra = {
+        "match": match,
+        "json_url": json_url,
+        "share_url": request.build_absolute_uri(reverse("replays:replay", args=[match.pk]))
+        + f"?token={access.token}" if seated and access is not None else None,
+        "is_owner": request.user.is_authenticated and match.player0_id == request.user.pk,
+        "public": selectors.is_public(match, access),
+        "made_public": bool(access and access.public),
+    }
+    return _viewer(request, data, extra)
+
+
+@require_GET
+def replay_json(request: HttpRequest, match_id: int) -> HttpResponse:
+    """The replay file of a finished match (same access as the page); errors as ``{"error", "message"}``."""
+    try:
+        match = _load(request, match_id)
+        record = selectors.match_record(match=match)
+    except selectors.ReplayRefused as exc:
+        return JsonResponse({"error": exc.code, "message": _refusal_text(exc.code)}, status=_STATUS[exc.code])
+    except selectors.ReplayFailed as exc:
+        body = {"error": "failed_verification", "event": exc.event, "message": str(exc)}
+        return JsonResponse(body, status=422)
+    response = JsonResponse(record, json_dumps_params={"ensure_ascii": False})
+    if request.GET.get("download"):
+        response["Content-Disposition"] = f'attachment; filename="gin-rummy-match-{match.pk}.json"'
+    return response
+
+
+@require_http_methods(["GET", "POST"])
+def replay_open(request: HttpRequest) -> HttpResponse:
+    """GET: the form. POST (CSRF): a replay file is verified on the server and shown in the viewer;
+    a bad file: 400 with the form and the reason ("failed verification at event N: ...")."""
+    if request.method == "GET":
+        return render(request, "replays/open.html", {})
+    upload = request.FILES.get("file")
+    error = None
+    if upload is None:
+        error = _("Choose a replay file (.json) to open.")
+    elif upload.size is None or upload.size > MAX_FILE_BYTES:
+        error = _("That file is too large for a replay (at most 4 MB).")
+    if error is None:
+        assert upload is not None
+        try:
+            verified = verify_text(upload.read(), frames=True)
+        except ReplayVerificationError as exc:
+            error = _("This replay file failed verification at event %(n)s: %(reason)s") % {
+                "n": exc.event, "reason": exc.reason}
+    if error is not None:
+        return render(request, "replays/open.html", {"error": error}, status=400)
+    name = upload.name if upload is not None else ""
+    return _viewer(request, selectors.viewer_data(verified), {"file_name": name[:120]})
+
+
+@require_POST
+def replay_visibility(request: HttpRequest, match_id: int) -> HttpResponse:
+    """The owner makes the match public (``public=1``) or private (``public=0``)."""
+    match = match_get(match_id=match_id)
+    if match is None:
+        return _refused(request, selectors.ReplayRefused("no_such_match", ""), match_id)
+    public = request.POST.get("public")
+    if public not in ("0", "1"):
+        return render(request, "replays/refused.html", {
+            "message": _("Choose public or private."), "code": "bad_field", "match_id": match_id}, status=400)
+    try:
+        services.replay_set_public(match=match, user=request.user, public=public == "1")
+    except services.ReplayPermissionError:
+        return render(request, "replays/refused.html", {
+            "message": _("Only the player who created this match can change who may watch it."),
+            "code": "not_owner", "match_id": match_id}, status=403)
+    messages.success(request, _("Anyone can now watch this match.") if public == "1"
+                     else _("Only the players and people with its link can now watch this match."))
+    return redirect("replays:replay" if match.status == MatchStatus.FINISHED else "games:table", match.pk)

@@ -1,0 +1,177 @@
+"""Who may open a replay, and every bad request gets a clear page (never a 500, never a wrong replay):
+unknown ids, live matches, private replays without the token, out-of-range positions, bad files."""
+
+from __future__ import annotations
+
+import copy
+import io
+import json
+from typing import Any
+
+import pytest
+from django.urls import reverse
+
+from games import services
+from replays.models import ReplayAccess
+
+pytestmark = pytest.mark.django_db
+
+
+def upload(content: bytes, name: str = "r.json") -> io.BytesIO:
+    f = io.BytesIO(content)
+    f.name = name
+    return f
+
+
+@pytest.fixture
+def friend_match(alice: Any, bob: Any, seeded_decks: Any) -> Any:
+    """A finished friend match between alice (owner, seat 0) and bob."""
+    from tests.games.play import play_until
+
+    table = services.table_create(user=alice, rules_preset="classic", target=50, turn_timer=None)
+    services.table_join(user=bob, token=table.invite_token)
+    done = play_until(table.pk, {0: alice, 1: bob})
+    assert done.status == "finished"
+    return done
+
+
+def test_a_members_bot_match_is_public_once_finished(finished_match: Any, client: Any) -> None:
+    match = finished_match("classic")
+    page = client.get(reverse("replays:replay", args=[match.pk]))
+    assert page.status_code == 200
+    assert page.context["replay"]["match"]["id"] == match.pk
+    assert page.context["share_url"] is None  # not a player: no private link shown
+    assert client.get(reverse("replays:replay_json", args=[match.pk])).status_code == 200
+
+
+def test_a_guests_bot_match_is_private(finished_match: Any, guest: Any, client: Any, bob: Any) -> None:
+    match = finished_match("classic", user=guest)
+    client.force_login(bob)
+    refused = client.get(reverse("replays:replay", args=[match.pk]))
+    assert refused.status_code == 403
+    assert "private" in refused.content.decode()
+
+
+def test_a_friend_replay_is_for_its_players_and_the_token(
+    friend_match: Any, client: Any, alice: Any, bob: Any, django_user_model: Any
+) -> None:
+    url = reverse("replays:replay", args=[friend_match.pk])
+    assert client.get(url).status_code == 403  # anonymous
+    carol = django_user_model.objects.create_user(username="carol")
+    client.force_login(carol)
+    assert client.get(url).status_code == 403
+    assert client.get(reverse("replays:replay_json", args=[friend_match.pk])).status_code == 403
+    assert client.get(url + "?token=wrong").status_code == 403
+    client.force_login(bob)
+    page = client.get(url)
+    assert page.status_code == 200
+    token = ReplayAccess.objects.get(match=friend_match).token
+    assert page.context["share_url"].endswith(f"/replay/{friend_match.pk}/?token={token}")
+    assert not page.context["is_owner"]
+    client.logout()
+    shared = client.get(url + f"?token={token}")
+    assert shared.status_code == 200
+    json_url = reverse("replays:replay_json", args=[friend_match.pk])
+    assert client.get(json_url + f"?token={token}").status_code == 200
+    visibility = reverse("replays:visibility", args=[friend_match.pk])
+    # only the owner may make it public; then anyone may watch
+    client.force_login(bob)
+    assert client.post(visibility, {"public": "1"}).status_code == 403
+    client.force_login(alice)
+    assert client.post(visibility, {"public": "x"}).status_code == 400
+    made = client.post(reverse("replays:visibility", args=[friend_match.pk]), {"public": "1"})
+    assert made.status_code == 302
+    client.force_login(carol)
+    assert client.get(url).status_code == 200
+    client.force_login(alice)
+    client.post(reverse("replays:visibility", args=[friend_match.pk]), {"public": "0"})
+    client.force_login(carol)
+    assert client.get(url).status_code == 403
+
+
+def test_a_live_match_is_refused_until_it_ends(house_bots: Any, alice: Any, client: Any) -> None:
+    match = services.match_create_vs_bot(user=alice, level=1, rules_preset="classic", target=50)
+    client.force_login(alice)
+    page = client.get(reverse("replays:replay", args=[match.pk]))
+    assert page.status_code == 409
+    assert "still being played" in page.content.decode()
+    assert client.get(reverse("replays:replay_json", args=[match.pk])).json()["error"] == "not_finished"
+
+
+@pytest.mark.parametrize("path", ["/replay/999999/", "/replay/999999.json", "/replay/0/", "/replay/abc/",
+                                  "/replay/-1/", "/replay/99999999999999999999/"])
+def test_unknown_matches_are_404(client: Any, path: str) -> None:
+    assert client.get(path).status_code == 404
+
+
+@pytest.mark.parametrize(
+    "query, hand, step, notice",
+    [
+        ("?hand=2&step=3", 2, 3, False),
+        ("?hand=99&step=0", 1, 0, True),
+        ("?hand=1&step=9999", 1, 0, True),
+        ("?hand=x", 1, 0, True),
+        ("?hand=1&step=-1", 1, 0, True),
+        ("?hand=%00", 1, 0, True),
+        ("?hand=" + "9" * 5000, 1, 0, True),
+    ],
+)
+def test_positions_out_of_range_say_so_and_start_at_the_deal(
+    finished_match: Any, client: Any, query: str, hand: int, step: int, notice: bool
+) -> None:
+    match = finished_match("classic")
+    page = client.get(reverse("replays:replay", args=[match.pk]) + query)
+    assert page.status_code == 200
+    if len(page.context["replay"]["hands"]) < 2 and hand == 2:
+        pytest.skip("a one-hand match")
+    assert page.context["start"] == {"hand": hand, "step": step}
+    assert (page.context["notice"] is not None) is notice
+
+
+@pytest.fixture
+def record(finished_match: Any, client: Any) -> dict[str, Any]:
+    match = finished_match("classic")
+    return json.loads(client.get(reverse("replays:replay_json", args=[match.pk])).content)
+
+
+def _tamper_action(r: dict[str, Any]) -> None:
+    r["hands"][0]["actions"][0]["action"] = "knock"
+
+
+@pytest.mark.parametrize(
+    "content, expected",
+    [
+        (b"not json", "at event 0"),
+        (b"", "at event 0"),
+        (b"[1, 2]", "at event 0"),
+        (b"\xff\xfe\x00garbage", "at event 0"),
+        ("version", "unsupported version"),
+        ("action", "at event 2"),
+        ("deck", "commitment"),
+    ],
+)
+def test_bad_files_are_refused_with_the_reason(
+    client: Any, record: dict[str, Any], content: Any, expected: str
+) -> None:
+    if isinstance(content, str):
+        bad = copy.deepcopy(record)
+        if content == "version":
+            bad["version"] = 99
+        elif content == "action":
+            _tamper_action(bad)
+        else:
+            deck = bad["hands"][0]["deck"]
+            deck[0], deck[1] = deck[1], deck[0]
+        content = json.dumps(bad).encode()
+    page = client.post(reverse("replays:open"), {"file": upload(content)})
+    assert page.status_code == 400
+    text = page.content.decode()
+    assert "failed verification" in text and expected in text
+    assert "replay-data" not in text
+
+
+def test_open_page_without_a_file_or_with_a_huge_one(client: Any) -> None:
+    assert client.get(reverse("replays:open")).status_code == 200
+    assert client.post(reverse("replays:open"), {}).status_code == 400
+    huge = client.post(reverse("replays:open"), {"file": upload(b" " * (4 * 1024 * 1024 + 1))})
+    assert huge.status_code == 400 and "too large" in huge.content.decode()
