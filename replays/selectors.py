@@ -55,7 +55,9 @@ class ReplayFailed(Exception):
 
 
 def _is_tournament(match: Match) -> bool:
-    return getattr(match, "tournament_id", None) is not None or hasattr(match, "tournament_game")
+    """Whether a tournament pairing played this match (``tournaments.Pairing.match``, reverse
+    ``tournament_pairing``; the lookup raises an AttributeError subclass when there is none)."""
+    return hasattr(match, "tournament_pairing")
 
 
 def is_public(match: Match, access: ReplayAccess | None) -> bool:

@@ -23,16 +23,28 @@ def upload(content: bytes, name: str = "r.json") -> io.BytesIO:
     return f
 
 
-@pytest.fixture
-def friend_match(alice: Any, bob: Any, seeded_decks: Any) -> Any:
-    """A finished friend match between alice (owner, seat 0) and bob."""
+def play_friend_match(alice: Any, bob: Any, *, rated: bool) -> Any:
     from tests.games.play import play_until
 
-    table = services.table_create(user=alice, rules_preset="classic", target=50, turn_timer=None)
+    table = services.table_create(user=alice, rules_preset="classic", target=50, turn_timer=None, rated=rated)
     services.table_join(user=bob, token=table.invite_token)
     done = play_until(table.pk, {0: alice, 1: bob})
     assert done.status == "finished"
     return done
+
+
+@pytest.fixture
+def friend_match(alice: Any, bob: Any, seeded_decks: Any) -> Any:
+    """A finished unrated friend match between alice (owner, seat 0) and bob."""
+    return play_friend_match(alice, bob, rated=False)
+
+
+def test_a_rated_friend_match_is_public_once_finished(
+    alice: Any, bob: Any, seeded_decks: Any, client: Any
+) -> None:
+    match = play_friend_match(alice, bob, rated=True)
+    assert match.rated
+    assert client.get(reverse("replays:replay", args=[match.pk])).status_code == 200
 
 
 def test_a_members_bot_match_is_public_once_finished(finished_match: Any, client: Any) -> None:
@@ -112,7 +124,6 @@ def test_unknown_matches_are_404(client: Any, path: str) -> None:
         ("?hand=1&step=9999", 1, 0, True),
         ("?hand=x", 1, 0, True),
         ("?hand=1&step=-1", 1, 0, True),
-        ("?hand=%00", 1, 0, True),
         ("?hand=" + "9" * 5000, 1, 0, True),
     ],
 )
@@ -126,6 +137,11 @@ def test_positions_out_of_range_say_so_and_start_at_the_deal(
         pytest.skip("a one-hand match")
     assert page.context["start"] == {"hand": hand, "step": step}
     assert (page.context["notice"] is not None) is notice
+
+
+def test_a_nul_in_the_position_is_a_bad_request(finished_match: Any, client: Any) -> None:
+    match = finished_match("classic")
+    assert client.get(reverse("replays:replay", args=[match.pk]) + "?hand=%00").status_code == 400
 
 
 @pytest.fixture
