@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.actions import Action
-from engine.cards import Card, card_name, card_names, parse_card
+from engine.cards import ALL_CARDS, Card, card_name, card_names, parse_card
 from engine.deck import deck_commitment
 from engine.errors import EngineError
 from engine.events import ActionEvent, DealEvent, Event, HandEndEvent, MatchEndEvent, ResignEvent
@@ -49,6 +49,8 @@ MAX_HANDS = 2000
 MAX_NAME = 150
 
 Json = dict[str, Any]
+
+_NAMES = tuple(card_name(c) for c in ALL_CARDS)  # the viewer's frames name thousands of cards: no checks
 
 _TOP = frozenset(("format", "version", "match", "rules", "first_dealer", "players", "hands", "end"))
 _HAND = frozenset(("number", "dealer", "deck", "salt", "commitment", "actions", "result", "scores_after"))
@@ -72,7 +74,8 @@ class ReplayVerificationError(EngineError):
 @dataclass(slots=True)
 class HandReplay:
     """One verified hand: its record, the engine's result and, with ``frames=True``, one frame per
-    position (frame 0 = just dealt, frame k = after the k-th action; see :func:`frame`)."""
+    position (frame 0 = just dealt, frame k = after the k-th action; see :func:`frame`) and the
+    distinct hands those frames show (``arrangements``, indexed by the frames' ``hands``)."""
 
     number: int
     dealer: int
@@ -85,6 +88,23 @@ class HandReplay:
     first_event: int
     """Engine log number of this hand's deal event."""
     frames: list[Json] = field(default_factory=list)
+    arrangements: list[Json] = field(default_factory=list)
+
+
+class _Arrangements:
+    """Each distinct hand (card mask) a hand's frames show, arranged once: best melds, deadwood."""
+
+    def __init__(self, shared: dict[int, Json], into: list[Json]) -> None:
+        self.shared = shared
+        self.into = into
+        self.index: dict[int, int] = {}
+
+    def __call__(self, mask: int) -> int:
+        i = self.index.get(mask)
+        if i is None:
+            i = self.index[mask] = len(self.into)
+            self.into.append(_arranged(mask, self.shared))
+        return i
 
 
 @dataclass(slots=True)
@@ -190,39 +210,45 @@ def _arranged(mask: int, cache: dict[int, Json]) -> Json:
     hit = cache.get(mask)
     if hit is None:
         arrangement = best_arrangement_of_mask(mask)
-        melded = [c for m in arrangement.melds for c in m.cards]
-        rest = sorted(arrangement.unmatched, key=lambda c: (c % 13, c // 13))
+        names = _NAMES
+        melds = [[names[c] for c in m.cards] for m in arrangement.melds]
+        rest = [names[c] for c in sorted(arrangement.unmatched, key=lambda c: (c % 13, c // 13))]
         hit = {
-            "cards": card_names(melded + rest),
-            "melds": [m.names() for m in arrangement.melds],
-            "deadwood_cards": card_names(rest),
+            "cards": [c for m in melds for c in m] + rest,
+            "melds": melds,
+            "deadwood_cards": rest,
             "deadwood": arrangement.deadwood,
         }
         cache[mask] = hit
     return hit
 
 
-def frame(hand: HandState, step: int, last: ActionEvent | None, auto: bool, cache: dict[int, Json]) -> Json:
+def frame(
+    hand: HandState, step: int, last: ActionEvent | None, auto: bool, arranged: Callable[[int], int]
+) -> Json:
     """The viewer's picture of ``hand`` after its ``step``-th action (0 = just dealt), all cards face up::
 
         {"step", "seat", "action", "card" (drawn card or null), "auto", "phase", "to_act",
-         "hands": [{"cards" (melds first, then deadwood by rank), "melds", "deadwood_cards",
-                    "deadwood"}, seat 1], "stock_size" (the stock is the deck's last stock_size cards,
-         top first), "discard_pile" (bottom -> top), "upcard", "taken_card"}
+         "hands": [i0, i1] (indexes into the hand's ``arrangements``: {"cards" (melds first, then
+         deadwood by rank), "melds", "deadwood_cards", "deadwood"}), "stock_size" (the stock is the
+         deck's last stock_size cards, top first), "discard_pile" (bottom -> top), "upcard",
+         "taken_card"}
     """
+    names = _NAMES
+    upcard, taken = hand.upcard, hand.taken_card
     return {
         "step": step,
         "seat": None if last is None else last.seat,
         "action": None if last is None else str(last.action),
-        "card": None if last is None or last.card is None else card_name(last.card),
+        "card": None if last is None or last.card is None else names[last.card],
         "auto": auto,
         "phase": hand.phase.value,
         "to_act": hand.current_player,
-        "hands": [_arranged(hand.hand_mask(0), cache), _arranged(hand.hand_mask(1), cache)],
+        "hands": [arranged(hand.hand_mask(0)), arranged(hand.hand_mask(1))],
         "stock_size": hand.stock_size,
-        "discard_pile": card_names(hand.discard_pile),
-        "upcard": None if hand.upcard is None else card_name(hand.upcard),
-        "taken_card": None if hand.taken_card is None else card_name(hand.taken_card),
+        "discard_pile": [names[c] for c in hand.discard_pile],
+        "upcard": None if upcard is None else names[upcard],
+        "taken_card": None if taken is None else names[taken],
     }
 
 
@@ -260,8 +286,9 @@ def _hand(
     state = match.hand
     assert state is not None
     record = HandReplay(number, dealer, deck, salt, commitment, [], None, match.scores, event)
+    arranged = _Arrangements(cache, record.arrangements)
     if frames:
-        record.frames.append(frame(state, 0, None, False, cache))
+        record.frames.append(frame(state, 0, None, False, arranged))
     actions = _get(hand, "actions", list, where)
     for k, item in enumerate(actions):
         event = len(match.events) + 1
@@ -282,7 +309,7 @@ def _hand(
         assert isinstance(last, ActionEvent)
         record.actions.append((seat, str(last.action), auto))
         if frames:
-            record.frames.append(frame(state, k + 1, last, auto, cache))
+            record.frames.append(frame(state, k + 1, last, auto, arranged))
     result = hand.get("result")
     scores_after = hand.get("scores_after")
     if state.is_over:

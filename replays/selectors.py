@@ -12,6 +12,7 @@ replay never changes (after a repair of the log, :func:`replay_cache_forget`).
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,7 +24,7 @@ from engine.errors import EngineError
 from engine.events import Event
 from engine.replay_format import ReplayVerificationError, VerifiedReplay, record_from_events, verify
 from engine.rules import RuleSet
-from games.live import ENGINE_TYPES, engine_event, rebuild
+from games.live import ENGINE_TYPES, cache_get, engine_event, rebuild
 from games.models import Match, MatchEvent, MatchStatus, ResultReason
 from replays.models import ReplayAccess
 
@@ -102,14 +103,25 @@ def check_can_watch(*, match: Match | None, user: User | Any, token: str | None,
 
 
 @dataclass(slots=True)
+class _Row:
+    """The fields of a ``MatchEvent`` row the replay reads (``games.live.rebuild`` takes these too)."""
+
+    seq: int
+    type: str
+    payload: Any
+    auto: bool
+
+
+@dataclass(slots=True)
 class _Log:
-    rows: list[MatchEvent]
-    engine_rows: list[MatchEvent]
+    rows: list[_Row]
+    engine_rows: list[_Row]
     events: list[Event]
 
 
 def _log(match: Match) -> _Log:
-    rows = list(MatchEvent.objects.filter(match_id=match.pk).order_by("seq"))
+    rows = [_Row(*r) for r in MatchEvent.objects.filter(match_id=match.pk).order_by("seq")
+            .values_list("seq", "type", "payload", "auto")]
     engine_rows = [r for r in rows if r.type in ENGINE_TYPES]
     events: list[Event] = []
     for expected, row in enumerate(rows, start=1):
@@ -158,9 +170,12 @@ def _record(match: Match, log: _Log) -> dict[str, Any]:
     )
 
 
-def _verified(match: Match, log: _Log, *, frames: bool) -> tuple[dict[str, Any], VerifiedReplay]:
+def _verified(
+    match: Match, log: _Log, *, frames: bool, live_cache: bool = True
+) -> tuple[dict[str, Any], VerifiedReplay]:
     """Re-run the log (``games.live.rebuild`` and the record's verification) and compare with the
-    match row. :raises ReplayFailed: the first bad event's seq."""
+    match row; ``live_cache``: take live play's own state of the match when ``games.live`` still holds
+    it (it is the rebuild of the same committed rows). :raises ReplayFailed: the first bad event's seq."""
     try:
         record = _record(match, log)
     except (EngineError, ValueError) as exc:
@@ -172,10 +187,12 @@ def _verified(match: Match, log: _Log, *, frames: bool) -> tuple[dict[str, Any],
         index = max(exc.event, 1) - 1
         seq = log.engine_rows[index].seq if index < len(log.engine_rows) else match.last_seq + 1
         raise ReplayFailed(seq, exc.reason) from None
-    try:
-        live = rebuild(match, log.rows)
-    except (EngineError, ValueError) as exc:
-        raise ReplayFailed(match.last_seq, f"the live rebuild disagrees: {exc}") from None
+    live = cache_get(match.pk, match.last_seq) if live_cache else None
+    if live is None:
+        try:
+            live = rebuild(match, log.rows)  # type: ignore[arg-type]  # _Row has the fields it reads
+        except (EngineError, ValueError) as exc:
+            raise ReplayFailed(match.last_seq, f"the live rebuild disagrees: {exc}") from None
     state = verified.state
     if live.state != state:
         raise ReplayFailed(match.last_seq, "the live rebuild and the record disagree")
@@ -205,8 +222,9 @@ def viewer_data(verified: VerifiedReplay) -> dict[str, Any]:
 
         {"match": {"id", "preset", "rules", "target", "players": [{"seat", "name", "is_bot", "bot_level"}],
                    "winner", "reason" (target/resign/timeout), "scores" (final), "hand_scores", "hands_won"},
-         "hands": [{"number", "dealer", "deck", "salt", "commitment", "scores_before", "knock_limit",
-                    "multiplier", "scores_after", "result", "frames": [engine.replay_format.frame(...)]}]}
+         "hands": [{"number", "dealer", "deck", "arrangements", "salt", "commitment", "scores_before",
+                    "knock_limit", "multiplier", "scores_after", "result",
+                    "frames": [engine.replay_format.frame(...)]}]}
     """
     record = verified.record
     rules = RuleSet.from_dict(record["rules"])
@@ -215,6 +233,7 @@ def viewer_data(verified: VerifiedReplay) -> dict[str, Any]:
     for h in verified.hands:
         hands.append({
             "number": h.number, "dealer": h.dealer, "deck": record["hands"][h.number - 1]["deck"],
+            "arrangements": h.arrangements,
             "salt": h.salt, "commitment": h.commitment, "scores_before": before,
             "knock_limit": rules.hand_knock_limit(h.deck[20]),
             "multiplier": rules.hand_multiplier(h.deck[20]),
@@ -244,7 +263,32 @@ def _cache_key(match: Match) -> str:
     return f"replay:{CACHE_VERSION}:{match.pk}:{match.last_seq}"
 
 
-def replay_build(*, match: Match, use_cache: bool = True) -> dict[str, Any]:
+_JSON_ESCAPES = {ord(">"): "\\u003E", ord("<"): "\\u003C", ord("&"): "\\u0026"}
+
+
+@dataclass(frozen=True, slots=True)
+class Built:
+    """A built replay: ``json`` is :func:`viewer_data` as JSON text, safe inside a ``<script>``
+    element (``<``, ``>`` and ``&`` escaped as ``json_script`` does); ``steps``: the last step of each
+    hand (its number of actions), for checking a ``?hand=&step=`` position without parsing it."""
+
+    json: str
+    steps: list[int]
+
+    @property
+    def data(self) -> dict[str, Any]:
+        """The viewer's data as Python values."""
+        loaded: dict[str, Any] = json.loads(self.json)
+        return loaded
+
+
+def built_of(data: dict[str, Any]) -> Built:
+    """:class:`Built` of :func:`viewer_data`'s result."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":")).translate(_JSON_ESCAPES)
+    return Built(text, [len(h["frames"]) - 1 for h in data["hands"]])
+
+
+def replay_build(*, match: Match, use_cache: bool = True) -> Built:
     """The viewer's data of a finished ``match`` (:func:`viewer_data`), cached after the first build.
 
     :raises ReplayFailed: the log does not re-run (never cached, so a repaired log is read again).
@@ -252,18 +296,18 @@ def replay_build(*, match: Match, use_cache: bool = True) -> dict[str, Any]:
     key = _cache_key(match)
     if use_cache:
         hit = cache.get(key)
-        if hit is not None:
-            return dict(hit)
-    _, verified = _verified(match, _log(match), frames=True)
-    data = viewer_data(verified)
+        if isinstance(hit, Built):
+            return hit
+    _, verified = _verified(match, _log(match), frames=True, live_cache=use_cache)
+    built = built_of(viewer_data(verified))
     if use_cache:
-        cache.set(key, data, CACHE_SECONDS)
-    return data
+        cache.set(key, built, CACHE_SECONDS)
+    return built
 
 
 def replay_check(*, match: Match) -> None:
-    """Re-run ``match``'s log without the cache (``verify_replays``). :raises ReplayFailed:."""
-    _verified(match, _log(match), frames=False)
+    """Re-run ``match``'s log without any cache (``verify_replays``). :raises ReplayFailed:."""
+    _verified(match, _log(match), frames=False, live_cache=False)
 
 
 def replay_cache_forget(*, match: Match) -> None:

@@ -17,6 +17,7 @@ from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.safestring import mark_safe
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -53,10 +54,10 @@ def _failed(request: HttpRequest, exc: selectors.ReplayFailed, match_id: int) ->
     }, status=422)
 
 
-def _start(request: HttpRequest, data: dict[str, Any]) -> tuple[dict[str, int], str | None]:
-    """The position asked for by ``?hand=&step=`` (hand 1-based, step 0 = the deal), or the start
-    and a notice when it does not exist."""
-    hands = data["hands"]
+def _start(request: HttpRequest, steps: list[int]) -> tuple[dict[str, int], str | None]:
+    """The position asked for by ``?hand=&step=`` (hand 1-based, step 0 = the deal; ``steps``: the
+    last step of each hand), or the start and a notice when it does not exist."""
+    hands = steps
     raw_hand, raw_step = request.GET.get("hand"), request.GET.get("step")
     if raw_hand is None and raw_step is None:
         return {"hand": 1, "step": 0}, None
@@ -68,7 +69,7 @@ def _start(request: HttpRequest, data: dict[str, Any]) -> tuple[dict[str, int], 
     if not 1 <= hand <= len(hands):
         text = _("This match has no hand %(hand)s (it has %(n)s): showing the first hand.")
         return {"hand": 1, "step": 0}, text % {"hand": hand, "n": len(hands)}
-    last = len(hands[hand - 1]["frames"]) - 1
+    last = hands[hand - 1]
     if not 0 <= step <= last:
         return {"hand": hand, "step": 0}, _(
             "Hand %(hand)s has no step %(step)s (steps 0 to %(last)s): showing its deal.") % {
@@ -77,11 +78,12 @@ def _start(request: HttpRequest, data: dict[str, Any]) -> tuple[dict[str, int], 
 
 
 def _viewer(
-    request: HttpRequest, data: dict[str, Any], extra: dict[str, Any], status: int = 200
+    request: HttpRequest, built: selectors.Built, extra: dict[str, Any], status: int = 200
 ) -> HttpResponse:
-    start, notice = _start(request, data)
+    start, notice = _start(request, built.steps)
     context = {
-        "replay": data, "start": start, "notice": notice,
+        "replay": built, "replay_json": mark_safe(built.json),
+        "start": start, "notice": notice,
         "bot_levels": bot_level_choices(get_language() or "en"), **extra,
     }
     return render(request, "replays/replay.html", context, status=status)
@@ -162,7 +164,7 @@ def replay_open(request: HttpRequest) -> HttpResponse:
     if error is not None:
         return render(request, "replays/open.html", {"error": error}, status=400)
     name = upload.name if upload is not None else ""
-    return _viewer(request, selectors.viewer_data(verified), {"file_name": name[:120]})
+    return _viewer(request, selectors.built_of(selectors.viewer_data(verified)), {"file_name": name[:120]})
 
 
 @require_POST

@@ -78,7 +78,7 @@ def test_export_then_import_round_trips_for_every_preset(name: str) -> None:
         for h in replay.hands:
             assert len(h.frames) == len(h.actions) + 1
             for f in h.frames:
-                held = f["hands"][0]["cards"] + f["hands"][1]["cards"]
+                held = h.arrangements[f["hands"][0]]["cards"] + h.arrangements[f["hands"][1]]["cards"]
                 stock = card_names(h.deck[52 - f["stock_size"]:]) if f["stock_size"] else []
                 assert sorted(held + f["discard_pile"] + stock) == sorted(card_names(h.deck))
 
@@ -102,10 +102,10 @@ def test_frames_show_the_engine_state_after_each_action(classic: tuple[MatchStat
         state.apply(action, seat)
         f = hand.frames[k + 1]
         assert f["seat"] == seat and f["action"] == action
-        assert [sorted(x["cards"]) for x in f["hands"]] == [sorted(card_names(h)) for h in state.hands]
+        shown = [sorted(hand.arrangements[i]["cards"]) for i in f["hands"]]
+        assert shown == [sorted(card_names(h)) for h in state.hands]
         assert f["discard_pile"] == card_names(state.discard_pile)
         assert f["stock_size"] == state.stock_size
-        assert f["hands"][0]["deadwood"] + 0 >= 0
 
 
 def test_summary_lines_name_each_hand_and_the_winner(classic: tuple[MatchState, dict[str, Any]]) -> None:

@@ -51,7 +51,7 @@ def test_a_members_bot_match_is_public_once_finished(finished_match: Any, client
     match = finished_match("classic")
     page = client.get(reverse("replays:replay", args=[match.pk]))
     assert page.status_code == 200
-    assert page.context["replay"]["match"]["id"] == match.pk
+    assert page.context["replay"].data["match"]["id"] == match.pk
     assert page.context["share_url"] is None  # not a player: no private link shown
     assert client.get(reverse("replays:replay_json", args=[match.pk])).status_code == 200
 
@@ -133,7 +133,7 @@ def test_positions_out_of_range_say_so_and_start_at_the_deal(
     match = finished_match("classic")
     page = client.get(reverse("replays:replay", args=[match.pk]) + query)
     assert page.status_code == 200
-    if len(page.context["replay"]["hands"]) < 2 and hand == 2:
+    if len(page.context["replay"].steps) < 2 and hand == 2:
         pytest.skip("a one-hand match")
     assert page.context["start"] == {"hand": hand, "step": step}
     assert (page.context["notice"] is not None) is notice

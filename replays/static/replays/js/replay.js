@@ -31,7 +31,8 @@ function lastHand(h) {
   return {
     number: hand.number, dealer: hand.dealer, result: hand.result, deck: hand.deck, salt: hand.salt,
     commitment: hand.commitment, scores_after: hand.scores_after || hand.scores_before,
-    final_hands: end.hands.map((x) => x.cards), arrangements: end.hands,
+    final_hands: end.hands.map((i) => hand.arrangements[i].cards),
+    arrangements: end.hands.map((i) => hand.arrangements[i]),
   };
 }
 
@@ -92,7 +93,7 @@ function renderSeat(seat, frame) {
   if (dealer === seat) b.append(badge(t("dealer")));
   if (frame.to_act === seat) b.append(badge(t("their_turn"), "turn"));
   $(`seat-${seat}`).classList.toggle("to-act", frame.to_act === seat);
-  const hand = frame.hands[seat];
+  const hand = hands[pos.hand].arrangements[frame.hands[seat]];
   const fresh = frame.seat === seat && frame.card ? new Set([frame.card]) : new Set();
   renderHand($(`hand-${seat}`), { ...hand, taken_card: frame.seat === seat ? frame.taken_card : null }, {
     mode: "melds", selected: null, newCards: fresh, animate: false, myDiscardTurn: false, legal: new Set(),
