@@ -238,6 +238,13 @@ class MatchConsumer(AsyncWebsocketConsumer):
 
     # ------------------------------------------------------------------------------------- group
 
+    async def rating_update(self, event: dict[str, Any]) -> None:
+        """Group message from ``ratings`` after its task committed: send THIS seat's ``rating`` message
+        (``event["seats"]`` maps "0"/"1" to each human seat's; docs/protocol.md "rating")."""
+        message = (event.get("seats") or {}).get(str(self.seat))
+        if message is not None:
+            await self._send(message)
+
     async def match_update(self, event: dict[str, Any]) -> None:
         """Group message from services after a commit: send this player's fresh state."""
         await self._send_state()

@@ -98,6 +98,7 @@ def match_state_payload(*, match: Match, seat: int, invite_url: str | None = Non
             "hand_number": hand_number,
             "winner": match.winner,
             "result_reason": match.result_reason or None,
+            "rated": match.rated,
             "turn_timer_seconds": match.turn_timer_seconds,
             "turn_deadline": _iso(match.turn_deadline),
             "timeout_strikes": list(match.timeout_strikes or [0, 0]),

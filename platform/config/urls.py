@@ -13,4 +13,5 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("", include("games.urls")),
     path("", include("tournaments.urls")),
     path("", include("replays.urls")),
+    path("", include("ratings.urls")),
 ]

@@ -252,6 +252,8 @@ def profile_get(*, username: str) -> dict[str, Any] | None:
     return {
         "user": user, "info": info, "is_bot": False, "rank": rank, "record": record, "chart": drawn,
         "chart_points": points, "matches": matches, "capped": info.rated_matches > len(history),
+        "peak_shown": elo.shown(info.peak), "chart_width": chart.WIDTH, "chart_height": chart.HEIGHT,
+        "chart_left": chart.PAD_LEFT,
     }
 
 

@@ -36,6 +36,16 @@ def short_lived_connections() -> Iterator[None]:
     settings_dict["CONN_MAX_AGE"] = before
 
 
+@pytest.fixture(autouse=True)
+def fresh_cache() -> Iterator[None]:
+    """The engine-state cache is per process and keyed by match id: SQLite reuses ids across tests."""
+    from games.live import cache_clear
+
+    cache_clear()
+    yield
+    cache_clear()
+
+
 @pytest.fixture
 def make_member(django_user_model: Any) -> Callable[[str], Any]:
     def make(username: str) -> Any:

@@ -8,6 +8,7 @@ import { ShuffleChecks } from "./fairness.js";
 import { renderActions, renderPiles, renderSeats, renderStatus } from "./felt_view.js";
 import { enableArrowKeys, renderHand } from "./hand_view.js";
 import { t } from "./i18n.js";
+import { fetchRating, renderRatingLine } from "./rating_view.js";
 import { renderHandResult, renderMatchEnd } from "./result_view.js";
 import { renderSide, updateTimer } from "./side_view.js";
 import { MatchSocket } from "./socket.js";
@@ -35,6 +36,9 @@ const ui = {
   conn: "connecting",
   retryIn: 0,
   idCounter: 0,
+  rating: null, // this seat's `rating` message (docs/protocol.md), once the rating task has run
+  ratingAsked: 0, // GET /ratings/match/<id>.json attempts (for a table opened after the push)
+  ratingAsking: false,
 };
 const checks = new ShuffleChecks(() => render(), root.dataset.verifyUrl);
 const clientTag = Math.random().toString(36).slice(2, 8);
@@ -80,7 +84,10 @@ function resign() {
 // ---- receiving -------------------------------------------------------------------------------------
 function onMessage(msg) {
   if (msg.type === "state") onState(msg);
-  else if (msg.type === "ack") {
+  else if (msg.type === "rating") {
+    if (msg.match_id === state.match.id) ui.rating = msg;
+    render();
+  } else if (msg.type === "ack") {
     if (ui.pending && msg.id === ui.pending.msg.id) {
       ui.pending = null;
       if (msg.seq > state.seq) ui.awaitSeq = msg.seq;
@@ -159,6 +166,21 @@ function maybeShowResult(initial) {
   if (!ui.resultOpen && isOver(state.match)) ui.matchEndShown = true;
 }
 
+/** A rated match is over but no `rating` message came (the table opened after it was pushed): ask, a
+ * few times, 3 s apart; the push still wins if it comes first. */
+function askRating() {
+  const m = state.match;
+  if (!m.rated || m.status !== "finished" || ui.rating || ui.ratingAsked >= 5 || ui.ratingAsking) return;
+  ui.ratingAsking = true;
+  setTimeout(async () => {
+    ui.ratingAsked += 1;
+    const got = await fetchRating(m.id);
+    ui.ratingAsking = false;
+    if (got && !ui.rating) ui.rating = got;
+    render();
+  }, ui.ratingAsked === 0 ? 1500 : 3000);
+}
+
 function closeResult() {
   ui.resultOpen = false;
   if (ui.resultKey) store("sessionStorage", dismissedKey(), ui.resultKey);
@@ -189,6 +211,8 @@ function renderOverlays() {
   show("match-end", over);
   if (over) {
     renderMatchEnd($("match-end-body"), state);
+    renderRatingLine($("match-end-body"), m, ui.rating);
+    askRating();
     const opp = m.players[1 - m.you];
     const bot = !!(opp && opp.is_bot);
     const again = $("play-again-form");

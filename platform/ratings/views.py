@@ -1,0 +1,109 @@
+"""Pages of the ratings app (thin: validate the query, call selectors, render). docs/ratings.md "Pages"."""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET
+
+from games.models import Match
+from ratings import selectors
+from ratings.forms import RankingsQuery
+
+
+def _query(tab: str, provisional: bool, q: str = "", page: int | None = None, me: bool = False) -> str:
+    """The query string (with its ``?``, or "") of a board view; defaults are left out."""
+    params: dict[str, str] = {}
+    if tab != "all":
+        params["tab"] = tab
+    if provisional:
+        params["provisional"] = "1"
+    if q:
+        params["q"] = q
+    if page and page > 1:
+        params["page"] = str(page)
+    if me:
+        params["me"] = "1"
+    return "?" + urlencode(params) if params else ""
+
+
+@require_GET
+def rankings(request: HttpRequest) -> HttpResponse:
+    """The boards. 404 for an unknown tab or a page that is not 1.. or past the last; 400 with the form
+    error for a bad search."""
+    form = RankingsQuery(request.GET)
+    valid = form.is_valid()
+    if "tab" in form.errors:
+        raise Http404(_("Unknown tab: use “all” or “30d”."))
+    if "page" in form.errors:
+        raise Http404(_("The page must be a whole number from 1."))
+    data = form.cleaned_data if valid else {**form.cleaned_data, "q": ""}
+    tab = data.get("tab") or "all"
+    provisional = bool(data.get("provisional"))
+    search = data.get("q") or ""
+    page = data.get("page") or 1
+    viewer_id = request.user.pk if request.user.is_authenticated else None
+    if valid and data.get("me"):
+        if viewer_id is None:
+            return redirect(f"{reverse('accounts:login')}?{urlencode({'next': request.get_full_path()})}")
+        rank = selectors.rank_get(user_id=viewer_id, tab=tab, provisional=provisional)
+        if rank is None:
+            messages.info(request, _("You are not on this board yet: it lists players with at least 10 rated "
+                                     "matches (tick “Show provisional players” to see everyone)."))
+            return redirect(reverse("ratings:rankings") + _query(tab, provisional))
+        page = (rank - 1) // selectors.PER_PAGE + 1
+        return redirect(reverse("ratings:rankings") + _query(tab, provisional, page=page) + "#me")
+    try:
+        board = selectors.board_page(tab=tab, provisional=provisional, search=search, page=page,
+                                     viewer_id=viewer_id)
+    except selectors.NoSuchPage:
+        raise Http404(_("There is no page %(page)s on this board.") % {"page": page}) from None
+    page_obj = board.page
+    context = {
+        "form": form, "tab": tab, "provisional": provisional, "search": search, "board": board,
+        "rows": board.rows, "page_obj": page_obj,
+        "prev_url": _query(tab, provisional, search, page_obj.previous_page_number())
+        if page_obj.has_previous() else None,
+        "next_url": _query(tab, provisional, search, page_obj.next_page_number())
+        if page_obj.has_next() else None,
+        "tab_urls": {t: reverse("ratings:rankings") + _query(t, provisional, search) for t in selectors.TABS},
+        "clear_url": reverse("ratings:rankings") + _query(tab, provisional),
+        "toggle_url": reverse("ratings:rankings") + _query(tab, not provisional, search),
+        "me_url": reverse("ratings:rankings") + _query(tab, provisional, me=True),
+        "bots": selectors.bots_board(),
+        "recent_days": selectors.RECENT_DAYS,
+    }
+    return render(request, "ratings/rankings.html", context, status=200 if valid else 400)
+
+
+@require_GET
+def profile(request: HttpRequest, username: str) -> HttpResponse:
+    """A player's profile; 404 for an unknown user or a guest."""
+    if len(username) > 150 or "\x00" in username:
+        raise Http404(_("No such player."))
+    data = selectors.profile_get(username=username)
+    if data is None:
+        raise Http404(_("No such player."))
+    data["is_me"] = request.user.is_authenticated and request.user.pk == data["user"].pk
+    return render(request, "ratings/profile.html", data)
+
+
+@login_required
+@require_GET
+def match_rating(request: HttpRequest, match_id: int) -> JsonResponse:
+    """The viewer's ``rating`` message for match ``match_id`` (docs/protocol.md ``rating``); 404 while
+    it is not rated, when it never will be, or for a non-player."""
+    match = Match.objects.filter(pk=match_id).only("player0_id", "player1_id", "rated").first()
+    if match is None or match.seat_of(request.user.pk) is None:
+        return JsonResponse({"error": "no such match"}, status=404)
+    message = selectors.match_rating_get(match_id=match_id, user_id=request.user.pk)
+    if message is None:
+        return JsonResponse({"error": "not rated" if not match.rated else "not rated yet",
+                             "rated": match.rated}, status=404)
+    return JsonResponse(message)

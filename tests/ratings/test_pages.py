@@ -1,0 +1,201 @@
+"""The rankings and profile pages: what they show, bounded queries, and bad query strings."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from ratings.models import PlayerRating, RatingChange
+
+pytestmark = pytest.mark.django_db
+
+
+def _client(user: Any = None) -> Client:
+    client = Client()
+    if user is not None:
+        client.force_login(user)
+    return client
+
+
+def _population(make_member: Callable[[str], Any], n: int) -> list[Any]:
+    """``n`` members p00.. with ratings 2000, 1990, ... and 10 + i rated matches (all established)."""
+    from accounts.models import User
+
+    users = User.objects.bulk_create([User(username=f"p{i:02d}") for i in range(n)])
+    now = timezone.now()
+    PlayerRating.objects.bulk_create([
+        PlayerRating(user=u, rating=2000 - 10 * i, peak=2000 - 10 * i, rated_matches=10 + i, wins=10,
+                     losses=i,
+                     last_rated_at=now - timedelta(days=i * 3))
+        for i, u in enumerate(users)
+    ])
+    return users
+
+
+def _rows(html: str) -> list[tuple[str, str]]:
+    """(rank, username) of each board row."""
+    return re.findall(r'data-testid="board-row" data-username="([^"]+)">\s*<td class="num">(\d+)</td>', html)
+
+
+def test_rankings_lists_established_players_by_rating(
+    make_member: Callable[[str], Any], house_bots: Any
+) -> None:
+    users = _population(make_member, 12)
+    newbie = make_member("newbie")
+    PlayerRating.objects.create(user=newbie, rating=2500, peak=2500, rated_matches=3, wins=3, losses=0)
+    html = _client().get("/rankings/").content.decode()
+    assert [u for u, _ in _rows(html)] == [u.username for u in users]
+    assert [int(r) for _, r in _rows(html)] == list(range(1, 13))
+    assert "newbie" not in html  # provisional: hidden by default
+    shown = _client().get("/rankings/?provisional=1").content.decode()
+    assert _rows(shown)[0][0] == "newbie" and 'class="provisional"' in shown
+    # house bots in their own table with their fixed Elo
+    bots = re.search(r'data-testid="bots-board">(.*?)</table>', html, re.S).group(1)
+    assert re.findall(r'class="num">(\d+)<', bots) == ["939", "1338", "1500", "1551", "1617"]
+
+
+def test_last_30_days_tab_shows_change_and_record(make_member: Callable[[str], Any], alice: Any, bob: Any,
+                                                  finish_friend: Callable[..., Any]) -> None:
+    PlayerRating.objects.create(user=alice, rating=1500, peak=1500, rated_matches=9, wins=5, losses=4)
+    PlayerRating.objects.create(user=bob, rating=1500, peak=1500, rated_matches=9, wins=5, losses=4)
+    from ratings import services
+
+    for _ in range(2):
+        match = finish_friend(alice, bob, winner=alice)
+        services.match_rate(match_id=match.pk)  # (no on-commit task in a rolled-back test transaction)
+    html = _client().get("/rankings/?tab=30d").content.decode()
+    assert [u for u, _ in _rows(html)] == ["alice", "bob"]
+    changes = RatingChange.objects.filter(player=alice).order_by("id")
+    total = round(sum(c.delta for c in changes))
+    row = re.search(r'data-username="alice">(.*?)</tr>', html, re.S).group(1)
+    assert re.findall(r'<td class="num[^"]*">([^<]+)</td>', row) == [
+        "1", str(round(changes.last().after)), f"+{total}", "2", "0"]
+
+
+def test_viewer_row_is_highlighted_and_jump_to_my_rank(make_member: Callable[[str], Any]) -> None:
+    users = _population(make_member, 60)
+    me = users[55]
+    response = _client(me).get("/rankings/?me=1")
+    assert response.status_code == 302 and response["Location"] == "/rankings/?page=2#me"
+    html = _client(me).get("/rankings/?page=2").content.decode()
+    assert re.search(
+        r'<tr class="me" id="me" aria-current="true" data-testid="board-row" data-username="p55">', html)
+    assert [r for u, r in _rows(html) if u == "p55"] == ["56"]
+
+
+def test_search_by_name_prefix_keeps_the_board_rank(make_member: Callable[[str], Any]) -> None:
+    _population(make_member, 30)
+    html = _client().get("/rankings/?q=P2").content.decode()  # case-insensitive prefix
+    assert _rows(html) == [(f"p{i}", str(i + 1)) for i in range(20, 30)]
+    assert _client().get("/rankings/?q=zzz").content.decode().count('data-testid="board-empty"') == 1
+
+
+@pytest.mark.parametrize(("query", "status"), [
+    ("tab=week", 404), ("tab=", 200), ("page=0", 404), ("page=-1", 404), ("page=abc", 404), ("page=1.5", 404),
+    ("page=99", 404), (f"page={10**30}", 404), ("q=" + "x" * 10_000, 400), ("q=%F0%9F%83%8F", 200),
+    ("q=%E2%80%AE%E2%80%8B", 200), ("q=%ED%A0%80", 200), ("provisional=maybe", 200),
+])
+def test_bad_query_strings_are_a_404_or_a_form_error(
+    query: str, status: int, make_member: Callable[[str], Any]
+) -> None:
+    _population(make_member, 3)
+    response = _client().get(f"/rankings/?{query}")
+    assert response.status_code == status
+    if status == 400:
+        assert "Ensure this value has at most 60 characters" in response.content.decode()
+
+
+def test_nul_in_search_is_refused_without_a_500(make_member: Callable[[str], Any]) -> None:
+    response = _client().get("/rankings/?q=a%00b")
+    assert response.status_code == 400
+
+
+def test_rankings_query_count_is_bounded(make_member: Callable[[str], Any], house_bots: Any) -> None:
+    users = _population(make_member, 60)
+    client = _client(users[3])
+    client.get("/rankings/")  # warm the session
+    for url in ("/rankings/", "/rankings/?tab=30d&provisional=1", "/rankings/?page=2"):
+        with CaptureQueriesContext(connection) as queries:
+            assert client.get(url).status_code == 200
+        assert len(queries) <= 6, [q["sql"] for q in queries]
+
+
+def test_profile_shows_rating_rank_record_chart_and_matches(
+    alice: Any, bob: Any, house_bots: Any, finish_friend: Callable[..., Any], finish_bot: Callable[..., Any]
+) -> None:
+    from ratings import services
+
+    for match in (finish_friend(alice, bob, winner=alice), finish_bot(alice, 3, won=False),
+                  finish_friend(alice, bob, winner=alice)):
+        services.match_rate(match_id=match.pk)  # (no on-commit task in a rolled-back test transaction)
+    client = _client(bob)
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get("/u/alice/")
+    assert response.status_code == 200
+    assert len(queries) <= 8, [q["sql"] for q in queries]
+    html = response.content.decode()
+    changes = list(RatingChange.objects.filter(player=alice).order_by("created_at", "id"))
+    assert len(changes) == 3
+    rating = round(changes[-1].after)
+    assert re.search(rf'data-testid="profile-rating">{rating}<abbr class="provisional"', html)
+    assert "vs members 2–0" in html and "vs bots 0–1" in html
+    points = re.findall(r'data-testid="chart-point" data-match="(\d+)" data-rating="(\d+)"', html)
+    assert points == [(str(c.match_id), str(round(c.after))) for c in changes]
+    svg = html.split("<svg", 1)[1].split("</svg>")[0]
+    assert "<polyline" in svg and "http" not in svg.replace("http://www.w3.org", "")  # inline, no CDN
+    rows = re.findall(r'data-testid="profile-match" data-match="(\d+)"', html)
+    assert rows == [str(c.match_id) for c in reversed(changes)]
+    first = changes[0]
+    assert f"{round(first.before)} → {round(first.after)} <span class=\"up\">(+20)</span>" in html
+
+
+@pytest.mark.parametrize("path", ["/u/nobody/", "/u/" + "x" * 5000 + "/", "/u/%E2%80%AE/"])
+def test_unknown_profile_is_a_404(path: str, db: None) -> None:
+    assert _client().get(path).status_code == 404
+
+
+def test_guest_has_no_profile_and_bots_show_their_fixed_rating(guest: Any, house_bots: Any) -> None:
+    assert _client().get(f"/u/{guest.username}/").status_code == 404
+    html = _client().get("/u/bot-5/").content.decode()
+    assert 'data-testid="profile-rating">1617<' in html
+
+
+def test_header_links_to_the_rankings(db: None) -> None:
+    assert 'href="/rankings/" data-testid="nav-rankings"' in _client().get("/").content.decode()
+
+
+def test_bot_picker_shows_the_expected_score_in_both_languages(
+    alice: Any, guest: Any, house_bots: Any
+) -> None:
+    client = _client(alice)
+    html = client.get("/play/bot/").content.decode()
+    # 1500 vs 1617: E = 0.3377 -> 34 %; vs 939: E = 1/(1+10**(-561/400)) = 0.9617 -> 96 %.
+    assert re.search(r'data-testid="expected-5"[^>]*>you: 34%<', html)
+    assert re.search(r'data-testid="expected-1"[^>]*>you: 96%<', html)
+    assert "your rating is 1500" in html
+    client.cookies["django_language"] = "pt-br"
+    pt = client.get("/play/bot/").content.decode()
+    assert re.search(r'data-testid="expected-5"[^>]*>você: 34%<', pt) and "seu rating é 1500" in pt
+    assert 'href="/rankings/" data-testid="nav-rankings">Classificação<' in pt
+    assert "Valendo rating" in client.get("/play/friend/").content.decode()
+    guest_html = _client(guest).get("/play/bot/").content.decode()
+    assert 'data-testid="expected-' not in guest_html and "never rated" in guest_html
+
+
+def test_rankings_and_profile_in_portuguese(alice: Any, bob: Any, finish_friend: Callable[..., Any]) -> None:
+    from ratings import services
+
+    services.match_rate(match_id=finish_friend(alice, bob, winner=alice).pk)
+    client = _client(alice)
+    client.cookies["django_language"] = "pt-br"
+    assert "Jogadores com menos de 10 partidas" in client.get("/rankings/").content.decode()
+    profile = client.get("/u/alice/").content.decode()
+    assert "Histórico de rating" in profile and "contra membros 1–0" in profile

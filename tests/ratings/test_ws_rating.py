@@ -1,0 +1,64 @@
+"""The rating change is pushed over the table's WebSocket to each seat, its own change only."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from channels.db import database_sync_to_async
+
+from games import services as games_services
+from ratings.models import RatingChange
+from tests.games.wsclient import connect, recv
+from tests.ratings.conftest import first_moves
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+async def _drain(comm: Any) -> list[dict[str, Any]]:
+    """Every message until the socket stays quiet for a second (the rating may come before or after the
+    final state: the task runs from the same commit's callbacks)."""
+    messages = [await recv(comm, timeout=10)]
+    while not await comm.receive_nothing(timeout=1):
+        messages.append(await recv(comm))
+    return messages
+
+
+async def test_each_seat_gets_its_own_rating_message(alice: Any, bob: Any) -> None:
+    table = await database_sync_to_async(games_services.table_create)(
+        user=alice, rules_preset="classic", target=100, turn_timer=None)
+    match = await database_sync_to_async(games_services.table_join)(user=bob, token=table.invite_token)
+    await database_sync_to_async(first_moves)(match.pk, {0: alice, 1: bob})
+    comm_a, _ = await connect(alice, match.pk)
+    comm_b, _ = await connect(bob, match.pk)
+    try:
+        await database_sync_to_async(games_services.match_resign)(match_id=match.pk, user=bob)
+        seen_a, seen_b = await _drain(comm_a), await _drain(comm_b)
+        [got_a] = [m for m in seen_a if m["type"] == "rating"]  # exactly one each
+        [got_b] = [m for m in seen_b if m["type"] == "rating"]
+        assert seen_a[-1]["type"] in ("state", "rating") and any(
+            m["type"] == "state" and m["match"]["status"] == "finished" for m in seen_a)
+    finally:
+        await comm_a.disconnect()
+        await comm_b.disconnect()
+    assert got_a == {"type": "rating", "match_id": match.pk, "before": 1500, "after": 1520, "change": "+20",
+                     "delta": 20.0, "k": 40, "opponent_rating": 1500, "won": True}
+    assert got_b["after"] == 1480 and got_b["change"] == "-20" and got_b["won"] is False
+    assert await database_sync_to_async(RatingChange.objects.filter(match_id=match.pk).count)() == 2
+
+
+def test_match_rating_json_for_a_table_opened_later(alice: Any, bob: Any, carol: Any,
+                                                    finish_friend: Any) -> None:
+    from django.test import Client
+
+    match = finish_friend(alice, bob, winner=alice)
+    client = Client()
+    client.force_login(alice)
+    got = client.get(f"/ratings/match/{match.pk}.json")
+    assert got.status_code == 200 and got.json()["change"] == "+20" and got.json()["after"] == 1520
+    stranger = Client()
+    stranger.force_login(carol)
+    assert stranger.get(f"/ratings/match/{match.pk}.json").status_code == 404
+    unrated = finish_friend(alice, bob, winner=alice, rated=False)
+    missing = client.get(f"/ratings/match/{unrated.pk}.json")
+    assert missing.status_code == 404 and missing.json() == {"error": "not rated", "rated": False}
