@@ -322,3 +322,35 @@ MIDDLEWARE.insert(0, "web.middleware.RefuseNulMiddleware")
 
 # --- passwords: refuse one of only spaces (accounts.validators) ---------------------------------------
 AUTH_PASSWORD_VALIDATORS += [{"NAME": "accounts.validators.NotOnlyWhitespacePasswordValidator"}]
+
+# --- security headers in production (deploy/nginx/gin.conf sends the same at the edge) -----------------
+# CSP: everything from this origin only (the table's socket too: CSP3 'self' covers same-origin ws/wss),
+# no inline script or style (the pages use static files; the table's state is a JSON data block), no
+# plugins, no framing, forms post here only. Permissions-Policy: no powerful browser feature is used.
+# HSTS only behind HTTPS (SECURE_COOKIES on); Django sends it on secure requests only anyway.
+if PROFILE == "production":
+    CONTENT_SECURITY_POLICY = {
+        "DIRECTIVES": {
+            "default-src": ["'self'"],
+            "script-src": ["'self'"],
+            "style-src": ["'self'"],
+            "img-src": ["'self'", "data:"],
+            "connect-src": ["'self'"],
+            "object-src": ["'none'"],
+            "base-uri": ["'none'"],
+            "form-action": ["'self'"],
+            "frame-ancestors": ["'none'"],
+        }
+    }
+    PERMISSIONS_POLICY: dict[str, list[str]] = {
+        feature: []
+        for feature in ("accelerometer", "camera", "geolocation", "gyroscope", "magnetometer", "microphone",
+                        "payment", "usb")
+    }
+    _security = MIDDLEWARE.index("django.middleware.security.SecurityMiddleware")
+    MIDDLEWARE[_security + 1:_security + 1] = [
+        "csp.middleware.CSPMiddleware",
+        "django_permissions_policy.PermissionsPolicyMiddleware",
+    ]
+    if not DEBUG and SESSION_COOKIE_SECURE:
+        SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", 365 * 24 * 3600))
