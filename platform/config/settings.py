@@ -270,6 +270,8 @@ if os.environ.get("GAMES_BOT_DELAY"):
     GAMES_BOT_DELAY = tuple(float(part) for part in os.environ["GAMES_BOT_DELAY"].split(","))
 if os.environ.get("GAMES_HAND_PAUSE"):
     GAMES_HAND_PAUSE = float(os.environ["GAMES_HAND_PAUSE"])
+# ws/echo/: a bare echo consumer, the baseline of scripts/loadtest (off unless GAMES_ECHO_WS=1).
+GAMES_ECHO_WS = env_bool("GAMES_ECHO_WS", default=False)
 
 # --- security in production -----------------------------------------------------------------------
 if not DEBUG:
