@@ -1,11 +1,12 @@
 """The table's WebSocket (``ws/match/<id>/``): thin JSON front of ``games.services`` (docs/protocol.md).
 
-Parse and validate a frame, call one service in a worker thread, answer ``ack``/``error``. Frames are
-rate limited per connection and sockets capped per player and match (``games.ratelimit``). State goes
-out only from the ``match.update`` group message that services send after commit: each consumer then
-re-reads and sends ITS OWN player's view, so a broadcast never carries hidden cards. The consumer also
-schedules the server's moves (the bot's, and automatic moves at a turn deadline) as asyncio tasks;
-racing schedulers are harmless because the services check the seq.
+Parse and validate a frame, call one service in a worker thread of a pool (services run concurrently:
+``db_call``), answer ``ack``/``error``. Frames are rate limited per connection and sockets capped per
+player and match (``games.ratelimit``). After a commit the service sends each seat its own ``state`` on
+that seat's group (``services.seat_group``), built once per update; the consumer forwards it (never an
+older one than it already sent), so no message carries a card to a socket that may not see it. The
+consumer also schedules the server's moves (the bot's, and automatic moves at a turn deadline) as
+asyncio tasks; racing schedulers are harmless because the services check the seq.
 """
 
 from __future__ import annotations
@@ -19,12 +20,12 @@ from datetime import UTC, datetime
 from typing import Any
 
 from asgiref.sync import sync_to_async
-from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.urls import reverse
 
 from games import conf, ratelimit, selectors, services
-from games.services import GameError, group_name
+from games.db import db_call
+from games.services import GameError, group_name, seat_group
 from games.user_sockets import user_group
 
 log = logging.getLogger(__name__)
@@ -70,6 +71,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
     _slot: int = ratelimit.UNTRACKED
     _slot_task: asyncio.Task[None] | None = None
     _closing: bool = False
+    _sent_seq = -1  # seq of the latest state sent
 
     async def connect(self) -> None:
         self.user = self.scope.get("user")
@@ -80,7 +82,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
         if self.user is None or not self.user.is_authenticated:
             await self._refuse("not_authenticated", "log in or play as a guest first", 4401)
             return
-        match = await database_sync_to_async(selectors.match_get)(match_id=self.match_id)
+        match = await db_call(selectors.match_get)(match_id=self.match_id)
         if match is None:
             await self._refuse("no_such_match", f"no match {self.match_id}", 4404)
             return
@@ -103,8 +105,10 @@ class MatchConsumer(AsyncWebsocketConsumer):
         self._slot_task = asyncio.create_task(self._keep_slot())
         self._limiter = ratelimit.MessageLimiter(time.monotonic())
         self.seat = seat
+        self._sent_seq = -1
         await self.channel_layer.group_add(user_group(self.user.pk), self.channel_name)
         await self.channel_layer.group_add(group_name(self.match_id), self.channel_name)
+        await self.channel_layer.group_add(seat_group(self.match_id, seat), self.channel_name)
         await self._send_state()
 
     async def _keep_slot(self) -> None:
@@ -129,6 +133,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
             )
         if self.seat is not None:
             await self.channel_layer.group_discard(group_name(self.match_id), self.channel_name)
+            await self.channel_layer.group_discard(seat_group(self.match_id, self.seat), self.channel_name)
             await self.channel_layer.group_discard(user_group(self.user.pk), self.channel_name)
 
     async def user_session_ended(self, event: dict[str, Any]) -> None:
@@ -218,14 +223,14 @@ class MatchConsumer(AsyncWebsocketConsumer):
                 "malformed_action", f"action must be a string like 'discard Kc', got {_shown(action)}"
             )
         _check_text("action", action)
-        result = await database_sync_to_async(services.match_apply_action)(
+        result = await db_call(services.match_apply_action)(
             match_id=self.match_id, user=self.user, action_text=action, client_seq=seq, msg_id=msg_id,
         )
         await self._send({"type": "ack", "id": msg_id, "seq": result.seq, "repeat": result.repeat})
 
     async def on_resign(self, message: dict[str, Any]) -> None:
         msg_id = self._field(message, "id", str, required=False) or ""
-        result = await database_sync_to_async(services.match_resign)(
+        result = await db_call(services.match_resign)(
             match_id=self.match_id, user=self.user, msg_id=msg_id,
         )
         await self._send({"type": "ack", "id": msg_id or None, "seq": result.seq, "repeat": result.repeat})
@@ -246,15 +251,29 @@ class MatchConsumer(AsyncWebsocketConsumer):
             await self._send(message)
 
     async def match_update(self, event: dict[str, Any]) -> None:
-        """Group message from services after a commit: send this player's fresh state."""
-        await self._send_state()
+        """Group message from services after a commit. On the seat's group it carries this seat's
+        ``state`` (``services._broadcast_on_commit``): send it, unless a newer one went out already
+        (writes of one match commit in order, but their broadcasts run in different threads and may
+        arrive out of order). Without a ``state`` (an older sender), build it."""
+        state = event.get("state")
+        if state is None:
+            await self._send_state()
+        else:
+            await self._send_payload(state)
 
     # ------------------------------------------------------------------------------------- state and timers
 
     async def _send_state(self) -> None:
-        payload = await database_sync_to_async(self._state_payload)()
+        payload = await db_call(self._state_payload)()
         if payload is None:
             return
+        await self._send_payload(payload)
+
+    async def _send_payload(self, payload: dict[str, Any]) -> None:
+        """Send a ``state``, unless this socket already got a later one (a read that raced a write)."""
+        if payload["seq"] < self._sent_seq:
+            return
+        self._sent_seq = payload["seq"]
         await self._send(payload)
         self._schedule(payload)
 
@@ -296,7 +315,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
     async def _later(self, delay: float, seq: int, service: Any) -> None:
         try:
             await asyncio.sleep(max(0.0, delay))
-            await database_sync_to_async(service)(match_id=self.match_id, expected_seq=seq)
+            await db_call(service)(match_id=self.match_id, expected_seq=seq)
         except asyncio.CancelledError:
             raise
         except Exception:

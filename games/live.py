@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from engine.errors import InvalidEventError
@@ -30,17 +31,49 @@ DEAL_SECRETS = ("salt", "commitment")
 CACHE_SIZE = 256
 
 
+@dataclass(frozen=True, slots=True)
+class DealRow:
+    """What a player's ``state`` needs of a stored ``deal`` row: its ``seq``, ``hand`` number, the
+    shuffle's ``salt`` and ``commitment`` and when it was stored (``created_at``). The salt is shown
+    only once its hand has ended (``games.selectors``)."""
+
+    seq: int
+    hand: int | None
+    salt: str | None
+    commitment: str | None
+    created_at: datetime | None
+
+    @classmethod
+    def of(cls, row: MatchEvent) -> DealRow:
+        p = row.payload
+        return cls(row.seq, p.get("hand"), p.get("salt"), p.get("commitment"), row.created_at)
+
+
 @dataclass(slots=True)
 class LiveMatch:
     """A match's engine ``state`` plus ``previous_hand``: the last hand that ended before the
-    current one was dealt (kept because :class:`MatchState` only holds the current hand), or None."""
+    current one was dealt (kept because :class:`MatchState` only holds the current hand), or None.
+
+    It also carries what the state payload needs from the log besides the engine events, so that a
+    player's view is built without reading the log again: ``deals``, the last two ``deal`` rows (newest
+    first), and ``auto_seqs``, the seqs of the actions played by the turn timer."""
 
     state: MatchState
     previous_hand: HandState | None
+    deals: list[DealRow] = field(default_factory=list)
+    auto_seqs: set[int] = field(default_factory=set)
 
     def clone(self) -> LiveMatch:
         """A copy safe to mutate (ended hands are never mutated, so ``previous_hand`` is shared)."""
-        return LiveMatch(self.state.clone(), self.previous_hand)
+        return LiveMatch(self.state.clone(), self.previous_hand, list(self.deals), set(self.auto_seqs))
+
+    def record(self, rows: Iterable[MatchEvent]) -> None:
+        """Note the stored ``rows`` (in seq order) that a payload reads: deals and automatic actions."""
+        for row in rows:
+            if row.type == "deal":
+                self.deals = [DealRow.of(row), *self.deals[:1]]
+            elif row.type == "action" and row.auto:
+                self.auto_seqs.add(row.seq)
 
     def deal(self, deck: list[int]) -> DealEvent:
         """Deal the next hand from ``deck``, remembering the hand that just ended."""
@@ -72,6 +105,7 @@ def rebuild(match: Match, rows: Iterable[MatchEvent]) -> LiveMatch:
     live = LiveMatch(MatchState(RuleSet.from_dict(match.rules), match.first_dealer), None)
     state = live.state
     for row in rows:
+        live.record((row,))
         if row.type not in ENGINE_TYPES:
             continue
         event = engine_event(row.payload)

@@ -20,7 +20,7 @@ from engine.hand import HandState
 from engine.melds import best_arrangement, deadwood_after_discards
 from engine.phase import Phase
 from games import conf
-from games.live import LiveMatch, engine_event, load
+from games.live import DealRow, LiveMatch, engine_event, load
 from games.models import Match, MatchEvent, MatchStatus
 from games.services import TIMEOUT_STRIKES_TO_LOSE
 
@@ -48,16 +48,7 @@ def match_get(*, match_id: int) -> Match | None:
     return Match.objects.select_related("player0", "player1").filter(pk=match_id).first()
 
 
-def _deal_rows(match: Match) -> tuple[list[MatchEvent], set[int]]:
-    """The last two ``deal`` rows (newest first) and the seqs of all automatic (turn timer) action
-    rows, in one query (the hot read)."""
-    rows = list(MatchEvent.objects.filter(match_id=match.pk, seq__lte=match.last_seq)
-                .filter(Q(type="deal") | Q(type="action", auto=True)).order_by("-seq"))
-    deals = [r for r in rows if r.type == "deal"][:2]
-    return deals, {r.seq for r in rows if r.type == "action"}
-
-
-def _moves(hand: HandState, seat: int, deal_row: MatchEvent | None, auto: set[int]) -> list[dict[str, Any]]:
+def _moves(hand: HandState, seat: int, deal_row: DealRow | None, auto: set[int]) -> list[dict[str, Any]]:
     """``hand``'s actions as ``seat`` may see them (``PlayerView.history``: the opponent's stock draws
     unnamed while the hand is in play), each ``{"seat", "action", "card", "auto"}``. The k-th action of
     a hand is stored at seq ``deal seq + 1 + k`` (nothing else is logged between a deal and its hand's
@@ -72,13 +63,20 @@ def _moves(hand: HandState, seat: int, deal_row: MatchEvent | None, auto: set[in
     ]
 
 
-def match_state_payload(*, match: Match, seat: int, invite_url: str | None = None) -> dict[str, Any]:
+def match_state_payload(
+    *, match: Match, seat: int, invite_url: str | None = None, live: LiveMatch | None = None
+) -> dict[str, Any]:
     """The ``state`` message for the player at ``seat`` (docs/protocol.md "state").
 
+    Reads no event row when the match's engine state is cached (``games.live``) or given.
+
     :param invite_url: absolute join link to show while the table waits (creator only).
+    :param live: the engine state of ``match`` at ``match.last_seq`` when the caller holds it (a write
+        that just stored it); else it is loaded.
     """
-    live: LiveMatch | None = None if match.first_dealer is None else load(match)
-    deals, auto = _deal_rows(match) if live is not None else ([], set())
+    if live is None and match.first_dealer is not None:
+        live = load(match)
+    deals, auto = (live.deals, live.auto_seqs) if live is not None else ([], set())
     state = live.state if live is not None else None
     hand_number = state.hand_number if state is not None else 0
     hands_won = list(state.hands_won) if state is not None else [0, 0]
@@ -126,7 +124,15 @@ def match_state_payload(*, match: Match, seat: int, invite_url: str | None = Non
     return payload
 
 
-def _hand_payload(live: LiveMatch, seat: int, deal_row: MatchEvent | None) -> dict[str, Any]:
+def match_seat_payloads(*, match: Match, live: LiveMatch | None) -> list[dict[str, Any]]:
+    """Both players' ``state`` messages ``[seat 0, seat 1]`` for ``match`` (players loaded) at
+    ``match.last_seq``, with ``live`` its engine state at that seq (None before the match started):
+    what a write broadcasts after its commit, built once per update from the state it holds. Each
+    payload goes to its own seat only (``services.seat_group``)."""
+    return [match_state_payload(match=match, seat=seat, live=live) for seat in (0, 1)]
+
+
+def _hand_payload(live: LiveMatch, seat: int, deal_row: DealRow | None) -> dict[str, Any]:
     view = live.state.view(seat)
     arrangement = best_arrangement(view.hand)
     melded = {c for m in arrangement.melds for c in m.cards}
@@ -160,7 +166,7 @@ def _hand_payload(live: LiveMatch, seat: int, deal_row: MatchEvent | None) -> di
         "taken_card": None if view.taken_card is None else card_name(view.taken_card),
         "knock_limit": view.knock_limit,
         "multiplier": view.multiplier,
-        "commitment": None if deal_row is None else deal_row.payload.get("commitment"),
+        "commitment": None if deal_row is None else deal_row.commitment,
         "last_action": None if last is None else {
             "seat": last.seat, "action": str(last.action),
             "card": None if last.card is None else card_name(last.card),
@@ -184,23 +190,22 @@ def _scores_after_previous(live: LiveMatch) -> list[int]:
 
 
 def _reveal(
-    hand: HandState, deal_row: MatchEvent | None, scores: Any, match: Match,
-    deal_after: MatchEvent | None = None,
+    hand: HandState, deal_row: DealRow | None, scores: Any, match: Match,
+    deal_after: DealRow | None = None,
 ) -> dict[str, Any]:
     """Full reveal of an ended hand, or of the last hand of a finished match (both hands, result or
     None after a resignation mid-hand, deck, salt)."""
     ended_at = deal_after.created_at if deal_after is not None else (match.finished_at or match.updated_at)
-    payload = deal_row.payload if deal_row is not None else {}
     return {
-        "number": payload.get("hand"),
+        "number": None if deal_row is None else deal_row.hand,
         "dealer": hand.dealer,
         "result": None if hand.result is None else hand.result.to_dict(),
         "final_hands": [card_names(sort_by_rank(list(h))) for h in hand.hands],
         "arrangements": [_arrangement(h) for h in hand.hands],
         "scores_after": list(scores),
         "deck": card_names(hand.deck),
-        "salt": payload.get("salt"),
-        "commitment": payload.get("commitment"),
+        "salt": None if deal_row is None else deal_row.salt,
+        "commitment": None if deal_row is None else deal_row.commitment,
         "ended_at": _iso(ended_at),
         "show_until": _iso(ended_at + timedelta(seconds=conf.hand_pause_seconds()) if ended_at else None),
     }

@@ -84,18 +84,19 @@ def _rules(rules_preset: str, target: int) -> RuleSet:
     return PRESETS[rules_preset].replace(target=target)
 
 
-def _start(match: Match, *, first_dealer: int) -> list[MatchEvent]:
-    """Seat the first dealer, deal hand 1 and store it (match row saved by the caller)."""
+def _start(match: Match, *, first_dealer: int) -> LiveMatch:
+    """Seat the first dealer, deal hand 1 and store it (match row saved by the caller); returns the
+    engine state after the deal."""
     match.first_dealer = first_dealer
     match.status = MatchStatus.ACTIVE
     match.started_at = timezone.now()
     match.scores = [0, 0]
     match.timeout_strikes = [0, 0]
     live = load(match).clone()
-    rows = _store(match, live, [_deal(live)])
+    _store(match, live, [_deal(live)])
     _refresh(match, live, dealt=True)
     transaction.on_commit(lambda: cache_put(match.pk, match.last_seq, live))
-    return rows
+    return live
 
 
 def _create_once(*, user: User, submission: uuid.UUID | None, create: Callable[[], Match]) -> Match:
@@ -201,7 +202,8 @@ def table_join(*, user: User, token: str) -> Match:
     """
     _check_person(user)
     with transaction.atomic():
-        match = Match.objects.select_for_update().filter(invite_token=token).first()
+        match = (Match.objects.select_for_update(of=("self",)).select_related("player0")
+                 .filter(invite_token=token).first())
         if match is None:
             raise GameError("no_such_match", "no table with that link")
         if match.seat_of(user.pk) is not None:
@@ -213,9 +215,9 @@ def table_join(*, user: User, token: str) -> Match:
         match.player1 = user
         if user.is_guest:
             match.rated = False  # a match with a guest is never rated
-        _start(match, first_dealer=secrets.randbelow(2))
+        live = _start(match, first_dealer=secrets.randbelow(2))
         match.save()
-        _broadcast_on_commit(match.pk)
+        _broadcast_on_commit(match, live)
     return match
 
 
@@ -272,7 +274,7 @@ def match_resign(*, match_id: int, user: User, msg_id: str = "") -> Applied:
             match.status = MatchStatus.ABORTED
             match.finished_at = timezone.now()
             match.save()
-            _broadcast_on_commit(match.pk)
+            _broadcast_on_commit(match, None)
             return Applied(seq=match.last_seq, last_seq=match.last_seq)
         if match.rated and msg_id:
             aborts = MatchEvent.objects.filter(match_id=match.pk, seat=seat, msg_id=msg_id, type="abort")
@@ -287,7 +289,7 @@ def match_resign(*, match_id: int, user: User, msg_id: str = "") -> Applied:
             match.finished_at = timezone.now()
             match.turn_deadline = None
             _save_cas(match, before)
-            _broadcast_on_commit(match.pk)
+            _broadcast_on_commit(match, None)
             return Applied(seq=row.seq, last_seq=match.last_seq)
 
     def resign(live: LiveMatch, match: Match, seat: int) -> list[tuple[Event, dict[str, Any]]]:
@@ -300,17 +302,21 @@ def _write(
     *, match_id: int, user: User, msg_id: str, kind: str,
     body: Callable[[LiveMatch, Match, int], list[tuple[Event, dict[str, Any]]]],
 ) -> Applied:
-    """The shared frame of a player's write (lock, seat, repeat, status, body, store, notify);
-    ``kind`` is the event type the message stores first (``action`` or ``resign``)."""
+    """The shared frame of a player's write (lock, seat, status, body, store, notify);
+    ``kind`` is the event type the message stores first (``action`` or ``resign``).
+
+    Queries on the way to an accepted write: the locked read of the match with its players, one bulk
+    insert of the events, one conditional update of the match (the engine state comes from the cache
+    of ``games.live`` when it holds this seq). A repeated ``msg_id`` is not looked up first: its row
+    makes the insert fail (unique per match, seat and id), or the body refuses the now stale message;
+    either way the refusal is answered with the original outcome when the id was applied before."""
+    seat: int | None = None
     try:
         with transaction.atomic():
             match = _locked(match_id)
             seat = match.seat_of(user.pk)
             if seat is None:
                 raise GameError("not_seated", "you are not a player of this match")
-            repeat = _repeat(match, seat, msg_id, kind)
-            if repeat is not None:
-                return repeat
             _check_active(match)
             live = load(match).clone()
             events = body(live, match, seat)
@@ -322,16 +328,16 @@ def _write(
             _refresh(match, live, dealt=any(isinstance(e, DealEvent) for e, _ in events))
             _save_cas(match, before)
             transaction.on_commit(lambda: cache_put(match.pk, match.last_seq, live))
-            _broadcast_on_commit(match.pk)
+            _broadcast_on_commit(match, live)
             return Applied(seq=rows[0].seq, last_seq=match.last_seq)
-    except IntegrityError:
-        # Lost a race: another write took this seq (or this msg_id) first.
-        with transaction.atomic():
-            match = Match.objects.get(pk=match_id)
-            seat = match.seat_of(user.pk)
-            repeat = _repeat(match, seat, msg_id, kind) if seat is not None else None
+    except (GameError, IntegrityError) as exc:
+        # A resend of an applied message is refused above (stale seq, match over, or the insert of its
+        # id: a lost race looks the same): answer it with the original outcome.
+        repeat = _repeat(match_id, seat, msg_id, kind) if seat is not None else None
         if repeat is not None:
             return repeat
+        if isinstance(exc, GameError):
+            raise
         raise GameError("stale_seq", "another move was made first") from None
 
 
@@ -346,27 +352,38 @@ def _both_moved(match: Match) -> bool:
 
 
 def _locked(match_id: int) -> Match:
-    match = Match.objects.select_for_update().filter(pk=match_id).first()
+    """The match row, locked until the transaction ends (PostgreSQL), with its players (not locked).
+
+    :raises GameError: ``no_such_match``.
+    """
+    match = _locked_or_none(match_id)
     if match is None:
         raise GameError("no_such_match", f"no match {match_id}")
     return match
 
 
-def _repeat(match: Match, seat: int, msg_id: str, kind: str) -> Applied | None:
+def _locked_or_none(match_id: int) -> Match | None:
+    return (Match.objects.select_for_update(of=("self",)).select_related("player0", "player1")
+            .filter(pk=match_id).first())
+
+
+def _repeat(match_id: int, seat: int, msg_id: str, kind: str) -> Applied | None:
     """The original outcome when ``msg_id`` was already applied for ``seat`` by a message of the same
-    ``kind`` (event type), else None. Ids are scoped by kind: the same id on another kind of message is
-    a client bug, refused rather than mistaken for a resend.
+    ``kind`` (event type), else None (one query). Ids are scoped by kind: the same id on another kind
+    of message is a client bug, refused rather than mistaken for a resend.
 
     :raises GameError: ``id_reused`` (the id was used by a different kind of message).
     """
     if not msg_id:
         return None
-    row = MatchEvent.objects.filter(match_id=match.pk, seat=seat, msg_id=msg_id).only("seq", "type").first()
+    row = (MatchEvent.objects.filter(match_id=match_id, seat=seat, msg_id=msg_id)
+           .values_list("seq", "type", "match__last_seq").first())
     if row is None:
         return None
-    if row.type != kind:
-        raise GameError("id_reused", f"id {msg_id!r} was already used by an earlier {row.type}; use a new id")
-    return Applied(seq=row.seq, last_seq=match.last_seq, repeat=True)
+    seq, type_, last_seq = row
+    if type_ != kind:
+        raise GameError("id_reused", f"id {msg_id!r} was already used by an earlier {type_}; use a new id")
+    return Applied(seq=seq, last_seq=last_seq, repeat=True)
 
 
 def _check_active(match: Match) -> None:
@@ -414,6 +431,7 @@ def _store(
         ))
     MatchEvent.objects.bulk_create(rows)
     match.last_seq += len(rows)
+    live.record(rows)
     return rows
 
 
@@ -449,12 +467,14 @@ def _refresh(match: Match, live: LiveMatch, *, dealt: bool) -> None:
 
 def _save_cas(match: Match, before: int) -> None:
     """Save the match only if no other write advanced it meanwhile (the race guard on SQLite, where
-    ``select_for_update`` does nothing; on PostgreSQL the row lock already serializes writers)."""
+    ``select_for_update`` does nothing; on PostgreSQL the row lock already serializes writers). Only
+    the columns a write changes; ``match`` ends up equal to the stored row."""
+    match.updated_at = timezone.now()
     fields = {
         "last_seq": match.last_seq, "scores": match.scores, "status": match.status, "winner": match.winner,
         "result_reason": match.result_reason, "finished_at": match.finished_at,
         "turn_deadline": match.turn_deadline, "timeout_strikes": match.timeout_strikes,
-        "updated_at": timezone.now(),
+        "updated_at": match.updated_at,
     }
     if Match.objects.filter(pk=match.pk, last_seq=before).update(**fields) != 1:
         raise IntegrityError("match advanced concurrently")
@@ -464,22 +484,43 @@ BROADCAST_TIMEOUT = 2.0
 """Seconds the after-commit ``group_send`` may take before it is given up (a stalled Redis)."""
 
 
-def _broadcast_on_commit(match_id: int) -> None:
-    """After commit, tell the match's group to send fresh states. The write is already committed and
-    will be acknowledged: a failing or stalled channel layer must never turn it into an error, so the
-    send is bounded by ``BROADCAST_TIMEOUT`` and a failure is logged as one line (players then get the
-    state on their next ``sync`` or reconnect)."""
+def _broadcast_on_commit(match: Match, live: LiveMatch | None) -> None:
+    """After commit, send each seated person their own ``state`` (built once here, from the ``match``
+    row and engine state ``live`` the write holds: no read) on their seat's group, and spectators a
+    card-free ``{"type": "match.update", "seq"}`` on ``watch_<id>``. A seat's state carries that
+    seat's cards, so it goes to ``seat_group`` only, never to a group another seat or a spectator is
+    in. A bot's seat has no socket and gets nothing. ``match`` must not change after this call.
 
-    async def bounded(layer: Any) -> None:
-        message = {"type": "match.update"}
-        await asyncio.wait_for(layer.group_send(group_name(match_id), message), BROADCAST_TIMEOUT)
+    The write is already committed and will be acknowledged: a failing or stalled channel layer must
+    never turn it into an error, so the sends are bounded by ``BROADCAST_TIMEOUT`` together and a
+    failure is logged as one line (players then get the state on their next ``sync`` or reconnect)."""
+    match_id, seq = match.pk, match.last_seq
+    humans = [seat for seat in (0, 1) if match.player_id(seat) is not None
+              and not (seat == 1 and match.bot_level is not None)]
+
+    async def bounded(layer: Any, messages: list[tuple[str, dict[str, Any]]]) -> None:
+        async def send_all() -> None:
+            for group, message in messages:
+                await layer.group_send(group, message)
+
+        await asyncio.wait_for(send_all(), BROADCAST_TIMEOUT)
 
     def send() -> None:
         layer = get_channel_layer()
         if layer is None:
             return
         try:
-            async_to_sync(bounded)(layer)
+            from games.selectors import match_state_payload  # selectors import this module
+
+            messages = [
+                (seat_group(match_id, seat), {
+                    "type": "match.update", "seq": seq,
+                    "state": match_state_payload(match=match, seat=seat, live=live),
+                })
+                for seat in humans
+            ]
+            messages.append((watch_group(match_id), {"type": "match.update", "seq": seq}))
+            async_to_sync(bounded)(layer, messages)
         except Exception as exc:  # committed is committed: report, never raise into the caller
             log.warning("match %s: broadcast after commit failed: %s: %s", match_id, type(exc).__name__, exc)
 
@@ -498,8 +539,19 @@ def _finished_on_commit(match: Match) -> None:
 
 
 def group_name(match_id: int) -> str:
-    """Channels group of a match's connected players."""
+    """Channels group of a match's connected players (card-free messages to every seat)."""
     return f"match_{match_id}"
+
+
+def seat_group(match_id: int, seat: int) -> str:
+    """Channels group of the sockets of the player at ``seat``: the only group that gets that seat's
+    ``state`` (its cards)."""
+    return f"match_{match_id}_seat{seat}"
+
+
+def watch_group(match_id: int) -> str:
+    """Channels group of a match's spectators: card-free ``match.update`` notices only."""
+    return f"watch_{match_id}"
 
 
 # --------------------------------------------------------------------------------------------- server moves
@@ -520,7 +572,7 @@ def match_play_bot_turn(*, match_id: int, expected_seq: int | None = None) -> in
 
 def _play_bot_turn(match_id: int, expected_seq: int | None) -> int | None:
     with transaction.atomic():
-        match = Match.objects.select_for_update().filter(pk=match_id).first()
+        match = _locked_or_none(match_id)
         if match is None or match.status != MatchStatus.ACTIVE or match.bot_level is None:
             return None
         if expected_seq is not None and expected_seq != match.last_seq:
@@ -537,7 +589,7 @@ def _play_bot_turn(match_id: int, expected_seq: int | None) -> int | None:
         _refresh(match, live, dealt=any(isinstance(e, DealEvent) for e, _ in events))
         _save_cas(match, before)
         transaction.on_commit(lambda: cache_put(match.pk, match.last_seq, live))
-        _broadcast_on_commit(match.pk)
+        _broadcast_on_commit(match, live)
         return match.last_seq
 
 
@@ -592,7 +644,7 @@ def match_expire_turn(*, match_id: int, expected_seq: int | None = None) -> int 
 
 def _expire_turn(match_id: int, expected_seq: int | None) -> int | None:
     with transaction.atomic():
-        match = Match.objects.select_for_update().filter(pk=match_id).first()
+        match = _locked_or_none(match_id)
         if match is None or match.status != MatchStatus.ACTIVE or match.turn_deadline is None:
             return None
         if match.turn_deadline > timezone.now():
@@ -622,5 +674,5 @@ def _expire_turn(match_id: int, expected_seq: int | None) -> int | None:
         _refresh(match, live, dealt=dealt)
         _save_cas(match, start)
         transaction.on_commit(lambda: cache_put(match.pk, match.last_seq, live))
-        _broadcast_on_commit(match.pk)
+        _broadcast_on_commit(match, live)
         return match.last_seq
