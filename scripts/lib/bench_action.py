@@ -1,0 +1,139 @@
+"""Benchmark: server CPU per accepted action (issue 9's goal: <= 3 ms), on the profile of the environment.
+
+Run through ``scripts/bench_action [--actions N]``. Plays friend matches between two guests through
+``services.match_apply_action`` exactly as the table's consumer calls it (outside any transaction, so
+the after-commit broadcast runs inside the call), with both seats connected: each seat's group has a
+member channel on the real channel layer (in-memory, or Redis with ``REDIS_URL``) that is drained
+between actions. Each action is chosen from the ``state`` the broadcast itself built, so nothing but the
+write, both views and the broadcast is timed.
+
+Reports per action: process CPU time (all threads of this process, ``time.process_time``), wall time,
+and the CPU inside the two view builds and inside the channel layer sends. The database server's own
+CPU (PostgreSQL) is not included. Embedded profile: a fresh SQLite in a temporary ``GIN_VAR_DIR``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="scripts/bench_action", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--actions", type=int, default=600, help="accepted actions to time (600)")
+    parser.add_argument("--warmup", type=int, default=60, help="actions played first, not timed (60)")
+    args = parser.parse_args(argv)
+    profile = "production" if os.environ.get("DATABASE_URL") else "embedded"
+    if profile == "embedded":
+        os.environ["GIN_VAR_DIR"] = tempfile.mkdtemp(prefix="gin-bench-")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    os.environ.update({"GAMES_BOT_DELAY": "0,0", "GAMES_HAND_PAUSE": "0", "DEBUG": "0",
+                       "LOG_LEVEL": "WARNING"})
+    subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, check=True)
+
+    import django
+
+    django.setup()
+    from channels.layers import get_channel_layer
+
+    from accounts.services import guest_create
+    from games import selectors, services
+
+    layer = get_channel_layer()
+    assert layer is not None
+    spent = {"views": 0.0, "sends": 0.0}
+    latest: dict[int, dict[str, Any]] = {}
+    build = selectors.match_state_payload
+    group_send = layer.group_send
+
+    def timed_build(**kwargs: Any) -> dict[str, Any]:
+        t = time.process_time()
+        payload = build(**kwargs)
+        spent["views"] += time.process_time() - t
+        return payload
+
+    async def timed_send(group: str, message: dict[str, Any]) -> None:
+        t = time.process_time()
+        await group_send(group, message)
+        spent["sends"] += time.process_time() - t
+        if "state" in message:
+            latest[message["state"]["match"]["you"]] = message["state"]
+
+    selectors.match_state_payload = timed_build  # type: ignore[assignment]
+    layer.group_send = timed_send  # type: ignore[method-assign]
+
+    from games.db import db_call
+    from tests.games.wsclient import choose
+
+    cpu: list[float] = []
+    wall: list[float] = []
+    views: list[float] = []
+    sends: list[float] = []
+
+    async def run() -> int:
+        """Play until ``warmup + actions`` actions are accepted, on one event loop (as in Daphne: the
+        services run in the pool, their broadcasts on this loop); returns the number of matches."""
+        total = args.warmup + args.actions
+        done = matches = 0
+        while done < total:
+            users = [await db_call(guest_create)(), await db_call(guest_create)()]
+            table = await db_call(services.table_create)(user=users[0], rules_preset="classic", target=100,
+                                                         turn_timer=None)
+            names = []
+            for seat in (0, 1):
+                names.append(await layer.new_channel())
+                await layer.group_add(services.seat_group(table.pk, seat), names[-1])
+            await db_call(services.table_join)(user=users[1], token=table.invite_token)
+            for name in names:
+                await layer.receive(name)
+            matches += 1
+            state = latest[0]
+            while done < total and state["match"]["status"] == "active":
+                seat = state["hand"]["to_act"]
+                mine = latest[seat]
+                spent["views"] = spent["sends"] = 0.0
+                c0, w0 = time.process_time(), time.perf_counter()
+                await db_call(services.match_apply_action)(
+                    match_id=table.pk, user=users[seat], action_text=choose(mine["hand"]),
+                    client_seq=state["seq"], msg_id=f"b{done}",
+                )
+                c1, w1 = time.process_time(), time.perf_counter()
+                for name in names:
+                    await layer.receive(name)
+                if done >= args.warmup:
+                    cpu.append(c1 - c0)
+                    wall.append(w1 - w0)
+                    views.append(spent["views"])
+                    sends.append(spent["sends"])
+                done += 1
+                state = latest[0]
+        return matches
+
+    matches = asyncio.run(run())
+
+    def ms(values: list[float]) -> str:
+        q = statistics.quantiles(values, n=100)
+        return (f"mean {1000 * statistics.fmean(values):.2f}  p50 {1000 * statistics.median(values):.2f}  "
+                f"p95 {1000 * q[94]:.2f} ms")
+
+    print(f"{profile} profile: {len(cpu)} accepted actions timed over {matches} matches "
+          f"(loadavg {os.getloadavg()[0]:.2f})")
+    print(f"  CPU per action  : {ms(cpu)}")
+    print(f"    both views    : {ms(views)}")
+    print(f"    layer sends   : {ms(sends)}")
+    print(f"  wall per action : {ms(wall)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
