@@ -45,7 +45,8 @@ def _player(user: User | None, seat: int) -> dict[str, Any] | None:
 
 def match_get(*, match_id: int) -> Match | None:
     """The match with its players loaded, or None."""
-    return Match.objects.select_related("player0", "player1").filter(pk=match_id).first()
+    # order_by(): no ORDER BY for a primary-key lookup (first() would compile Match's default ordering)
+    return next(iter(Match.objects.select_related("player0", "player1").filter(pk=match_id).order_by()), None)
 
 
 def _moves(hand: HandState, seat: int, deal_row: DealRow | None, auto: set[int]) -> list[dict[str, Any]]:

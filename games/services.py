@@ -363,8 +363,10 @@ def _locked(match_id: int) -> Match:
 
 
 def _locked_or_none(match_id: int) -> Match | None:
-    return (Match.objects.select_for_update(of=("self",)).select_related("player0", "player1")
-            .filter(pk=match_id).first())
+    # order_by(): no ORDER BY for a primary-key lookup (first() would compile Match's default ordering)
+    rows = (Match.objects.select_for_update(of=("self",)).select_related("player0", "player1")
+            .filter(pk=match_id).order_by())
+    return next(iter(rows), None)
 
 
 def _repeat(match_id: int, seat: int, msg_id: str, kind: str) -> Applied | None:

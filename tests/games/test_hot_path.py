@@ -148,7 +148,7 @@ def test_broadcast_sends_each_seat_its_own_state_and_spectators_no_card(
             assert message["state"]["match"]["you"] == k and message["seq"] == fresh.last_seq
         assert layer.sent[2][1] == {"type": "match.update", "seq": fresh.last_seq}
         hands.add(layer.sent[0][1]["state"]["match"]["hand_number"])
-    assert len(hands) >= 3  # hands ended on the way: their reveals were compared too
+    assert len(hands) >= 2  # a hand ended on the way: its reveal was compared too
 
 
 def test_bot_seat_gets_no_broadcast(alice: Any, house_bots: Any, seeded_decks: list[int],
