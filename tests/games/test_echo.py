@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
 from channels.testing import WebsocketCommunicator
 
 from games.echo import EchoConsumer
 
 
+@pytest.mark.django_db  # Channels closes stale database connections around every consumer event
 async def test_echo_sends_each_frame_back_unchanged() -> None:
     comm = WebsocketCommunicator(EchoConsumer.as_asgi(), "/ws/echo/")
     connected, _ = await comm.connect(timeout=5)
