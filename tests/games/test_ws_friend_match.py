@@ -140,7 +140,7 @@ async def test_friend_match_over_websocket_leaks_nothing(
 
 
 def test_rebuild_equals_engine_replay(alice: Any, bob: Any, seeded_decks: list[int]) -> None:
-    """games.live.rebuild gives the same state as engine.match.replay, and keeps the previous hand."""
+    """games.live.rebuild gives the same state as engine.events.replay, and keeps the previous hand."""
     table = services.table_create(user=alice, rules_preset="classic", target=50, turn_timer=None)
     match = services.table_join(user=bob, token=table.invite_token)
     play_until(match.pk, {0: alice, 1: bob}, hands=3)
