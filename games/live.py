@@ -45,8 +45,11 @@ class DealRow:
 
     @classmethod
     def of(cls, row: MatchEvent) -> DealRow:
+        """From a row, or any object with its ``seq`` and ``payload`` (``created_at`` if it has one:
+        ``replays`` rebuilds from rows read as values without it)."""
         p = row.payload
-        return cls(row.seq, p.get("hand"), p.get("salt"), p.get("commitment"), row.created_at)
+        created_at = getattr(row, "created_at", None)
+        return cls(row.seq, p.get("hand"), p.get("salt"), p.get("commitment"), created_at)
 
 
 @dataclass(slots=True)
