@@ -278,6 +278,9 @@ if os.environ.get("GAMES_HAND_PAUSE"):
     GAMES_HAND_PAUSE = float(os.environ["GAMES_HAND_PAUSE"])
 # ws/echo/: a bare echo consumer, the baseline of scripts/loadtest (off unless GAMES_ECHO_WS=1).
 GAMES_ECHO_WS = env_bool("GAMES_ECHO_WS", default=False)
+# Tournaments start this many seconds before their start time (a test setting; default 0).
+if os.environ.get("TOURNAMENTS_START_EARLY_SECONDS"):
+    TOURNAMENTS_START_EARLY_SECONDS = float(os.environ["TOURNAMENTS_START_EARLY_SECONDS"])
 
 # --- security in production -----------------------------------------------------------------------
 if not DEBUG:
