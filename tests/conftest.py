@@ -159,6 +159,16 @@ def browser(transactional_db: None) -> Iterator[Any]:
 
     with sync_playwright() as pw:
         chromium = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        # The live server sends the production Content-Security-Policy, which forbids eval; Playwright's
+        # wait_for_function polls its predicate with eval. So contexts ignore the CSP unless a test asks
+        # for it (bypass_csp=False: tests/platform/test_security_headers.py checks the CSP itself).
+        open_context = chromium.new_context
+
+        def new_context(**options: Any) -> Any:
+            options.setdefault("bypass_csp", True)
+            return open_context(**options)
+
+        chromium.new_context = new_context
         try:
             yield chromium
         finally:

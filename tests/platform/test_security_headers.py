@@ -76,10 +76,18 @@ document.addEventListener('securitypolicyviolation',
 
 
 @pytest.mark.browser
-def test_the_site_and_the_table_work_under_the_csp(daphne_server: Any, page: Any) -> None:
+def test_the_site_and_the_table_work_under_the_csp(daphne_server: Any, browser: Any, page: Any) -> None:
+    """In its own context that enforces the CSP (the ``page`` fixture's ignores it; asked for only for
+    its async-safety handling). Waits use locators (Playwright's selector engine), not
+    wait_for_function: its polling uses eval, which this CSP (rightly) refuses."""
+    from playwright.sync_api import expect
+
     from accounts.services import house_bots_ensure
 
     house_bots_ensure()
+    context = browser.new_context(locale="en-US", bypass_csp=False)
+    context.set_default_timeout(15_000)
+    page = context.new_page()
     errors: list[str] = []
     page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
     page.on("pageerror", lambda exc: errors.append(str(exc)))
@@ -94,14 +102,16 @@ def test_the_site_and_the_table_work_under_the_csp(daphne_server: Any, page: Any
     page.get_by_test_id("start-bot-match").click()
     page.wait_for_url(re.compile(r".*/match/\d+/$"))
     # The table's modules ran, its socket connected (connect-src) and the first state was drawn.
-    page.wait_for_function("document.getElementById('conn').textContent === 'Connected'")
-    page.wait_for_function("+document.getElementById('table-app').dataset.seq > 0")
+    expect(page.locator("#conn")).to_have_text("Connected")
+    expect(page.locator("#table-app")).not_to_have_attribute("data-seq", re.compile(r"^0?$"))
+    expect(page.locator("#my-hand button.card").first).to_be_visible()
     assert page.locator("#my-hand button.card").count() in (10, 11)
     assert page.evaluate("window.__csp") == []
 
     # The language picker (web/site.js, no inline handler) still switches on change.
     page.select_option("#lang-select", "pt-br")
-    page.wait_for_function("document.documentElement.lang === 'pt-br'")
-    page.wait_for_function("document.getElementById('conn').textContent !== ''")
+    expect(page.locator("html")).to_have_attribute("lang", "pt-br")
+    expect(page.locator("#my-hand button.card").first).to_be_visible()
     assert page.evaluate("window.__csp") == []
     assert [e for e in errors if "Content Security Policy" in e or "Refused" in e] == []
+    context.close()
