@@ -1,0 +1,83 @@
+"""The rating task through a real Celery worker process (not eager): a match finishing in this process
+enqueues ``ratings.rate_match`` on commit, a ``celery -A config worker`` subprocess on the test
+database runs it, and the rating change appears. Its own queue, so a running site's worker on the same
+broker never takes the message."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import ROOT, database_url_of
+
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+BOUND_S = 120  # against a hung worker only; nothing here measures speed
+
+
+@pytest.fixture
+def worker_queue(tmp_path: Path) -> Iterator[str]:
+    """A worker subprocess consuming a fresh queue; ``ratings.rate_match`` is routed there meanwhile."""
+    from django.db import connection
+
+    from config.celery import app
+
+    queue = f"ratings-test-{uuid.uuid4().hex[:10]}"
+    env = {key: value for key, value in os.environ.items() if key != "DJANGO_ALLOW_ASYNC_UNSAFE"}
+    env.update({
+        "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "platform")]),
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "DATABASE_URL": database_url_of(connection.settings_dict),
+        "CELERY_TASK_ALWAYS_EAGER": "0",
+    })
+    log_path = tmp_path / "worker.log"
+    log = log_path.open("wb")
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "solo", "-Q", queue,
+         "-n", f"{queue}@%h", "--without-gossip", "--without-mingle", "--loglevel", "INFO"],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+    )
+    before_routes, before_eager = app.conf.task_routes, app.conf.task_always_eager
+    app.conf.task_routes = {"ratings.rate_match": {"queue": queue}}
+    app.amqp.router = app.amqp.Router()
+    app.conf.task_always_eager = False
+    try:
+        deadline = time.monotonic() + BOUND_S
+        while " ready." not in log_path.read_text(errors="replace"):
+            assert worker.poll() is None and time.monotonic() < deadline, log_path.read_text(errors="replace")
+            time.sleep(0.2)
+        yield queue
+    finally:
+        app.conf.task_routes, app.conf.task_always_eager = before_routes, before_eager
+        app.amqp.router = app.amqp.Router()
+        worker.terminate()
+        try:
+            worker.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+            worker.wait()
+        log.close()
+        print(log_path.read_text(errors="replace")[-3000:])
+
+
+def test_a_finished_match_is_rated_by_a_real_worker(
+    alice: Any, bob: Any, finish_friend: Callable[..., Any], worker_queue: str, tmp_path: Path
+) -> None:
+    from ratings.models import RatingChange
+    from ratings.selectors import rating_get
+
+    match = finish_friend(alice, bob, winner=bob)
+    deadline = time.monotonic() + BOUND_S
+    while RatingChange.objects.filter(match=match).count() < 2:
+        assert time.monotonic() < deadline, "the worker did not rate the match"
+        time.sleep(0.2)
+    assert rating_get(user=bob).rating == 1520.0 and rating_get(user=alice).rating == 1480.0
+    log = (tmp_path / "worker.log").read_text(errors="replace")
+    assert "Task ratings.rate_match[" in log and "succeeded" in log and ": 2" in log
