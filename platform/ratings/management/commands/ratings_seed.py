@@ -96,7 +96,8 @@ class Command(BaseCommand):
             User.objects.bulk_create(users, batch_size=BATCH)
         names = [f"{PREFIX}{start + j + 1:07d}" for j in range(count)]
         for i in range(0, count, 20_000):
-            created += list(User.objects.filter(username__in=names[i:i + 20_000]).values_list("pk", flat=True))
+            chunk = names[i:i + 20_000]
+            created += list(User.objects.filter(username__in=chunk).values_list("pk", flat=True))
         return created
 
     def _batch(self, rng: random.Random, ids: list[int], bots: list[User], strength: dict[int, float],
