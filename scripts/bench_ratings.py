@@ -89,7 +89,8 @@ def main() -> None:
             assert response.status_code in (200, 302), (url, response.status_code)
             queries.append(len(captured))
             sql.append(1000 * sum(float(q["time"]) for q in captured.captured_queries))
-        print(f"{label:24s} wall p50 {statistics.median(samples):6.1f} p99 {percentile(samples, 0.99):6.1f} ms"
+        wall = f"wall p50 {statistics.median(samples):6.1f} p99 {percentile(samples, 0.99):6.1f} ms"
+        print(f"{label:24s} {wall}"
               f" | CPU p50 {statistics.median(cpu_samples):5.1f} p99 {percentile(cpu_samples, 0.99):5.1f} ms"
               f" | SQL p99 {percentile(sql, 0.99):5.1f} ms | queries {min(queries)}-{max(queries)}")
 

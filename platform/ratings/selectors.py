@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from django.core.cache import cache
 from django.core.paginator import EmptyPage, Page, Paginator
 from django.db.models import Count, Q, QuerySet, Sum
 from django.urls import Resolver404, resolve
@@ -29,6 +30,7 @@ RECENT_DAYS = 30
 HISTORY_POINTS = 500
 """Most rated matches drawn on a profile's chart (the latest ones)."""
 LAST_MATCHES = 20
+BOARD_COUNT_SECONDS = 60
 
 
 @functools.cache
@@ -127,6 +129,15 @@ def board_page(
         "rating", "rated_matches", "wins", "losses", "user__username", "user__display_name",
     ).order_by("-rating", "user_id")
     paginator = Paginator(qs, per_page, allow_empty_first_page=True)
+    if not search:
+        # Counting a whole board is the page's costliest query at 100,000 players: cached for a minute
+        # ("Page 3 of 1,671" may lag new players by that much; the rows themselves are always fresh).
+        key = f"ratings:board-count:{tab}:{int(provisional)}"
+        count = cache.get(key)
+        if count is None:
+            count = qs.count()
+            cache.set(key, count, BOARD_COUNT_SECONDS)
+        paginator.count = count  # type: ignore[misc]  # a cached_property, set once here
     try:
         current = paginator.page(page)
     except EmptyPage:

@@ -39,9 +39,12 @@ def short_lived_connections() -> Iterator[None]:
 @pytest.fixture(autouse=True)
 def fresh_cache() -> Iterator[None]:
     """The engine-state cache is per process and keyed by match id: SQLite reuses ids across tests."""
+    from django.core.cache import cache
+
     from games.live import cache_clear
 
     cache_clear()
+    cache.clear()  # the boards' cached counts
     yield
     cache_clear()
 

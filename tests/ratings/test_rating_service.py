@@ -204,17 +204,17 @@ def test_crashed_task_leaves_nothing_and_the_retry_rates(
     alice: Any, bob: Any, finish_friend: Callable[..., Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     match = _unrated_match(alice, bob, finish_friend, monkeypatch)
-    real = PlayerRating.objects.bulk_update
+    real = services._push_on_commit
 
-    def crash(*args: Any, **kwargs: Any) -> Any:
-        raise RuntimeError("worker killed mid-write")
+    def crash(*args: Any, **kwargs: Any) -> Any:  # after every write, before the commit
+        raise RuntimeError("worker killed mid-task")
 
-    monkeypatch.setattr(PlayerRating.objects, "bulk_update", crash)
+    monkeypatch.setattr(services, "_push_on_commit", crash)
     with pytest.raises(RuntimeError):
         services.match_rate(match_id=match.pk)
     assert not RatingChange.objects.exists()  # the changes rolled back with the ratings
-    assert set(PlayerRating.objects.values_list("rating", flat=True)) <= {1500.0}
-    monkeypatch.setattr(PlayerRating.objects, "bulk_update", real)
+    assert not PlayerRating.objects.exists()
+    monkeypatch.setattr(services, "_push_on_commit", real)
     assert len(services.match_rate(match_id=match.pk)) == 2
     assert rating_get(user=alice).rating == 1520.0
 
