@@ -189,11 +189,13 @@ def bot_levels_for(ratings: list[float], count: int) -> list[int]:
 
 
 @transaction.atomic
-def tournament_start(*, tournament_id: int, now: datetime | None = None) -> bool:
+def tournament_start(*, tournament_id: int, now: datetime | None = None, bots_only: bool = False) -> bool:
     """Start a tournament whose start time has come: cancelled when no person joined; otherwise
     house bots fill the field up to ``min_players`` (levels from :func:`bot_levels_for`, several
     accounts per level), ratings are fixed, the number of rounds is set and round 1 is paired (after
-    the commit, by its own step). False (no change) when not open/scheduled or not yet due."""
+    the commit, by its own step). False (no change) when not open/scheduled or not yet due.
+
+    :param bots_only: run a field of house bots only (``manage.py tournament_simulate``)."""
     now = now or timezone.now()
     tournament = _locked(tournament_id)
     if tournament is None or tournament.status not in (TournamentStatus.SCHEDULED, TournamentStatus.OPEN):
@@ -202,7 +204,7 @@ def tournament_start(*, tournament_id: int, now: datetime | None = None) -> bool
         return False
     registrations = list(tournament.registrations.select_related("user"))
     people = [r for r in registrations if not r.user.is_bot]
-    if not people:
+    if not people and not (bots_only and registrations):
         tournament.status = TournamentStatus.CANCELLED
         tournament.finished_at = now
         tournament.save(update_fields=["status", "finished_at"])

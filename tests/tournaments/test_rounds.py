@@ -1,0 +1,153 @@
+"""Rounds through real matches: pairing fired twice and concurrently, results recorded, a no-show
+forfeit (two withdraw), the last round finishing the tournament, and a whole simulated tournament
+whose tie-break values are recomputed from its own JSON."""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+import json
+from typing import Any
+
+import pytest
+from django.core.management import call_command
+from django.utils import timezone
+
+from accounts.models import User
+from accounts.services import house_bot_pool
+from games import services as game_services
+from games.models import Match, MatchStatus
+from tests.tournaments.test_lifecycle import race
+from tournaments import services, tiebreaks
+from tournaments.models import Pairing, Registration, Round, RoundStatus, Tournament, TournamentStatus
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def steps(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, tuple[int, ...]]]:
+    """Lifecycle steps are recorded, not run, so each test drives them itself."""
+    sent: list[tuple[str, tuple[int, ...]]] = []
+    monkeypatch.setattr(services, "step_enqueue", lambda name, *args: sent.append((name, args)))
+    return sent
+
+
+def started(member: User, *, bots: int = 3, rounds: int = 2) -> Tournament:
+    now = timezone.now()
+    tournament = Tournament.objects.create(
+        name_en="Cup", name_pt="Copa", starts_at=now, status=TournamentStatus.OPEN, min_players=bots + 1,
+        max_players=16, fixed_rounds=rounds, match_target=50, turn_timer_seconds=30,
+    )
+    Registration.objects.create(tournament=tournament, user=member)
+    assert services.tournament_start(tournament_id=tournament.pk, now=now)
+    return tournament
+
+
+def test_pair_round_fired_twice_and_concurrently(members: list[User], steps: list[Any]) -> None:
+    tournament = started(members[0])
+    results = race(3, lambda: services.round_pair(tournament_id=tournament.pk, number=1))
+    assert results.count(True) == 1 and results.count(False) == 2, results
+    assert services.round_pair(tournament_id=tournament.pk, number=1) is False
+    assert services.round_pair(tournament_id=tournament.pk, number=2) is False  # round 1 in play
+    pairings = list(Pairing.objects.filter(round__tournament=tournament).select_related("match"))
+    assert len(pairings) == 2 and Match.objects.count() == 2
+    mine = next(p for p in pairings if members[0].pk in (p.player0_id, p.player1_id))
+    assert mine.player0_id == members[0].pk  # the person at seat 0, the bot at seat 1
+    assert (mine.match.turn_timer_seconds, mine.match.rated) == (30, True)
+    other = next(p for p in pairings if p is not mine)
+    assert other.match.rated is False  # two bots: never rated
+
+
+def test_results_recorded_then_next_round_then_finish(members: list[User], steps: list[Any]) -> None:
+    tournament = started(members[0])
+    assert services.round_pair(tournament_id=tournament.pk, number=1)
+    mine = Pairing.objects.get(round__tournament=tournament, player0=members[0])
+    game_services.match_resign(match_id=mine.match_id, user=members[0])  # aborted (nobody moved) ...
+    now = timezone.now()
+    bots_done = _wait_bots(tournament)
+    assert bots_done
+    services.round_record(tournament_id=tournament.pk, now=now)
+    mine.refresh_from_db()
+    assert mine.points is not None
+    round1 = Round.objects.get(tournament=tournament, number=1)
+    assert round1.status == RoundStatus.FINISHED
+    assert ("tournaments.tasks.pair_round", (tournament.pk, 2)) in steps
+    assert services.round_record(tournament_id=tournament.pk) is False  # twice: nothing more
+    assert services.round_pair(tournament_id=tournament.pk, number=2)
+    pairs2 = {frozenset((p.player0_id, p.player1_id)) for p in Pairing.objects.filter(round__number=2)}
+    pairs1 = {frozenset((p.player0_id, p.player1_id)) for p in Pairing.objects.filter(round__number=1)}
+    assert not pairs1 & pairs2  # no rematch
+    for pairing in Pairing.objects.filter(round__number=2, player0=members[0]):
+        game_services.match_resign(match_id=pairing.match_id, user=members[0])
+    _wait_bots(tournament)
+    services.round_record(tournament_id=tournament.pk)
+    assert ("tournaments.tasks.finish", (tournament.pk,)) in steps
+    assert race(2, lambda: services.tournament_finish(tournament_id=tournament.pk)).count(True) == 1
+    tournament.refresh_from_db()
+    assert tournament.status == TournamentStatus.FINISHED and tournament.winner_id is not None
+
+
+def _wait_bots(tournament: Tournament) -> bool:
+    """Bot-vs-bot matches are played out by the server right after their commit (engine speed)."""
+    import time
+
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        pending = Match.objects.filter(tournament_pairing__round__tournament=tournament,
+                                       status=MatchStatus.ACTIVE, player0__is_bot=True)
+        if not pending.exists():
+            return True
+        for match_id in pending.values_list("pk", flat=True):
+            game_services.match_play_server_moves(match_id=match_id)
+        time.sleep(0.05)
+    return False
+
+
+def test_no_show_forfeit_and_two_withdraw(members: list[User], steps: list[Any]) -> None:
+    tournament = started(members[0], bots=3, rounds=3)
+    registration = Registration.objects.get(tournament=tournament, user=members[0])
+    for number in (1, 2):
+        assert services.round_pair(tournament_id=tournament.pk, number=number)
+        mine = Pairing.objects.get(round__tournament=tournament, round__number=number, player0=members[0])
+        _wait_bots(tournament)
+        match = Match.objects.get(pk=mine.match_id)
+        assert services.round_record(tournament_id=tournament.pk, now=match.started_at
+                                     + dt.timedelta(seconds=59)) is False or mine.points is None
+        services.round_record(tournament_id=tournament.pk, now=match.started_at + dt.timedelta(seconds=61))
+        mine.refresh_from_db()
+        registration.refresh_from_db()
+        assert (mine.forfeit, mine.points) == (True, [0, 1])
+        assert registration.no_shows == number
+    assert registration.withdrawn is True
+    assert services.round_pair(tournament_id=tournament.pk, number=3)
+    seated = {p.player0_id for p in Pairing.objects.filter(round__number=3)} | {
+        p.player1_id for p in Pairing.objects.filter(round__number=3)}
+    assert members[0].pk not in seated  # withdrawn: never paired again, keeps its points
+
+
+def test_simulated_tournament_json_is_consistent() -> None:
+    out = io.StringIO()
+    call_command("tournament_simulate", "--players", "5", "--rounds", "3", "--seed", "7", "--json", stdout=out,
+                 stderr=io.StringIO())
+    report = json.loads(out.getvalue())
+    assert len(report["rounds"]) == 3 and report["players"] == 5
+    results: list[tiebreaks.Result] = []
+    byes = []
+    for rnd in report["rounds"]:
+        assert len(rnd["pairings"]) == 2 and rnd["bye"] is not None
+        byes.append(rnd["bye"])
+        results.append(tiebreaks.Result(rnd["number"], rnd["bye"], None, 1))
+        for p in rnd["pairings"]:
+            assert sorted(p["points"]) == [0, 1] and max(p["hand_points"]) >= 50
+            a, b = p["players"]
+            results.append(tiebreaks.Result(rnd["number"], a, b, p["points"][0], *p["hand_points"]))
+            results.append(tiebreaks.Result(rnd["number"], b, a, p["points"][1], *p["hand_points"][::-1]))
+    assert len(set(byes)) == 3  # nobody gets two byes while someone has none
+    ratings = {row["player"]: row["rating"] for row in report["standings"]}
+    expected = tiebreaks.standings(ratings, results)
+    assert [(s.player, s.score, s.buchholz, s.sonneborn_berger, s.hand_point_diff) for s in expected] == [
+        (r["player"], r["score"], r["buchholz"], r["sonneborn_berger"], r["hand_point_diff"])
+        for r in report["standings"]
+    ]
+    assert all(User.objects.get(username=r["player"]).is_bot for r in report["standings"])
+    assert house_bot_pool  # the bots came from the level pools
