@@ -413,6 +413,8 @@ def step_enqueue(task_name: str, *args: int) -> None:
     """Send a lifecycle task; a broker failure is logged (the beat sweep retries the step)."""
     from celery import current_app
 
+    from tournaments import tasks  # noqa: F401 - registers the tasks with the app
+
     try:
         if current_app.conf.task_always_eager:
             current_app.tasks[task_name].apply(args=args)

@@ -1,7 +1,7 @@
 """``manage.py tournament_simulate --players N --rounds R --seed S --json``: a whole Swiss tournament of
 house bots through the real services and tasks (Celery eager), bot-vs-bot matches at engine speed.
 
-``--seed`` fixes the field (bot levels, drawn uniformly from 1..5) and every deal (seeded decks); the
+``--seed`` fixes the field (bot levels, drawn uniformly from ``--levels``, default 1..5) and every deal (seeded decks); the
 bots' own choices are seeded by match id and seq, so two runs on fresh databases give the same result.
 Prints JSON: ``{"players": N, "rounds": [{"number", "seconds", "pairings": [{"board", "players":
 [a, b], "points": [1, 0], "hand_points": [x, y]}], "bye": name | null}], "standings": [{"rank",
@@ -12,11 +12,13 @@ Prints JSON: ``{"players": N, "rounds": [{"number", "seconds", "pairings": [{"bo
 from __future__ import annotations
 
 import json
+import logging
 import random
 import time
 from typing import Any
 
 from celery import current_app
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 from tqdm import tqdm
@@ -24,9 +26,13 @@ from tqdm import tqdm
 from accounts.services import house_bot_pool
 from engine.deck import seeded_deck
 from games import services as game_services
+from games.models import Match, MatchStatus
 from games.signals import match_finished
 from tournaments import selectors, services
 from tournaments.models import Registration, Tournament, TournamentStatus
+
+
+_UNSET = object()
 
 
 class Command(BaseCommand):
@@ -37,6 +43,8 @@ class Command(BaseCommand):
         parser.add_argument("--rounds", type=int, required=True)
         parser.add_argument("--seed", type=int, default=1)
         parser.add_argument("--target", type=int, default=50, choices=(50, 100))
+        parser.add_argument("--levels", default="1,2,3,4,5",
+                            help="bot levels to draw the field from, e.g. 1,2,3 (level 5 samples: slow)")
         parser.add_argument("--json", action="store_true", help="print the result as JSON (the default)")
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -45,13 +53,24 @@ class Command(BaseCommand):
             raise CommandError("--players must be 2..500")
         if not 1 <= rounds <= 15:
             raise CommandError("--rounds must be 1..15")
+        try:
+            pool = sorted({int(level) for level in options["levels"].split(",")})
+        except ValueError:
+            raise CommandError("--levels must be bot levels 1..5, e.g. 1,2,3") from None
+        if not pool or not set(pool) <= {1, 2, 3, 4, 5}:
+            raise CommandError("--levels must be bot levels 1..5, e.g. 1,2,3")
         rng = random.Random(seed)
-        levels = [rng.randint(1, 5) for _ in range(players)]
+        levels = [rng.choice(pool) for _ in range(players)]
         deals = random.Random(seed * 7919 + 1)
         original_deck = game_services.new_deck
         game_services.new_deck = lambda: seeded_deck(deals.getrandbits(48))  # type: ignore[assignment]
         eager = current_app.conf.task_always_eager
         current_app.conf.task_always_eager = True
+        # Server moves through the Celery driver (eager: the task plays a bot-vs-bot match out in this
+        # process, synchronously) rather than in-process timer threads racing on the database.
+        saved = {name: getattr(settings, name, _UNSET) for name in ("GAMES_SERVER_MOVES_IN_PROCESS",)}
+        settings.GAMES_SERVER_MOVES_IN_PROCESS = False
+        logging.getLogger("celery.app.trace").setLevel(logging.WARNING)
         bar = tqdm(total=players // 2 * rounds, desc="matches", unit="match", file=self.stderr._out,
                    disable=None)
 
@@ -66,6 +85,11 @@ class Command(BaseCommand):
             match_finished.disconnect(dispatch_uid="tournament_simulate.tick")
             bar.close()
             current_app.conf.task_always_eager = eager
+            for name, value in saved.items():
+                if value is _UNSET:
+                    delattr(settings, name)
+                else:
+                    setattr(settings, name, value)
             game_services.new_deck = original_deck  # type: ignore[assignment]
         elapsed = time.perf_counter() - started
         self.stdout.write(json.dumps(self._report(tournament, elapsed), ensure_ascii=False))
@@ -80,11 +104,17 @@ class Command(BaseCommand):
             for bot in house_bot_pool(level=level, count=levels.count(level)):
                 Registration.objects.create(tournament=tournament, user=bot)
         services.tournament_start(tournament_id=tournament.pk, now=now, bots_only=True)
-        # Eager tasks run the rounds as the matches end; the sweep finishes anything a step left.
-        for _ in range(rounds * 4 + 10):
+        # The server plays each bot-vs-bot match out at engine speed (games' server-move driver, called
+        # here as its worker would); each match's end records its round (eager task), whose end pairs
+        # the next one. The due steps of the sweep pick up anything a step left.
+        for _ in range(rounds * 20 + 10):
             tournament.refresh_from_db()
             if tournament.status == TournamentStatus.FINISHED:
                 break
+            active = Match.objects.filter(tournament_pairing__round__tournament=tournament,
+                                          status=MatchStatus.ACTIVE).values_list("pk", flat=True)
+            for match_id in list(active):
+                game_services.match_play_server_moves(match_id=match_id)
             for name, tid in services.tournaments_due():
                 if tid == tournament.pk:
                     services.step_enqueue(name, tid)
