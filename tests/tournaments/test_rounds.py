@@ -127,8 +127,8 @@ def test_no_show_forfeit_and_two_withdraw(members: list[User], steps: list[Any])
 
 def test_simulated_tournament_json_is_consistent() -> None:
     out = io.StringIO()
-    call_command("tournament_simulate", "--players", "5", "--rounds", "3", "--seed", "7", "--json", stdout=out,
-                 stderr=io.StringIO())
+    call_command("tournament_simulate", "--players", "5", "--rounds", "3", "--seed", "7", "--json",
+                 stdout=out, stderr=io.StringIO())
     report = json.loads(out.getvalue())
     assert len(report["rounds"]) == 3 and report["players"] == 5
     results: list[tiebreaks.Result] = []

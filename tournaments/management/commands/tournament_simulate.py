@@ -1,8 +1,8 @@
 """``manage.py tournament_simulate --players N --rounds R --seed S --json``: a whole Swiss tournament of
 house bots through the real services and tasks (Celery eager), bot-vs-bot matches at engine speed.
 
-``--seed`` fixes the field (bot levels, drawn uniformly from ``--levels``, default 1..5) and every deal (seeded decks); the
-bots' own choices are seeded by match id and seq, so two runs on fresh databases give the same result.
+``--seed`` fixes the field (bot levels, drawn uniformly from ``--levels``, default 1..5) and every
+deal (seeded decks); the bots' own choices are seeded by match id and seq.
 Prints JSON: ``{"players": N, "rounds": [{"number", "seconds", "pairings": [{"board", "players":
 [a, b], "points": [1, 0], "hand_points": [x, y]}], "bye": name | null}], "standings": [{"rank",
 "player", "level", "score", "buchholz", "sonneborn_berger", "hand_point_diff", "rating"}],
@@ -30,7 +30,6 @@ from games.models import Match, MatchStatus
 from games.signals import match_finished
 from tournaments import selectors, services
 from tournaments.models import Registration, Tournament, TournamentStatus
-
 
 _UNSET = object()
 
