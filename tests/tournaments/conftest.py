@@ -41,11 +41,16 @@ def guest(django_user_model: Any) -> Any:
 @pytest.fixture(autouse=True)
 def shipped_schedules(request: Any) -> None:
     """The data migration's schedules (a transactional test's flush removes them after each test)."""
-    if "django_db_setup" not in request.fixturenames and not request.node.get_closest_marker("django_db"):
-        return
+    names = request.fixturenames
+    if not request.node.get_closest_marker("django_db"):
+        if "transactional_db" in names or "daphne_server_factory" in names or "daphne_server" in names:
+            request.getfixturevalue("transactional_db")
+        elif "db" in names:
+            request.getfixturevalue("db")
+        else:
+            return
     import importlib
 
-    request.getfixturevalue("django_db_blocker")
     from tournaments.models import TournamentSchedule
 
     defaults = importlib.import_module("tournaments.migrations.0002_default_schedules").DEFAULTS

@@ -1,0 +1,86 @@
+"""A member joins the hourly tournament (started early by a test setting), plays the round-1 match
+against a bot in chromium, sees the standings update live and is paired in round 2."""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+import pytest
+from celery import current_app
+
+from tests.games.test_browser import play_one_hand
+from tournaments import services
+from tournaments.models import Pairing, Tournament
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+def test_member_joins_hourly_plays_round_one_live_standings_round_two(
+    daphne_server_factory: Any, page: Any, django_user_model: Any, settings: Any, request: Any
+) -> None:
+    server = daphne_server_factory(TOURNAMENTS_START_EARLY_SECONDS="7200", GAMES_BOT_DELAY="0,0",
+                                   GAMES_HAND_PAUSE="0")
+    base = server.url
+    settings.TOURNAMENTS_START_EARLY_SECONDS = 7200
+    current_app.conf.task_always_eager = True  # the test process runs the start step's tasks eagerly
+    request.addfinalizer(lambda: setattr(current_app.conf, "task_always_eager", False))
+    django_user_model.objects.create_user(username="rita", password="felt-green-42-knock")
+    services.tournaments_ensure()
+    hourly = Tournament.objects.filter(schedule__name_en="Hourly Quick").order_by("starts_at").first()
+    assert hourly is not None
+    services.tournament_open(tournament_id=hourly.pk)
+
+    page.goto(base + "/accounts/login/")
+    page.fill("#id_username", "rita")
+    page.fill("#id_password", "felt-green-42-knock")
+    page.locator("form").get_by_role("button", name=re.compile("Log in")).click()
+    page.get_by_role("navigation").get_by_role("link", name="Tournaments").click()
+    row = page.locator(f"tr[data-tournament='{hourly.pk}']")
+    assert "Hourly Quick" in row.inner_text()
+    row.get_by_test_id("join").click()
+    assert "You are registered" in page.locator(".messages").inner_text()
+
+    # The start (early, by the setting): 7 house bots fill the field, round 1 is paired at once.
+    assert services.tournament_start(tournament_id=hourly.pk)
+    hourly.refresh_from_db()
+    assert (hourly.status, hourly.rounds, hourly.current_round) == ("running", 3, 1)
+    standings = page.context.new_page()  # the tournament page stays open beside the table
+    standings.goto(f"{base}/tournaments/{hourly.pk}/")
+    assert "Round 1 of 3" in standings.get_by_test_id("status").inner_text()
+    mine = Pairing.objects.get(round__tournament=hourly, round__number=1, player0__username="rita")
+    assert mine.player1 is not None and mine.player1.is_bot
+
+    # The banner on any page links to the table.
+    page.goto(base + "/")
+    banner = page.get_by_test_id("tournament-banner")
+    banner.wait_for(state="visible")
+    assert banner.inner_text().startswith("Your round 1 match is ready")
+    banner.locator("a").click()
+    page.wait_for_url(f"{base}/match/{mine.match_id}/")
+    page.wait_for_function("document.getElementById('conn').textContent === 'Connected'")
+    for _ in range(12):
+        play_one_hand(page)
+        page.locator("#result-continue").click()
+        if page.locator("#match-end").is_visible():
+            break
+        page.wait_for_function("document.getElementById('table-app').dataset.phase !== 'ended'")
+    assert page.locator("#match-end").is_visible()
+
+    # Live, without a reload: rita's result appears in the standings, then round 2 pairs her.
+    standings.wait_for_function(
+        "() => /Round 2 of 3/.test(document.querySelector('[data-testid=status]').textContent)",
+        timeout=180_000,
+    )
+    rita = django_user_model.objects.get(username="rita")
+    row = standings.locator(f"[data-testid=standings] tr[data-player='{rita.pk}']")
+    assert row.locator("[data-testid=points]").inner_text() in ("0", "1")
+    pairings = standings.get_by_test_id("pairings").inner_text()
+    assert "rita" in pairings
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not Pairing.objects.filter(
+            round__tournament=hourly, round__number=2, player0__username="rita").exists():
+        time.sleep(0.5)
+    second = Pairing.objects.get(round__tournament=hourly, round__number=2, player0__username="rita")
+    assert second.player1_id != mine.player1_id  # no rematch
