@@ -115,3 +115,15 @@ def test_tournament_page_standings_and_rounds(members: list[User]) -> None:
 def test_banner_endpoint(members: list[User]) -> None:
     assert Client().get("/tournaments/banner.json").json() == {}
     assert logged_in(members[0]).get("/tournaments/banner.json").json() == {}
+
+
+def test_schedule_admin_lists_and_edits_the_shipped_schedules(django_user_model: Any) -> None:
+    admin = django_user_model.objects.create_superuser(username="boss", password="pw-123456!x")
+    client = logged_in(admin)
+    page = client.get("/admin/tournaments/tournamentschedule/")
+    assert page.status_code == 200 and "Hourly Quick" in page.content.decode()
+    from tournaments.models import TournamentSchedule
+
+    hourly = TournamentSchedule.objects.get(name_en="Hourly Quick")
+    form = client.get(f"/admin/tournaments/tournamentschedule/{hourly.pk}/change/")
+    assert form.status_code == 200 and 'name="days_of_week"' in form.content.decode()
