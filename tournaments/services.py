@@ -250,11 +250,10 @@ def _create_match(tournament: Tournament, player0: User, player1: User) -> Match
         player0=player0, player1=player1, rules_preset=tournament.rules_preset,
         target=tournament.match_target, turn_timer=tournament.turn_timer_seconds,
     )
-    if hasattr(match, "rated"):
-        rated = not (player0.is_bot and player1.is_bot)
-        if match.rated != rated:
-            Match.objects.filter(pk=match.pk).update(rated=rated)
-            match.rated = rated
+    rated = not (player0.is_bot and player1.is_bot)
+    if match.rated != rated:
+        Match.objects.filter(pk=match.pk).update(rated=rated)
+        match.rated = rated
     return match
 
 
