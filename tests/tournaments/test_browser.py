@@ -10,11 +10,18 @@ from typing import Any
 import pytest
 from celery import current_app
 
+from games import services as game_services
 from tests.games.test_browser import play_one_hand
 from tournaments import services
 from tournaments.models import Pairing, Tournament
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
+# Tournament matches are created by games.services.match_create_seated and driven by the server (the
+# server-moves work of issue 11, landing separately): until it is on main these tests cannot run.
+NEEDS_SERVER_MOVES = pytest.mark.skipif(
+    not hasattr(game_services, "match_create_seated"),
+    reason="needs games.services.match_create_seated (server-driven moves, not on main yet)",
+)
+pytestmark = [pytest.mark.browser, pytest.mark.slow, NEEDS_SERVER_MOVES]
 
 
 def test_member_joins_hourly_plays_round_one_live_standings_round_two(

@@ -21,7 +21,13 @@ from tests.tournaments.test_lifecycle import race
 from tournaments import services, tiebreaks
 from tournaments.models import Pairing, Registration, Round, RoundStatus, Tournament, TournamentStatus
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# Tournament matches are created by games.services.match_create_seated and driven by the server (the
+# server-moves work of issue 11, landing separately): until it is on main these tests cannot run.
+NEEDS_SERVER_MOVES = pytest.mark.skipif(
+    not hasattr(game_services, "match_create_seated"),
+    reason="needs games.services.match_create_seated (server-driven moves, not on main yet)",
+)
+pytestmark = [pytest.mark.django_db(transaction=True), NEEDS_SERVER_MOVES]
 
 
 @pytest.fixture
