@@ -157,3 +157,35 @@ def test_simulated_tournament_json_is_consistent() -> None:
     ]
     assert all(User.objects.get(username=r["player"]).is_bot for r in report["standings"])
     assert house_bot_pool  # the bots came from the level pools
+
+
+def test_a_closed_tab_still_ends_the_match_on_time(members: list[User], steps: list[Any]) -> None:
+    """The member moves once, then closes the tab: the server plays each late move at the turn
+    deadline and the third in a row loses on time; the round records it as a loss, not a forfeit."""
+    from games.live import load
+
+    tournament = started(members[0])
+    assert services.round_pair(tournament_id=tournament.pk, number=1)
+    mine = Pairing.objects.get(round__tournament=tournament, player0=members[0])
+    match = Match.objects.get(pk=mine.match_id)
+    for _ in range(10):  # the bot may act first
+        state = load(match).state
+        if state.current_player == 0:
+            break
+        game_services.match_play_server_moves(match_id=match.pk)
+        match.refresh_from_db()
+    action = state.legal_actions(0)[0]
+    game_services.match_apply_action(match_id=match.pk, user=members[0], action_text=str(action),
+                                     client_seq=match.last_seq, msg_id="only-move")
+    for _ in range(200):
+        match.refresh_from_db()
+        if match.status != MatchStatus.ACTIVE:
+            break
+        if load(match).state.current_player == 0:  # the clock runs out on the absent member
+            Match.objects.filter(pk=match.pk).update(turn_deadline=timezone.now() - dt.timedelta(seconds=1))
+        game_services.match_play_server_moves(match_id=match.pk)
+    assert (match.status, match.result_reason, match.winner) == ("finished", "timeout", 1)
+    _wait_bots(tournament)
+    services.round_record(tournament_id=tournament.pk, now=timezone.now() + dt.timedelta(minutes=5))
+    mine.refresh_from_db()
+    assert (mine.points, mine.forfeit) == ([0, 1], False)
