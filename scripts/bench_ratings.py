@@ -40,6 +40,7 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=300, choices=range(1, 100_001), metavar="1..100000")
     parser.add_argument("--updates", type=int, default=10_000, choices=range(0, 1_000_001), metavar="0..1e6")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--only", default="", help="measure only the pages whose label contains this")
     args = parser.parse_args()
 
     import django
@@ -77,6 +78,8 @@ def main() -> None:
         "profile": lambda: f"/u/{names[rng.choice(list(names))]}/",
     }
     for label, make in urls.items():
+        if args.only not in label:
+            continue
         client.get(make())  # warm up
         samples, cpu_samples, queries, sql = [], [], [], []
         for _ in range(args.requests):

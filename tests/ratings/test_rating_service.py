@@ -228,3 +228,21 @@ def test_sweep_recovers_a_lost_task(alice: Any, bob: Any, finish_friend: Callabl
     assert tasks.sweep_unrated.apply().get() == 1  # enqueued (and run: eager here)
     assert RatingChange.objects.filter(match=match).count() == 2
     assert services.matches_unrated_ids() == [] and tasks.sweep_unrated.apply().get() == 0
+
+
+def test_abandoned_rated_bot_match_ends_on_time_and_is_rated(alice: Any, house_bots: list[Any]) -> None:
+    """Nobody at the table: the deadline sweep plays the bot's own turns (never a strike for it) and the
+    absent player's automatic moves; the third in a row loses on time, and the loss is rated."""
+    match = games_services.match_create_vs_bot(user=alice, level=2, rules_preset="classic", target=100)
+    assert match.turn_timer_seconds == 60
+    for _ in range(40):
+        Match.objects.filter(pk=match.pk).update(turn_deadline=timezone.now() - timedelta(seconds=1))
+        games_services.match_expire_turn(match_id=match.pk)
+        match.refresh_from_db()
+        if match.status != MatchStatus.ACTIVE:
+            break
+    assert (match.status, match.result_reason, match.winner) == (
+        MatchStatus.FINISHED, ResultReason.TIMEOUT, 1)
+    assert match.timeout_strikes[1] == 0
+    [change] = RatingChange.objects.filter(match=match)
+    assert change.player_id == alice.pk and not change.won and change.opponent_rating == bot_rating(2)
