@@ -147,16 +147,9 @@ class MatchConsumer(AsyncWebsocketConsumer):
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         if self.seat is None or self._closing:
             return
-        verdict = self._limiter.admit(time.monotonic())
-        if verdict != "ok":  # refused unread: a flood must cost as little as possible
-            rate = f"{ratelimit.MESSAGES_PER_SECOND:g} messages per second (bursts of {ratelimit.BURST})"
-            if verdict == "flood":
-                await self._send(_error("rate_limited", f"over {rate} for too long: closing"))
-                await self.close(code=ratelimit.FLOOD_CLOSE_CODE)
-                self._closing = True  # frames already queued are ignored
-            else:
-                await self._send(_error("rate_limited", f"over {rate}; this message was ignored"))
-            return
+        rate = f"{ratelimit.MESSAGES_PER_SECOND:g} messages per second (bursts of {ratelimit.BURST})"
+        if await self._limited(self._limiter.admit(time.monotonic()), rate):
+            return  # refused unread: a flood must cost as little as possible
         too_large = _error("frame_too_large", f"frames are limited to {conf.MAX_FRAME_BYTES} bytes")
         if text_data is None:
             big = len(bytes_data or b"") > conf.MAX_FRAME_BYTES
@@ -186,6 +179,10 @@ class MatchConsumer(AsyncWebsocketConsumer):
         if kind not in CLIENT_TYPES:
             await self._send(_error("unknown_type", f"type must be one of {', '.join(CLIENT_TYPES)}", msg_id))
             return
+        if kind == "sync":
+            rate = f"{ratelimit.SYNCS_PER_SECOND:g} syncs per second (bursts of {ratelimit.SYNC_BURST})"
+            if await self._limited(self._limiter.admit_sync(time.monotonic()), rate):
+                return
         try:
             await getattr(self, f"on_{kind}")(message)
         except GameError as exc:
@@ -193,6 +190,18 @@ class MatchConsumer(AsyncWebsocketConsumer):
         except Exception:
             log.exception("match %s: failed on %r", self.match_id, message)
             await self._send(_error("server_error", "unexpected failure; nothing was applied", msg_id))
+
+    async def _limited(self, verdict: str, rate: str) -> bool:
+        """Answer a refused frame (``games.ratelimit``): ``rate_limited``, and close 4429 on a flood."""
+        if verdict == "ok":
+            return False
+        if verdict == "flood":
+            await self._send(_error("rate_limited", f"over {rate} for too long: closing"))
+            await self.close(code=ratelimit.FLOOD_CLOSE_CODE)
+            self._closing = True  # frames already queued are ignored
+        else:
+            await self._send(_error("rate_limited", f"over {rate}; this message was ignored"))
+        return True
 
     @staticmethod
     def _field(message: dict[str, Any], name: str, kind: type, *, required: bool = True) -> Any:

@@ -154,6 +154,15 @@ def test_flood_is_40_refusals_within_10_seconds() -> None:
     assert 115 <= verdicts.index("flood") <= 125 and verdicts.count("limited") == 39
 
 
+def test_sync_has_its_own_tighter_bucket() -> None:
+    limiter = MessageLimiter(now=0.0)
+    verdicts = [(limiter.admit(0.0), limiter.admit_sync(0.0)) for _ in range(12)]
+    assert verdicts == [("ok", "ok")] * 10 + [("ok", "limited")] * 2
+    assert limiter.admit_sync(0.4) == "limited"  # 0.4 s x 2/s = 0.8 of a sync
+    assert limiter.admit_sync(0.6) == "ok"  # 0.8 + 0.4 = 1.2
+    assert limiter.admit(0.6) == "ok"  # other messages still have their own tokens
+
+
 @pytest.fixture
 def tight_limits(monkeypatch: pytest.MonkeyPatch) -> None:
     """5-message bursts, no refill to speak of, a flood after 10 refusals: exact counts in a test."""
@@ -204,6 +213,29 @@ async def test_pings_over_the_default_burst_are_refused(alice: Any, bob: Any) ->
     assert seen[-1] == errors[-1] and "closing" in errors[-1]["message"]
     pong_ids = [m["id"] for m in seen if m["type"] == "pong"]
     assert pong_ids == sorted(pong_ids) and len(pong_ids) + 40 <= 200
+
+
+async def test_sync_flood_is_closed_even_when_the_server_is_slow(alice: Any, bob: Any) -> None:
+    """200 ``sync`` frames at once (each a state rebuilt from the database): the 10-sync burst is
+    answered, then refusals, and the 40th closes the socket with 4429. Without the sync bucket a
+    server slower than 20 syncs/s refilled the general bucket as fast as it worked and answered ~900
+    of 2,000 over 165 s."""
+    match = await friend_match(alice, bob)
+    comm, _ = await connect(alice, match.pk)
+    for _ in range(200):
+        await send(comm, {"type": "sync"})
+    seen = []
+    while True:
+        out = await comm.receive_output(timeout=10)
+        if out["type"] == "websocket.close":
+            assert out["code"] == 4429
+            break
+        seen.append(json.loads(out["text"]))
+    assert [m["type"] for m in seen[:10]] == ["state"] * 10
+    errors = [m for m in seen if m["type"] == "error"]
+    assert len(errors) == 40 and {m["code"] for m in errors} == {"rate_limited"}
+    assert "syncs per second" in errors[0]["message"]
+    assert len(seen) - 40 < 40  # states answered: the burst plus what refilled while it worked
 
 
 # --------------------------------------------------------------------------------------------- socket cap
