@@ -220,3 +220,52 @@ def test_match_end_card_fits_a_phone_and_leaves_the_header_usable(
         assert total.inner_text() == "Total"
         page.screenshot(path=f"/tmp/match-end-{width}-{locale}.png")
         page.close()
+
+
+PLURAL_TEXTS = """async () => {
+    const base = document.querySelector('script[type=module]').src.replace(/table\\.js$/, '');
+    const text = await import(base + 'text.js');
+    const i18n = await import(base + 'i18n.js');
+    const match = {you: 0, players: [{name: 'me'}, {name: 'Bea', is_bot: false}]};
+    const line = (kind, winner, points) => text.headline(match, {result: {kind, winner, points}});
+    return {
+        knock1: line('knock', 0, 1), knock2: line('knock', 0, 2), knock0: line('knock', 0, 0),
+        gin1: line('gin', 1, 1), undercut1: line('undercut', 0, 1),
+        cards1: i18n.tn('n_cards', 1, {n: 1}), cards0: i18n.tn('n_cards', 0, {n: 0}),
+        cards10: i18n.tn('n_cards', 10, {n: 10}),
+    };
+}"""
+
+
+@pytest.mark.parametrize(("locale", "expected"), [
+    ("en-US", {
+        "knock1": "You knocked and score 1 point.", "knock2": "You knocked and score 2 points.",
+        "knock0": "You knocked and score 0 points.", "gin1": "Bea went gin and scores 1 point.",
+        "undercut1": "Undercut! You score 1 point.", "cards1": "1 card", "cards0": "0 cards",
+        "cards10": "10 cards",
+    }),
+    ("pt-BR", {
+        "knock1": "Você bateu e marca 1 ponto.", "knock2": "Você bateu e marca 2 pontos.",
+        "knock0": "Você bateu e marca 0 ponto.", "gin1": "Bea bateu gin e marca 1 ponto.",
+        "undercut1": "Virada! Você marca 1 ponto.", "cards1": "1 carta", "cards0": "0 carta",
+        "cards10": "10 cartas",
+    }),
+])
+def test_counts_use_the_languages_plural_forms(
+    daphne_server: Any, contexts: Any, locale: str, expected: dict[str, str]
+) -> None:
+    """The result headline (also the Moves list's "Hand N over: ..." line) and the counts on the felt
+    pick the plural form for the number: "1 point", "2 points"; pt-BR "0 ponto" (n > 1 is plural)."""
+    from accounts.services import house_bots_ensure
+
+    house_bots_ensure()
+    user = make_user("bea")
+    match = off_loop(
+        lambda: services.match_create_vs_bot(user=user, level=1, rules_preset="classic", target=100)
+    )
+    page = contexts(390, locale)
+    log_in(page, daphne_server.url, "bea", locale)
+    open_table(page, daphne_server.url, match.pk)
+    assert page.evaluate(PLURAL_TEXTS) == expected
+    count = page.locator("#opp-count").inner_text()
+    assert count == ("10 cards" if locale == "en-US" else "10 cartas")

@@ -36,7 +36,8 @@ def table_strings(html: str) -> dict[str, str]:
     """``data-key`` -> text of the table page's string catalog."""
     block = html[html.index('id="table-i18n"') :]
     block = block[: block.index("</div>")]
-    return {k: unescape(v) for k, v in re.findall(r'<span data-key="(\w+)">([^<]*)</span>', block)}
+    found = re.findall(r'<span data-key="(\w+)"(?: data-form="(one|other)")?>([^<]*)</span>', block)
+    return {f"{k}|{form}" if form else k: unescape(v) for k, form, v in found}
 
 
 def keys_used_by_scripts() -> set[str]:
@@ -49,6 +50,12 @@ def keys_used_by_scripts() -> set[str]:
     keys |= set(re.findall(r'(?:ok|bad|missing): "(\w+)"', source))
     keys |= {f"rank_{r}" for r in "A23456789TJQK"} | {f"suit_{s}" for s in "cdhs"}
     keys |= {f"suit_plural_{s}" for s in "cdhs"} | {f"preset_{name}" for name in PRESETS}
+    # Count sentences (i18n.js tn): both plural forms, literal or in a ternary, or a result kind's key.
+    counted = set(re.findall(r'\btn\(\s*"(\w+)"', source))
+    counted |= {k for pair in re.findall(r'\btn\(\s*\w+\s*\?\s*"(\w+)"\s*:\s*"(\w+)"', source) for k in pair}
+    kinds = ("knock", "gin", "big_gin", "undercut")
+    counted |= {f"result_{kind}_{who}" for kind in kinds for who in ("you", "them")}
+    keys |= {f"{k}|{form}" for k in counted for form in ("one", "other")}
     return keys
 
 
@@ -153,3 +160,22 @@ def test_join_page_for_a_visitor_offers_guest_play_then_a_seated_player_goes_to_
     assert response.status_code == 302 and response.url == reverse("games:table", args=[table.pk])
     assert Match.objects.get(pk=table.pk).player1_id == bob.pk
     assert "This table already has two players." in visitor.get(url).content.decode()
+
+
+def test_count_sentences_carry_both_plural_forms_from_ngettext(
+    alice: Any, alice_client: Client, house_bots: list[Any]
+) -> None:
+    match = services.match_create_vs_bot(user=alice, level=1, rules_preset="classic", target=100)
+    url = reverse("games:table", args=[match.pk])
+    en = table_strings(alice_client.get(url).content.decode())
+    assert en["result_knock_you|one"] == "You knocked and score {points} point."
+    assert en["result_knock_you|other"] == "You knocked and score {points} points."
+    assert (en["n_cards|one"], en["n_cards|other"]) == ("{n} card", "{n} cards")
+    alice_client.cookies["django_language"] = "pt-br"
+    pt = table_strings(alice_client.get(url).content.decode())
+    assert (pt["result_knock_them|one"], pt["result_knock_them|other"]) == (
+        "{name} bateu e marca {points} ponto.", "{name} bateu e marca {points} pontos.",
+    )
+    assert (pt["n_cards|one"], pt["n_cards|other"]) == ("{n} carta", "{n} cartas")
+    form = alice_client.get(reverse("games:new_bot_match")).content.decode()
+    assert "50 pontos" in form and "100 pontos" in form

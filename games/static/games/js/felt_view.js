@@ -2,7 +2,7 @@
 // rendering of (state, ui, legal actions); clicks are wired once in table.js.
 import { cardBack, cardFace, cardLabel, cardText } from "./cards.js";
 import { $, badge, el, setName, setText, show } from "./dom.js";
-import { t } from "./i18n.js";
+import { t, tn } from "./i18n.js";
 import { actionText, isOver, playerName, seatName } from "./text.js";
 
 const OFFER = new Set(["offer_nondealer", "offer_dealer"]);
@@ -23,8 +23,8 @@ export function renderSeats(state) {
   const oh = $("opp-hand");
   const n = h ? h.opponent_card_count : 0;
   if (oh.childElementCount !== n) oh.replaceChildren(...Array.from({ length: n }, () => cardBack()));
-  oh.setAttribute("aria-label", t("opp_cards", { name: op ? playerName(op) : "", n }));
-  setText("opp-count", h ? t("n_cards", { n }) : "");
+  oh.setAttribute("aria-label", tn("opp_cards", n, { name: op ? playerName(op) : "", n }));
+  setText("opp-count", h ? tn("n_cards", n, { n }) : "");
   show("opp-count", !!h);
 
   const me = m.players[m.you];
@@ -57,7 +57,7 @@ export function renderPiles(state, ui, legal) {
   const stockBtn = $("stock-button");
   stockBtn.disabled = !canStock;
   stockBtn.classList.toggle("can-act", canStock);
-  stockBtn.setAttribute("aria-label", t(canStock ? "stock_draw_label" : "stock_label", { n: count }));
+  stockBtn.setAttribute("aria-label", tn(canStock ? "stock_draw_label" : "stock_label", count, { n: count }));
   setText("stock-label", t("stock_n", { n: count }));
 
   const pile = h ? h.discard_pile : [];
@@ -83,7 +83,7 @@ export function renderPiles(state, ui, legal) {
   discBtn.disabled = !(canTake || canDraw);
   discBtn.classList.toggle("can-act", canTake || canDraw);
   const top = h && h.upcard;
-  let label = top ? t("discard_top_label", { card: cardLabel(top), n: pile.length }) : t("discard_empty");
+  let label = top ? tn("discard_top_label", pile.length, { card: cardLabel(top), n: pile.length }) : t("discard_empty");
   if (canTake) label = t("take_upcard_label", { card: cardLabel(top) });
   else if (canDraw) label = t("draw_discard_label", { card: cardLabel(top) });
   discBtn.setAttribute("aria-label", label);

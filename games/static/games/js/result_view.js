@@ -3,7 +3,7 @@
 import { byRank, cardFace, cardText } from "./cards.js";
 import { el } from "./dom.js";
 import { meldKind } from "./hand_view.js";
-import { t } from "./i18n.js";
+import { t, tn } from "./i18n.js";
 import { headline, playerName, seatName } from "./text.js";
 
 function group(cards, label, cls, marks = new Set()) {
@@ -105,10 +105,10 @@ export function renderHandResult(box, state, lh, verifyEl) {
     box.append(knockerRow(match, lh), defenderRow(match, lh));
   }
   const extra = [];
-  if (r && r.bonus) extra.push(t("bonus_n", { n: r.bonus }));
+  if (r && r.bonus) extra.push(tn("bonus_n", r.bonus, { n: r.bonus }));
   if (r && r.multiplier && r.multiplier > 1) {
     // Oklahoma: the points before doubling, then the doubled total ("13 × 2 = 26").
-    extra.push(t("doubled_calc", { before: r.points / r.multiplier, m: r.multiplier, points: r.points }));
+    extra.push(tn("doubled_calc", r.points, { before: r.points / r.multiplier, m: r.multiplier, points: r.points }));
   }
   if (extra.length) box.append(el("p", "meta", extra.join(" · ")));
   const sc = lh.scores_after || match.scores;
@@ -156,7 +156,7 @@ export function renderMatchEnd(box, state) {
   } else if (reason === "timeout") {
     box.append(el("p", "headline", match.winner === you ? t("reason_timeout_them", { name: seatName(match, 1 - you) }) : t("reason_timeout_you")));
   } else if (reason === "target") {
-    box.append(el("p", "headline", t("reason_target", { target: match.target })));
+    box.append(el("p", "headline", tn("reason_target", match.target, { target: match.target })));
   }
   const table = el("table", "final-scores");
   const thead = el("thead");

@@ -1,7 +1,7 @@
 // The side panel: scores and target, rules and the hand's knock limit, turn timer, the fair-shuffle
 // panel, the move log, resign (with confirmation) and the connection state.
 import { $, el, setName, setText, show } from "./dom.js";
-import { has, t } from "./i18n.js";
+import { has, t, tn } from "./i18n.js";
 import { clock, isOver, moveLines, playerName, seatName } from "./text.js";
 
 /**
@@ -18,7 +18,7 @@ export function renderSide(state, ui, checks, handlers) {
     setText(`score-${i}`, String(m.scores[seat]));
     $(`score-bar-${i}`).style.width = `${Math.min(100, (100 * m.scores[seat]) / m.target)}%`;
   });
-  setText("target", t("target_n", { n: m.target }));
+  setText("target", tn("target_n", m.target, { n: m.target }));
   setText("rules-name", has("preset_" + m.preset) ? t("preset_" + m.preset) : m.preset);
   show("hand-info", !!h);
   if (h) {
@@ -33,7 +33,7 @@ export function renderSide(state, ui, checks, handlers) {
   const strikes = (m.timeout_strikes || [0, 0])[m.you] || 0;
   show("timer-warning", !!(m.turn_timer_seconds && lose) && !isOver(m));
   if (lose) {
-    setText("timer-warning", t("timer_warning", { n: lose }) + (strikes ? " " + t("timer_strikes", { k: strikes, n: lose }) : ""));
+    setText("timer-warning", tn("timer_warning", lose, { n: lose }) + (strikes ? " " + t("timer_strikes", { k: strikes, n: lose }) : ""));
     $("timer-warning").classList.toggle("low", strikes > 0);
   }
   updateTimer(state);

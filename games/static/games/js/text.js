@@ -1,6 +1,6 @@
 // Sentences about the match, from the viewer's side ("You discarded 7♥." / "Bot 2 took 7♥ ...").
 import { cardText } from "./cards.js";
-import { has, t } from "./i18n.js";
+import { has, t, tn } from "./i18n.js";
 
 /** Longest name written inside a sentence (status line, moves, results); labels show the whole
  * name cut by CSS, with the full name as their title. */
@@ -96,7 +96,7 @@ export function headline(match, lh) {
     big_gin: mine ? "result_big_gin_you" : "result_big_gin_them",
     undercut: mine ? "result_undercut_you" : "result_undercut_them",
   }[r.kind];
-  return t(key || "result_other", params);
+  return key ? tn(key, r.points, params) : t("result_other", params);
 }
 
 /** The translated message for a server ``error`` (docs/protocol.md error codes). */
