@@ -179,3 +179,18 @@ def test_count_sentences_carry_both_plural_forms_from_ngettext(
     assert (pt["n_cards|one"], pt["n_cards|other"]) == ("{n} carta", "{n} cartas")
     form = alice_client.get(reverse("games:new_bot_match")).content.decode()
     assert "50 pontos" in form and "100 pontos" in form
+
+
+@pytest.mark.parametrize("language", ["en", "pt-br"])
+def test_each_form_describes_the_table_preset_for_its_context(alice_client: Client, language: str) -> None:
+    """Between two friends nobody is "the computer": the friend form says the first dealer is drawn."""
+    alice_client.cookies["django_language"] = language
+    html = alice_client.get(reverse("games:new_friend_table")).content.decode()
+    bot_help = html[html.index('id="bot-preset-help"') : html.index('id="friend-title"')]
+    friend_help = html[html.index('id="friend-preset-help"') :]
+    computer, drawn = {
+        "en": ("the computer deals first", "the first dealer is drawn at random"),
+        "pt-br": ("o computador dá primeiro", "quem dá primeiro é sorteado"),
+    }[language]
+    assert computer in bot_help and drawn not in bot_help
+    assert drawn in friend_help and computer not in friend_help
