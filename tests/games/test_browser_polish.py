@@ -269,3 +269,40 @@ def test_counts_use_the_languages_plural_forms(
     assert page.evaluate(PLURAL_TEXTS) == expected
     count = page.locator("#opp-count").inner_text()
     assert count == ("10 cards" if locale == "en-US" else "10 cartas")
+
+
+@pytest.mark.parametrize("locale", LANGUAGES)
+def test_turn_clock_shows_the_moves_own_time_and_the_reveal_apart(
+    daphne_server: Any, contexts: Any, locale: str
+) -> None:
+    """A "30 s per move" table at a hand's start: the deadline is 30 s + the last hand's reveal (8 s);
+    the clock says 0:30 (not 0:38) and the reveal's seconds are shown beside it."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from games.models import Match
+
+    host, guest = make_user("hana"), make_user("gil")
+    table = services.table_create(user=host, rules_preset="classic", target=100, turn_timer=30)
+    off_loop(lambda: services.table_join(user=guest, token=table.invite_token or ""))
+    for width in WIDTHS:
+        Match.objects.filter(pk=table.pk).update(turn_deadline=timezone.now() + timedelta(seconds=38))
+        page = contexts(width, locale)
+        log_in(page, daphne_server.url, "hana", locale)
+        open_table(page, daphne_server.url, table.pk)
+        page.wait_for_function("document.getElementById('timer').textContent.length > 0")
+        assert page.locator("#timer").inner_text().endswith(": 0:30")
+        assert page.locator("#felt-timer").inner_text().endswith(": 0:30")
+        reveal = page.locator("#timer-reveal").inner_text()
+        words = "starts after the last hand's reveal, in" if locale == "en-US" else (
+            "começa depois de mostrar a mão anterior, em"
+        )
+        assert re.fullmatch(rf"\({words} [1-8] s\)", reveal), reveal
+        # Once the reveal is over the move's own time runs down.
+        Match.objects.filter(pk=table.pk).update(turn_deadline=timezone.now() + timedelta(seconds=20))
+        page.reload()
+        open_table(page, daphne_server.url, table.pk)
+        page.wait_for_function("/: 0:(1\\d|20)$/.test(document.getElementById('timer').textContent)")
+        assert page.locator("#timer-reveal").is_hidden()
+        page.close()

@@ -81,14 +81,24 @@ export function updateTimer(state) {
   if (!m.turn_timer_seconds || !m.turn_deadline || isOver(m)) {
     side.textContent = "";
     felt.hidden = true;
+    $("timer-reveal").hidden = true;
     return;
   }
+  // At a hand's start the deadline also holds the reveal of the hand that just ended (about 8 s): the
+  // clock shows the move's own time, frozen at the full per-move time until the reveal is over, and
+  // the reveal's seconds are shown apart.
   const left = Date.parse(m.turn_deadline) - Date.now();
-  const text = `${h && h.your_turn ? t("you") : seatName(m, 1 - m.you)}: ${clock(left)}`;
+  const perMove = m.turn_timer_seconds * 1000;
+  const reveal = left - perMove;
+  const text = `${h && h.your_turn ? t("you") : seatName(m, 1 - m.you)}: ${clock(Math.min(left, perMove))}`;
   const low = left < 6000 && !!(h && h.your_turn);
   for (const e of [side, felt]) {
     e.textContent = text;
     e.classList.toggle("low", low);
   }
   felt.hidden = false;
+  const after = $("timer-reveal");
+  const afterText = reveal > 0 ? t("timer_after_reveal", { s: Math.ceil(reveal / 1000) }) : "";
+  if (after.textContent !== afterText) after.textContent = afterText;
+  after.hidden = !afterText;
 }
