@@ -19,6 +19,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
 
+from accounts.views import play_as_guest
 from engine.roundrobin import read_elo
 from engine.rules import PRESETS
 from games import selectors, services
@@ -113,11 +114,17 @@ def new_friend_table(request: HttpRequest) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def join(request: HttpRequest, token: str) -> HttpResponse:
     """GET: the join page (or the table, for a player already seated). POST (CSRF, logged in or
-    guest): take the free seat and go to the table."""
+    guest): take the free seat and go to the table. A visitor's POST with ``as_guest`` first becomes a
+    guest through the accounts' guest view (its rate limit applies), so joining by link is one click."""
     match = Match.objects.select_related("player0", "player1").filter(invite_token=token).first()
     if match is None:
         raise Http404(_("No table with that link."))
     user = request.user
+    if request.method == "POST" and not user.is_authenticated and request.POST.get("as_guest"):
+        refused = play_as_guest(request)
+        if not request.user.is_authenticated:
+            return refused  # over the guest rate: its 429 page
+        user = request.user
     if user.is_authenticated and match.seat_of(user.pk) is not None:
         return redirect("games:table", match_id=match.pk)
     reason = None

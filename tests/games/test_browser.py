@@ -450,8 +450,7 @@ def test_friend_table_invite_join_and_turn_clock(daphne_server: Any, page: Any, 
         assert re.fullmatch(re.escape(base) + r"/t/[\w-]+/", invite), invite
 
         friend.goto(invite)
-        friend.get_by_test_id("join-as-guest").click()
-        friend.get_by_test_id("join-table").click()
+        friend.get_by_test_id("join-as-guest").click()  # one click: a guest, seated
         friend.wait_for_url(re.compile(r".*/match/\d+/$"))
         for p in (host, friend):
             p.wait_for_function("document.getElementById('table-app').dataset.status === 'active'")

@@ -306,3 +306,24 @@ def test_turn_clock_shows_the_moves_own_time_and_the_reveal_apart(
         page.wait_for_function("/: 0:(1\\d|20)$/.test(document.getElementById('timer').textContent)")
         assert page.locator("#timer-reveal").is_hidden()
         page.close()
+
+
+@pytest.mark.parametrize("locale", LANGUAGES)
+def test_a_visitor_joins_a_friend_table_by_link_in_one_click(
+    daphne_server: Any, contexts: Any, locale: str
+) -> None:
+    """"Play as a guest" on the invitation page makes the guest AND takes the seat: no second click."""
+    from games.models import Match, MatchStatus
+
+    host = make_user("hugo")
+    for width in WIDTHS:
+        table = services.table_create(user=host, rules_preset="classic", target=100, turn_timer=None)
+        page = contexts(width, locale)
+        page.goto(f"{daphne_server.url}/t/{table.invite_token}/")
+        page.get_by_test_id("join-as-guest").click()
+        page.wait_for_url(re.compile(rf".*/match/{table.pk}/$"))
+        page.wait_for_function("document.querySelectorAll('#my-hand button.card').length >= 10")
+        joined = Match.objects.select_related("player1").get(pk=table.pk)
+        assert joined.status == MatchStatus.ACTIVE and joined.player1 is not None and joined.player1.is_guest
+        assert page.locator("#opp-name").inner_text() == "hugo"
+        page.close()
