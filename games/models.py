@@ -17,7 +17,8 @@ from django.utils.translation import gettext_lazy as _
 
 class MatchStatus(models.TextChoices):
     """Lifecycle of a match: ``waiting`` (friend table, seat 1 empty) -> ``active`` -> ``finished``;
-    ``aborted`` for a table abandoned before it started."""
+    ``aborted`` for a table abandoned before it started, or a match abandoned while in play
+    (``result_reason`` ``abandoned``: no winner, never rated; ``services.match_abandon``)."""
 
     WAITING = "waiting", _("waiting for a player")
     ACTIVE = "active", _("in play")
@@ -32,6 +33,7 @@ class ResultReason(models.TextChoices):
     RESIGN = "resign", _("resigned")
     TIMEOUT = "timeout", _("lost on time")
     ABORTED = "aborted", _("aborted before both players moved")
+    ABANDONED = "abandoned", _("abandoned")
 
 
 class Match(models.Model):
@@ -116,6 +118,12 @@ class Match(models.Model):
         if self.player1_id == user_id:
             return 1
         return None
+
+    @property
+    def is_casual(self) -> bool:
+        """A match against a house bot without a turn timer: casual (unrated and untimed; a rated
+        match always has a turn timer), which its player may end unplayed (``services.match_abandon``)."""
+        return not self.rated and self.bot_level is not None and self.turn_timer_seconds is None
 
     def player_id(self, seat: int) -> int | None:
         """User id at ``seat`` (0/1)."""

@@ -269,6 +269,7 @@ def matches_recent_for(*, user: User, limit: int = 50) -> list[dict[str, Any]]:
             "opponent_score": scores[1 - seat] if len(scores) == 2 else 0,
             "result": result,
             "result_reason": m.result_reason or None,
+            "can_end": m.status == MatchStatus.ACTIVE and m.is_casual,
             "created_at": m.created_at,
             "finished_at": m.finished_at,
         })

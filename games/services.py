@@ -47,6 +47,8 @@ TIMEOUT_STRIKES_TO_LOSE = 3
 RATED_TURN_TIMER = 60
 """Seconds per action of a rated match created without a timer: a rated match always has one, so an
 abandoned one ends as a loss on time (docs/ratings.md)."""
+ABANDON_AFTER = timedelta(hours=24)
+"""A casual bot match without a move for this long ends as abandoned (``match_abandon``)."""
 
 
 class GameError(Exception):
@@ -662,7 +664,10 @@ def _expire_turn(match_id: int, expected_seq: int | None) -> int | None:
         strikes[seat] += 1
         match.timeout_strikes = strikes
         dealt = False
-        if strikes[seat] >= TIMEOUT_STRIKES_TO_LOSE:
+        if strikes[seat] >= TIMEOUT_STRIKES_TO_LOSE and strikes[1 - seat] >= TIMEOUT_STRIKES_TO_LOSE - 1:
+            # Both away: the opponent's own last turns were timer moves too, so nobody "wins on time".
+            _end_abandoned(match, "both_away", seat=None)
+        elif strikes[seat] >= TIMEOUT_STRIKES_TO_LOSE:
             _store_marker(match, "timeout", {"seat": seat}, seat)
             match.result_reason = ResultReason.TIMEOUT
             _store(match, live, [(e, {}) for e in live.state.resign(seat)], seat=seat, auto=True)
@@ -678,3 +683,62 @@ def _expire_turn(match_id: int, expected_seq: int | None) -> int | None:
         transaction.on_commit(lambda: cache_put(match.pk, match.last_seq, live))
         _broadcast_on_commit(match, live)
         return match.last_seq
+
+
+# --------------------------------------------------------------------------------------------- abandoned
+
+
+def _end_abandoned(match: Match, why: str, *, seat: int | None) -> None:
+    """Mark ``match`` (locked, active) abandoned: status ``aborted``, ``result_reason`` ``abandoned``, no
+    winner; an ``abandon`` marker ``{"why": why}`` records it in the log (not an engine event, so the
+    engine log replays to the hand as it was left). The caller saves the row."""
+    MatchEvent.objects.create(match_id=match.pk, seq=match.last_seq + 1, type="abandon",
+                              payload={"why": why}, seat=seat, auto=seat is None)
+    match.last_seq += 1
+    match.status = MatchStatus.ABORTED
+    match.result_reason = ResultReason.ABANDONED
+    match.winner = None
+    match.finished_at = timezone.now()
+    match.turn_deadline = None
+
+
+def match_abandon(*, match_id: int, user: User | None = None) -> bool:
+    """End the casual bot match ``match_id`` as abandoned (no winner, never rated).
+
+    With ``user`` (a player ending it from "My matches"): at once. Without (the beat sweep): only when
+    its last event is older than :data:`ABANDON_AFTER`. Idempotent: returns False and changes nothing
+    when the sweep finds a recent move, the match is no longer active, or a race was lost.
+
+    :raises GameError: (``user`` given) ``no_such_match``, ``not_seated``, ``match_over`` (not active),
+        ``not_casual`` (a friend table or a timed/rated match: resign instead).
+    """
+    try:
+        with transaction.atomic():
+            match = Match.objects.select_for_update().filter(pk=match_id).first()
+            if match is None:
+                if user is None:
+                    return False
+                raise GameError("no_such_match", f"no match {match_id}")
+            if user is not None:
+                if match.seat_of(user.pk) is None:
+                    raise GameError("not_seated", "you are not a player of this match")
+                if match.status != MatchStatus.ACTIVE:
+                    raise GameError("match_over", "the match is over")
+                if not match.is_casual:
+                    raise GameError("not_casual", "only a casual match against a bot can be ended: resign")
+            elif match.status != MatchStatus.ACTIVE or not match.is_casual:
+                return False
+            else:
+                last = MatchEvent.objects.filter(match_id=match.pk).order_by("-seq").values_list(
+                    "created_at", flat=True).first()
+                if last is not None and last > timezone.now() - ABANDON_AFTER:
+                    return False
+            before = match.last_seq
+            _end_abandoned(match, "player" if user is not None else "idle", seat=match.seat_of(
+                user.pk) if user is not None else None)
+            _save_cas(match, before)
+            _broadcast_on_commit(match.pk)
+            return True
+    except IntegrityError:
+        return False  # another write took this seq first
+

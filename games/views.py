@@ -17,7 +17,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from accounts.views import play_as_guest
 from engine.roundrobin import read_elo
@@ -195,3 +195,17 @@ def hand_verify(request: HttpRequest, match_id: int, hand_number: int) -> JsonRe
     if reveal is None:
         raise Http404("that hand is not over")
     return JsonResponse(reveal)
+
+
+@login_required
+@require_POST
+def match_end_casual(request: HttpRequest, match_id: int) -> HttpResponse:
+    """POST (CSRF) from "My matches": end the player's casual bot match as abandoned (no winner, not
+    rated), then back to "My matches" with a message."""
+    try:
+        services.match_abandon(match_id=match_id, user=request.user)
+    except services.GameError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, _("The match was ended: abandoned, no winner, not rated."))
+    return redirect("games:my_matches")

@@ -83,3 +83,14 @@ def house_bots(db: None) -> list[Any]:
     from accounts.services import house_bots_ensure
 
     return house_bots_ensure()
+
+
+@pytest.fixture(autouse=True)
+def _default_language_after() -> Iterator[None]:
+    """A test client's pt-BR request leaves pt-BR active in this thread (LocaleMiddleware activates it
+    and nothing deactivates it): each test leaves the default language active for the next one."""
+    yield
+    from django.conf import settings
+    from django.utils import translation
+
+    translation.activate(settings.LANGUAGE_CODE)

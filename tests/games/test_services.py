@@ -325,6 +325,7 @@ def test_recent_matches(alice: Any, bob: Any, house_bots: Any, seeded_decks: lis
         "opponent_score": 0,
         "result": "in_progress",
         "result_reason": None,
+        "can_end": True,
         "created_at": None,
         "finished_at": None,
     }

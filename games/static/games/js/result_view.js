@@ -143,7 +143,9 @@ export function renderMatchEnd(box, state) {
   // A spectator reads it from the winner's side: "<loser> resigned", the winner's row first.
   const you = isSpectator(match) ? match.winner : match.you;
   let title;
-  if (match.status === "aborted") title = t("match_aborted");
+  const abandoned = match.status === "aborted" && match.result_reason === "abandoned";
+  if (abandoned) title = t("match_abandoned");
+  else if (match.status === "aborted") title = t("match_aborted");
   else if (isSpectator(match)) title = t("match_lost", { name: seatName(match, match.winner) });
   else if (match.winner === you) title = t("match_won");
   else title = t("match_lost", { name: seatName(match, 1 - you) });
@@ -151,7 +153,10 @@ export function renderMatchEnd(box, state) {
   heading.id = "match-end-title";
   box.append(heading);
   const reason = match.result_reason;
-  if (reason === "resign") {
+  if (abandoned) {
+    const bot = (match.players || []).some((p) => p && p.is_bot);
+    box.append(el("p", "headline", t(bot ? "reason_abandoned_bot" : "reason_abandoned_away")));
+  } else if (reason === "resign") {
     box.append(el("p", "headline", match.winner === you ? t("reason_resign_them", { name: seatName(match, 1 - you) }) : t("reason_resign_you")));
   } else if (reason === "timeout") {
     box.append(el("p", "headline", match.winner === you ? t("reason_timeout_them", { name: seatName(match, 1 - you) }) : t("reason_timeout_you")));
