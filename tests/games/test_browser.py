@@ -445,7 +445,7 @@ def test_friend_table_invite_join_and_turn_clock(daphne_server: Any, page: Any, 
         host.fill("#friend-turn-timer", "30")
         host.get_by_test_id("open-friend-table").click()
         host.wait_for_url(re.compile(r".*/match/\d+/$"))
-        assert host.locator("#waiting").is_visible()
+        host.wait_for_selector("#waiting:not([hidden])")  # drawn by the table's script: wait for it
         invite = host.input_value("#invite-url")
         assert re.fullmatch(re.escape(base) + r"/t/[\w-]+/", invite), invite
 
