@@ -327,3 +327,33 @@ def test_a_visitor_joins_a_friend_table_by_link_in_one_click(
         assert joined.status == MatchStatus.ACTIVE and joined.player1 is not None and joined.player1.is_guest
         assert page.locator("#opp-name").inner_text() == "hugo"
         page.close()
+
+
+@pytest.mark.parametrize("locale", LANGUAGES)
+def test_a_casual_match_ended_from_my_matches_shows_as_abandoned(
+    daphne_server: Any, contexts: Any, locale: str
+) -> None:
+    from accounts.services import house_bots_ensure
+
+    house_bots_ensure()
+    user = make_user("ines")
+    pt = locale == "pt-BR"
+    for width in WIDTHS:
+        match = off_loop(
+            lambda: services.match_create_vs_bot(user=user, level=1, rules_preset="classic", target=100)
+        )
+        page = contexts(width, locale)
+        log_in(page, daphne_server.url, "ines", locale)
+        page.goto(daphne_server.url + "/matches/")
+        row = page.locator(f"tr:has(a[href='/match/{match.pk}/'])")
+        row.get_by_test_id("end-match").click()
+        page.wait_for_url(re.compile(r".*/matches/$"))
+        assert row.locator(".result-tag").inner_text() == ("Abandonada" if pt else "Abandoned")
+        assert row.get_by_test_id("end-match").count() == 0
+        assert page.evaluate(PAGE_OVERFLOW) == []
+        open_table(page, daphne_server.url, match.pk)
+        page.wait_for_selector("#match-end:not([hidden])")
+        title = page.locator("#match-end-title").inner_text()
+        assert title == ("Partida abandonada" if pt else "Match abandoned")
+        assert page.evaluate(HEADER_TAPPABLE) == []
+        page.close()
