@@ -340,7 +340,9 @@ def test_a_casual_match_ended_from_my_matches_shows_as_abandoned(
     pt = locale == "pt-BR"
     for width in WIDTHS:
         match = off_loop(
-            lambda: services.match_create_vs_bot(user=user, level=1, rules_preset="classic", target=100)
+            lambda: services.match_create_vs_bot(
+                user=user, level=1, rules_preset="classic", target=100, rated=False
+            )
         )
         page = contexts(width, locale)
         log_in(page, daphne_server.url, "ines", locale)
