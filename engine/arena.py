@@ -85,7 +85,9 @@ def play_bots(bots: tuple[Bot, Bot], rules: RuleSet, rng: random.Random, a_deals
     match = MatchState(rules, 0 if a_deals_first else 1)
     hands: list[HandRecord] = []
     while not match.is_over and match.hand_number < max_hands:
-        match.deal(shuffled_deck(rng))
+        deck = shuffled_deck(rng)
+        # seed 003's table turns a second deck's card for the knock limit (a chance outcome too)
+        match.deal(deck, limit_card=rng.randrange(52) if rules.knock_limit_from_second_deck else None)
         hand = match.hand
         assert hand is not None
         while not hand.is_over:

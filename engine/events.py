@@ -11,6 +11,8 @@ JSON form (``to_json`` / ``from_json``): one dict per event with only JSON types
 notation, the schema version under ``"v"`` and the kind under ``"type"``::
 
     {"v": 1, "type": "deal", "hand": 1, "dealer": 0, "deck": ["7h", "As", ...52 cards]}
+    {"v": 1, "type": "deal", ..., "no_upcard": true, "limit_card": "8d"}   (seed 003's table)
+    {"v": 1, "type": "cut", "cuts": [["7h", "7s"], ["Kd", "2c"]], "dealer": 0}
     {"v": 1, "type": "action", "seat": 1, "action": "draw stock", "card": "Kc"}
     {"v": 1, "type": "action", "seat": 1, "action": "discard 2d"}
     {"v": 1, "type": "hand_end", "hand": 1, "result": {...HandResult.to_dict()}, "scores": [0, 15]}
@@ -42,11 +44,26 @@ _DRAWS = frozenset((ActionKind.TAKE_UPCARD, ActionKind.DRAW_STOCK, ActionKind.DR
 @dataclass(frozen=True, slots=True)
 class DealEvent:
     """Hand number ``hand`` (1-based, dead hands count) is dealt by seat ``dealer`` from ``deck``
-    (the 52-card order, docs/engine.md "Dealing convention")."""
+    (the 52-card order, docs/engine.md "Dealing convention"). ``no_upcard``: dealt by the ``eleven``
+    deal (``deck[20]`` is the non-dealer's 11th card); ``limit_card``: the card turned from a second
+    deck that sets the hand's knock limit (a chance outcome, so replays reproduce it), else ``None``.
+    Both are in the JSON only when set, so older logs read unchanged."""
 
     hand: int
     dealer: int
     deck: tuple[Card, ...]
+    no_upcard: bool = False
+    limit_card: Card | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CutEvent:
+    """Before hand 1 (``first_dealer`` ``"cut"``): each round of the cut for the deal, ``(seat 0's
+    card, seat 1's card)``; equal ranks cut again, so only the last round differs in rank; ``dealer``
+    is the seat whose last card ranks higher (king high, ace low)."""
+
+    cuts: tuple[tuple[Card, Card], ...]
+    dealer: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +104,7 @@ class MatchEndEvent:
     final_scores: tuple[int, int]
 
 
-Event: TypeAlias = DealEvent | ActionEvent | HandEndEvent | ResignEvent | MatchEndEvent
+Event: TypeAlias = DealEvent | ActionEvent | HandEndEvent | ResignEvent | MatchEndEvent | CutEvent
 
 
 def to_json(event: Event) -> dict[str, Any]:
@@ -102,6 +119,12 @@ def to_json(event: Event) -> dict[str, Any]:
             head["card"] = card_name(event.card)
     elif isinstance(event, DealEvent):
         head.update(type="deal", hand=event.hand, dealer=event.dealer, deck=card_names(event.deck))
+        if event.no_upcard:
+            head["no_upcard"] = True
+        if event.limit_card is not None:
+            head["limit_card"] = card_name(event.limit_card)
+    elif isinstance(event, CutEvent):
+        head.update(type="cut", cuts=[card_names(pair) for pair in event.cuts], dealer=event.dealer)
     elif isinstance(event, HandEndEvent):
         head.update(type="hand_end", hand=event.hand, result=event.result, scores=list(event.scores))
     elif isinstance(event, ResignEvent):
@@ -149,7 +172,8 @@ def _card(token: Any) -> Card:
 
 
 _KEYS: dict[str, frozenset[str]] = {
-    "deal": frozenset(("v", "type", "hand", "dealer", "deck")),
+    "deal": frozenset(("v", "type", "hand", "dealer", "deck", "no_upcard", "limit_card")),
+    "cut": frozenset(("v", "type", "cuts", "dealer")),
     "action": frozenset(("v", "type", "seat", "action", "card")),
     "hand_end": frozenset(("v", "type", "hand", "result", "scores")),
     "resign": frozenset(("v", "type", "seat")),
@@ -191,7 +215,23 @@ def from_json(data: Any) -> Event:
         deck = tuple(_card(t) for t in _field(data, "deck", list))
         if len(deck) != 52 or len(set(deck)) != 52:
             raise InvalidEventError("a deal event's deck must hold the 52 distinct cards")
-        return DealEvent(hand, _seat(data, "dealer"), deck)
+        no_upcard = False
+        if "no_upcard" in data:
+            if data["no_upcard"] is not True:
+                raise InvalidEventError(f"no_upcard is true when present, got {data['no_upcard']!r}")
+            no_upcard = True
+        limit_card = _card(data["limit_card"]) if "limit_card" in data else None
+        return DealEvent(hand, _seat(data, "dealer"), deck, no_upcard, limit_card)
+    if kind == "cut":
+        rounds = _field(data, "cuts", list)
+        cuts = []
+        for pair in rounds:
+            if not isinstance(pair, list) or len(pair) != 2:
+                raise InvalidEventError(f"each cut is two cards, got {pair!r}")
+            cuts.append((_card(pair[0]), _card(pair[1])))
+        if not cuts:
+            raise InvalidEventError("a cut event holds at least one cut")
+        return CutEvent(tuple(cuts), _seat(data, "dealer"))
     if kind == "hand_end":
         return HandEndEvent(_field(data, "hand", int), _field(data, "result", dict), _pair(data, "scores"))
     if kind == "resign":
@@ -233,10 +273,13 @@ def redact_for(player: int | None, event: Event) -> dict[str, Any]:
     data = to_json(event)
     if isinstance(event, DealEvent):
         del data["deck"]
-        data["upcard"] = card_name(event.deck[20])
+        data["upcard"] = None if event.no_upcard else card_name(event.deck[20])
         if player is not None:
-            start = 1 if player == event.dealer else 0
-            data["hand_cards"] = card_names(sorted(event.deck[start:20:2]))
+            if player == event.dealer:
+                cards = event.deck[1:20:2]
+            else:
+                cards = event.deck[0:21:2] if event.no_upcard else event.deck[0:20:2]
+            data["hand_cards"] = card_names(sorted(cards))
     elif (
         isinstance(event, ActionEvent)
         and event.action.kind is ActionKind.DRAW_STOCK

@@ -82,9 +82,14 @@ class HandState:
     :param rules: the rule set.
     :param dealer: seat 0 or 1 that deals; the other seat (non-dealer) is offered the upcard first.
     :param deck: the 52-card order, dealt per docs/engine.md: non-dealer ``deck[0:20:2]``, dealer
-        ``deck[1:20:2]``, first upcard ``deck[20]``, stock ``deck[21:]`` with ``deck[21]`` on top.
+        ``deck[1:20:2]``, first upcard ``deck[20]``, stock ``deck[21:]`` with ``deck[21]`` on top. With
+        ``rules.deal == "eleven"`` ``deck[20]`` is the non-dealer's 11th card instead: no upcard, the
+        pile starts empty and the hand starts with the non-dealer's discard.
+    :param limit_card: the card turned from a second deck (``rules.knock_limit_from_second_deck``;
+        sets this hand's knock limit), else ``None``.
     :raises InvalidCardError: ``deck`` is not 52 cards. :raises DuplicateCardError: a card repeats.
-    :raises EngineError: code ``invalid_dealer`` when ``dealer`` is not 0 or 1.
+    :raises EngineError: code ``invalid_dealer`` when ``dealer`` is not 0 or 1; code ``limit_card``
+        when ``limit_card`` is missing (or given) against the rules, or not a card.
     """
 
     __slots__ = (
@@ -102,6 +107,7 @@ class HandState:
         "_taken",
         "dealer",
         "knock_limit",
+        "limit_card",
         "multiplier",
         "rules",
     )
@@ -109,6 +115,7 @@ class HandState:
     rules: RuleSet
     dealer: int
     knock_limit: int
+    limit_card: Card | None
     multiplier: int
     _deck: tuple[Card, ...]
     _stock_pos: int
@@ -123,16 +130,24 @@ class HandState:
     _result: HandResult | None
     _after: dict[Card, int] | None
 
-    def __init__(self, rules: RuleSet, dealer: int, deck: Sequence[Card]) -> None:
+    def __init__(
+        self, rules: RuleSet, dealer: int, deck: Sequence[Card], limit_card: Card | None = None
+    ) -> None:
         if dealer not in (0, 1) or type(dealer) is not int:
             raise EngineError(f"dealer must be seat 0 or 1, got {dealer!r}", code="invalid_dealer")
+        if rules.knock_limit_from_second_deck != (limit_card is not None):
+            want = "needs" if rules.knock_limit_from_second_deck else "takes no"
+            raise EngineError(f"these rules {want} a second-deck card for the knock limit", code="limit_card")
+        if limit_card is not None and (type(limit_card) is not int or not 0 <= limit_card < 52):
+            raise EngineError(f"limit_card must be a card 0..51, got {limit_card!r}", code="limit_card")
         validate_deck(deck)
         deck = tuple(deck)
         self.rules = rules
         self.dealer = dealer
         self._deck = deck
+        eleven = rules.deal == "eleven"
         nondealer_mask = dealer_mask = 0
-        for c in deck[0:20:2]:
+        for c in deck[0:21:2] if eleven else deck[0:20:2]:
             nondealer_mask |= 1 << c
         for c in deck[1:20:2]:
             dealer_mask |= 1 << c
@@ -141,17 +156,18 @@ class HandState:
         hands[dealer] = dealer_mask
         self._hands = hands
         self._known = [0, 0]
-        first = deck[20]
-        self._pile = [first]
+        first = None if eleven else deck[20]
+        self._pile = [] if first is None else [first]
         self._stock_pos = 21
-        self._phase = Phase.OFFER_NONDEALER
+        self._phase = Phase.DISCARD if eleven else Phase.OFFER_NONDEALER
         self._current = 1 - dealer
         self._taken = None
         self._stock_only = False
         self._history = []
         self._result = None
         self._after = None
-        self.knock_limit = rules.hand_knock_limit(first)
+        self.limit_card = limit_card
+        self.knock_limit = rules.hand_knock_limit(first, limit_card)
         self.multiplier = rules.hand_multiplier(first)
 
     # ----------------------------------------------------------------------------- reading the state
@@ -206,9 +222,9 @@ class HandState:
         return self._pile[-1] if self._pile else None
 
     @property
-    def first_upcard(self) -> Card:
-        """The first upcard, ``deck[20]``."""
-        return self._deck[20]
+    def first_upcard(self) -> Card | None:
+        """The first upcard, ``deck[20]`` (``None`` with the ``eleven`` deal: there is none)."""
+        return None if self.rules.deal == "eleven" else self._deck[20]
 
     @property
     def taken_card(self) -> Card | None:
@@ -237,7 +253,8 @@ class HandState:
 
     def _state_key(self) -> tuple[object, ...]:
         return (
-            self.rules, self.dealer, self._deck, self._stock_pos, tuple(self._hands), tuple(self._known),
+            self.rules, self.dealer, self._deck, self.limit_card, self._stock_pos, tuple(self._hands),
+            tuple(self._known),
             tuple(self._pile), self._phase, self._current, self._taken, self._stock_only,
             tuple(self._history), self._result,
         )
@@ -261,6 +278,7 @@ class HandState:
         new.rules = self.rules
         new.dealer = self.dealer
         new.knock_limit = self.knock_limit
+        new.limit_card = self.limit_card
         new.multiplier = self.multiplier
         new._deck = self._deck
         new._stock_pos = self._stock_pos
@@ -490,7 +508,7 @@ class HandState:
             hand=tuple(from_mask(self._hands[player])),
             discard_pile=tuple(self._pile),
             upcard=self.upcard,
-            first_upcard=self._deck[20],
+            first_upcard=self.first_upcard,
             stock_size=52 - self._stock_pos,
             opponent_hand_size=self._hands[other].bit_count(),
             opponent_known=tuple(from_mask(self._known[other])),

@@ -23,13 +23,15 @@ When a score reaches ``rules.target`` the match ends and the end bonuses are add
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 from dataclasses import replace
 
 from engine.actions import Action
 from engine.cards import Card
+from engine.deck import shuffled_deck
 from engine.errors import EngineError, IllegalActionError, InvalidEventError
-from engine.events import ActionEvent, DealEvent, Event, HandEndEvent, MatchEndEvent, ResignEvent
+from engine.events import ActionEvent, CutEvent, DealEvent, Event, HandEndEvent, MatchEndEvent, ResignEvent
 from engine.hand import HandState
 from engine.rules import RuleSet
 from engine.scoring import HandResult
@@ -202,20 +204,54 @@ class MatchState:
 
     # ----------------------------------------------------------------------------- steps
 
-    def deal(self, deck: Sequence[Card]) -> DealEvent:
-        """Start the next hand, dealt by :attr:`dealer` from the 52-card order ``deck``.
+    def cut(self, cuts: Sequence[tuple[Card, Card]]) -> CutEvent:
+        """Record the cut for the first deal (``rules.first_dealer == "cut"``): ``cuts`` are the rounds
+        ``(seat 0's card, seat 1's card)``, see :func:`cut_for_deal`. The higher rank of the last round
+        (king high, ace low) must be :attr:`first_dealer`. Optional (a match may start without one),
+        but when present it is checked, so a stored cut always agrees with the first dealer.
+
+        :raises IllegalActionError: ``wrong_phase`` (not before the first deal, or the rules do not
+            cut), ``bad_cut`` (a round of equal ranks last, unequal ranks before, a card repeated
+            within a round, or a winner other than ``first_dealer``).
+        """
+        if self.rules.first_dealer != "cut" or self._events:
+            raise IllegalActionError(
+                "a cut for the deal comes first, under rules that cut", code="wrong_phase"
+            )
+        rounds = tuple((a, b) for a, b in cuts)
+        for i, (a, b) in enumerate(rounds):
+            if type(a) is not int or type(b) is not int or not (0 <= a < 52 and 0 <= b < 52) or a == b:
+                raise IllegalActionError(f"cut {i + 1} is not two different cards", code="bad_cut")
+            tie = a % 13 == b % 13
+            if tie != (i < len(rounds) - 1):
+                raise IllegalActionError("only the last cut may (and must) differ in rank", code="bad_cut")
+        if not rounds:
+            raise IllegalActionError("a cut needs at least one round", code="bad_cut")
+        a, b = rounds[-1]
+        dealer = 0 if a % 13 > b % 13 else 1
+        if dealer != self.first_dealer:
+            raise IllegalActionError(f"the cut gives seat {dealer} the deal, not {self.first_dealer}",
+                                     code="bad_cut")
+        event = CutEvent(rounds, dealer)
+        self._events.append(event)
+        return event
+
+    def deal(self, deck: Sequence[Card], *, limit_card: Card | None = None) -> DealEvent:
+        """Start the next hand, dealt by :attr:`dealer` from the 52-card order ``deck``;
+        ``limit_card``: the card turned from a second deck (``rules.knock_limit_from_second_deck``).
 
         :raises IllegalActionError: ``match_over``, or ``wrong_phase`` while a hand is on.
         :raises InvalidCardError: ``deck`` is not 52 cards. :raises DuplicateCardError: a card repeats.
+        :raises EngineError: ``limit_card`` missing or given against the rules.
         """
         if self._over:
             raise IllegalActionError("the match is over", code="match_over")
         if not self.awaiting_deal:
             raise IllegalActionError("a hand is being played: no deal now", code="wrong_phase")
-        hand = HandState(self.rules, self.dealer, deck)
+        hand = HandState(self.rules, self.dealer, deck, limit_card)
         self._hand = hand
         self.hand_number += 1
-        event = DealEvent(self.hand_number, self.dealer, hand.deck)
+        event = DealEvent(self.hand_number, self.dealer, hand.deck, self.rules.deal == "eleven", limit_card)
         self._events.append(event)
         return event
 
@@ -330,7 +366,9 @@ def replay(rules: RuleSet, first_dealer: int, events: Sequence[Event]) -> MatchS
                         f"event {i}: expected hand {match.hand_number + 1} dealt by seat {match.dealer}, "
                         f"got hand {event.hand} dealt by seat {event.dealer}"
                     )
-                match.deal(event.deck)
+                match.deal(event.deck, limit_card=event.limit_card)
+            elif isinstance(event, CutEvent):
+                match.cut(event.cuts)
             elif isinstance(event, ActionEvent):
                 match.apply(event.action, event.seat)
             elif isinstance(event, ResignEvent):
@@ -345,3 +383,20 @@ def replay(rules: RuleSet, first_dealer: int, events: Sequence[Event]) -> MatchS
             raise _disagrees(i, event, produced[i])
     # A log cut just after a hand-ending action lacks its derived events; the state is the same.
     return match
+
+
+def cut_for_deal(rng: random.Random | None = None) -> tuple[tuple[tuple[Card, Card], ...], int]:
+    """Cut for the first deal (seed 003: "cada jogador tira uma carta e quem ficar com a maior será o
+    dealer"): each round both seats draw a card from a freshly shuffled deck; the higher rank (king
+    high, ace low; suits equal) deals, equal ranks cut again. ``rng``: ``None`` = a secure shuffle.
+
+    :returns: ``(rounds, dealer)``, ``rounds`` as :meth:`MatchState.cut` takes them.
+    """
+    rounds: list[tuple[Card, Card]] = []
+    while True:
+        deck = shuffled_deck(rng)
+        a, b = deck[0], deck[1]
+        rounds.append((a, b))
+        if a % 13 != b % 13:
+            return tuple(rounds), 0 if a % 13 > b % 13 else 1
+

@@ -50,7 +50,8 @@ def random_hand(
 ) -> HandState:
     """One hand dealt from a seeded deck and played to its end by random legal actions."""
     rng = random.Random(seed)
-    state = HandState(rules, dealer, shuffled_deck(rng))
+    deck = shuffled_deck(rng)
+    state = HandState(rules, dealer, deck, rng.randrange(52) if rules.knock_limit_from_second_deck else None)
     while not state.is_over:
         state.apply(choose_action(rng, state, knock_bias=knock_bias, greedy=greedy))
     return state
@@ -79,7 +80,9 @@ def random_playout(
     while not match.is_over:
         if max_hands is not None and match.hand_number >= max_hands:
             break
-        match.deal(shuffled_deck(rng))
+        deck = shuffled_deck(rng)
+        # seed 003's table turns a second deck's card for the knock limit (a chance outcome too)
+        match.deal(deck, limit_card=rng.randrange(52) if rules.knock_limit_from_second_deck else None)
         hand = match.hand
         assert hand is not None
         while not hand.is_over:

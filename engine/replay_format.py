@@ -53,7 +53,8 @@ Json = dict[str, Any]
 _NAMES = tuple(card_name(c) for c in ALL_CARDS)  # the viewer's frames name thousands of cards: no checks
 
 _TOP = frozenset(("format", "version", "match", "rules", "first_dealer", "players", "hands", "end"))
-_HAND = frozenset(("number", "dealer", "deck", "salt", "commitment", "actions", "result", "scores_after"))
+_HAND = frozenset(("number", "dealer", "deck", "salt", "commitment", "actions", "result", "scores_after",
+                   "limit_card"))  # limit_card: optional, the second deck's card (two_deck preset)
 _ACTION = frozenset(("seat", "action", "auto"))
 _END = frozenset(("winner", "reason", "resigned", "scores", "final_scores", "timeout"))
 _PLAYER = frozenset(("seat", "name", "bot_level"))
@@ -282,7 +283,13 @@ def _hand(
     commitment = _get(hand, "commitment", str, where)
     if deck_commitment(deck, salt) != commitment:
         raise _fail(event, f"hand {number}'s deck does not match its commitment")
-    match.deal(deck)
+    limit_card = None
+    if "limit_card" in hand:
+        try:
+            limit_card = parse_card(_get(hand, "limit_card", str, where))
+        except EngineError as exc:
+            raise _fail(event, f"{where}.limit_card: {exc}") from None
+    match.deal(deck, limit_card=limit_card)
     state = match.hand
     assert state is not None
     record = HandReplay(number, dealer, deck, salt, commitment, [], None, match.scores, event)
@@ -391,6 +398,8 @@ def record_from_events(
                 "number": e.hand, "dealer": e.dealer, "deck": card_names(e.deck), "salt": salt,
                 "commitment": commitment, "actions": [], "result": None, "scores_after": None,
             })
+            if e.limit_card is not None:
+                hands[-1]["limit_card"] = card_name(e.limit_card)
         elif isinstance(e, ActionEvent):
             act: Json = {"seat": e.seat, "action": str(e.action)}
             if auto(i):
@@ -401,9 +410,10 @@ def record_from_events(
             hands[-1]["scores_after"] = list(e.scores)
         elif isinstance(e, ResignEvent):
             end["resigned"] = e.seat
-        else:
+        elif isinstance(e, MatchEndEvent):
             end.update(winner=e.winner, reason=e.reason, scores=list(e.scores),
                        final_scores=list(e.final_scores))
+        # a CutEvent (first_dealer "cut", seed 003's table) is not in this format yet
     if deals != len(secrets):
         raise ValueError("one (salt, commitment) pair per deal is needed")
     if timeout:

@@ -15,8 +15,9 @@ from engine.cards import ACE, SPADES, Card, card_suit, card_value
 from engine.errors import InvalidRuleSetError
 
 NextDealer = Literal["alternate", "loser", "winner"]
-FirstDealer = Literal["random", "computer"]
+FirstDealer = Literal["random", "computer", "cut"]
 TieWinner = Literal["defender", "knocker"]
+DealMode = Literal["upcard", "eleven"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +44,22 @@ class RuleSet:
     - ``shutout_bonus``: added to the winner if the loser won no hand (brazilian 100).
     - ``shutout_doubles``: the winner's whole total is doubled if the loser won no hand (hoyle).
     - ``spade_doubles``: a first upcard of spades doubles the hand's points (oklahoma).
+
+    Seed 003's table (preset ``two_deck``; each field off by default, so rule dicts stored before
+    they existed load with the old behaviour):
+
+    - ``deal``: ``"upcard"`` (10 cards each, the 21st card turned as the first upcard) or ``"eleven"``
+      (11 cards to the non-dealer, 10 to the dealer, no upcard: the non-dealer starts by discarding;
+      docs/engine.md "Dealing convention").
+    - ``knock_limit_from_second_deck``: the knock limit is the value of a card turned from a second
+      deck before each hand (a face card 10, an ace 1); the card is a chance outcome recorded in the
+      hand's deal event (``DealEvent.limit_card``).
+    - ``undercut_gin_bonus``: an undercut that leaves the defender no deadwood earns the gin bonus
+      instead of the undercut bonus ("vale como o Gin").
+    - ``first_dealer`` ``"cut"``: each player cuts a card, the higher rank (king high, ace low, suits
+      equal) deals first, equal ranks cut again; the cuts are recorded (``CutEvent``).
+    - "An undercut needs strictly less deadwood" is ``tie_goes_to="knocker"``; "who scored fewer points
+      in the previous hand deals" is ``next_dealer="loser"`` (only the hand's winner scores).
     """
 
     name: str = "classic"
@@ -62,6 +79,9 @@ class RuleSet:
     shutout_bonus: int = 0
     shutout_doubles: bool = False
     spade_doubles: bool = False
+    deal: DealMode = "upcard"
+    knock_limit_from_second_deck: bool = False
+    undercut_gin_bonus: bool = False
 
     def __post_init__(self) -> None:
         self.validate()
@@ -86,32 +106,57 @@ class RuleSet:
             raise InvalidRuleSetError(
                 f"big_gin_bonus must be null or an integer in 0..1000, got {self.big_gin_bonus!r}"
             )
-        bools = ("knock_limit_from_upcard", "may_discard_taken_card", "shutout_doubles", "spade_doubles")
+        bools = (
+            "knock_limit_from_upcard", "may_discard_taken_card", "shutout_doubles", "spade_doubles",
+            "knock_limit_from_second_deck", "undercut_gin_bonus",
+        )
         for field in bools:
             if type(getattr(self, field)) is not bool:
                 raise InvalidRuleSetError(f"{field} must be true or false, got {getattr(self, field)!r}")
         choices: dict[str, tuple[str, ...]] = {
             "tie_goes_to": ("defender", "knocker"),
             "next_dealer": ("alternate", "loser", "winner"),
-            "first_dealer": ("random", "computer"),
+            "first_dealer": ("random", "computer", "cut"),
+            "deal": ("upcard", "eleven"),
         }
         for field, allowed in choices.items():
             if getattr(self, field) not in allowed:
                 raise InvalidRuleSetError(
                     f"{field} must be one of {', '.join(allowed)}, got {getattr(self, field)!r}"
                 )
+        if self.deal == "eleven" and (self.knock_limit_from_upcard or self.spade_doubles):
+            raise InvalidRuleSetError(
+                "knock_limit_from_upcard and spade_doubles need an upcard: not with deal 'eleven'"
+            )
+        if self.knock_limit_from_upcard and self.knock_limit_from_second_deck:
+            raise InvalidRuleSetError(
+                "the knock limit comes from the first upcard or from a second deck, not both"
+            )
         if not isinstance(self.name, str) or not 0 < len(self.name) <= 40:
             raise InvalidRuleSetError(f"name must be a string of 1..40 characters, got {self.name!r}")
 
-    def hand_knock_limit(self, first_upcard: Card) -> int:
-        """The knock limit of a hand whose first upcard is ``first_upcard`` (oklahoma: its value,
-        an ace allowing gin only; otherwise ``knock_limit``)."""
+    def hand_knock_limit(self, first_upcard: Card | None, limit_card: Card | None = None) -> int:
+        """The knock limit of a hand whose first upcard is ``first_upcard`` (``None``: no upcard) and
+        whose second-deck card is ``limit_card``: oklahoma, the upcard's value with an ace allowing gin
+        only; ``knock_limit_from_second_deck``, the turned card's value (seed 003: "a carta aberta do
+        baralho suplementar", a face card 10, an ace 1); otherwise ``knock_limit``.
+
+        :raises InvalidRuleSetError: the card the rules take the limit from is missing.
+        """
+        if self.knock_limit_from_second_deck:
+            if limit_card is None:
+                raise InvalidRuleSetError("these rules take the knock limit from a second deck's card")
+            return card_value(limit_card)
         if not self.knock_limit_from_upcard:
             return self.knock_limit
+        if first_upcard is None:
+            raise InvalidRuleSetError("these rules take the knock limit from the first upcard")
         return 0 if first_upcard % 13 == ACE else card_value(first_upcard)
 
-    def hand_multiplier(self, first_upcard: Card) -> int:
+    def hand_multiplier(self, first_upcard: Card | None) -> int:
         """2 when ``spade_doubles`` and the first upcard is a spade, else 1."""
+        if first_upcard is None:
+            return 1
         return 2 if self.spade_doubles and card_suit(first_upcard) == SPADES else 1
 
     @property
@@ -171,12 +216,21 @@ PRESETS: dict[str, RuleSet] = {
         name="hoyle", big_gin_bonus=31, next_dealer="winner",
         game_bonus=100, hand_bonus=25, shutout_doubles=True,
     ),
+    # seed 003 ("Gin Rummy - O Jogo / Regras", 2009): 11 cards to the non-dealer, no upcard; the knock
+    # limit is a card turned from a second deck; a tie goes to the knocker; an undercut leaving no
+    # deadwood counts as gin; who scored fewer points (the hand's loser) deals next; the first dealer
+    # is cut for (high card). Bonuses are not given there: classic's.
+    "two_deck": RuleSet(
+        name="two_deck", deal="eleven", knock_limit_from_second_deck=True, tie_goes_to="knocker",
+        undercut_gin_bonus=True, next_dealer="loser", first_dealer="cut",
+    ),
 }
 DEFAULT_RULES = PRESETS["classic"]
 
 
 def preset(name: str) -> RuleSet:
-    """The preset named ``name`` (``classic``, ``table``, ``brazilian``, ``oklahoma``, ``hoyle``).
+    """The preset named ``name`` (``classic``, ``table``, ``brazilian``, ``oklahoma``, ``hoyle``,
+    ``two_deck``).
 
     :raises InvalidRuleSetError: unknown name (the message lists the presets).
     """

@@ -94,7 +94,7 @@ def _knock_result(
         kind: HandKind = "knock"
         winner, points, bonus = knocker, dd - kd, 0
     else:
-        kind, winner, bonus = "undercut", 1 - knocker, rules.undercut_bonus
+        kind, winner, bonus = "undercut", 1 - knocker, _undercut_bonus(dd, rules)
         points = kd - dd + bonus
     return HandResult(
         kind=kind, knocker=knocker, winner=winner, points=points * multiplier,
@@ -201,7 +201,15 @@ def _net(knocker_deadwood: int, defender_deadwood: int, rules: RuleSet) -> int:
         knocker_deadwood == defender_deadwood and rules.tie_goes_to == "knocker"
     ):
         return defender_deadwood - knocker_deadwood
-    return -(knocker_deadwood - defender_deadwood + rules.undercut_bonus)
+    return -(knocker_deadwood - defender_deadwood + _undercut_bonus(defender_deadwood, rules))
+
+
+def _undercut_bonus(defender_deadwood: int, rules: RuleSet) -> int:
+    """The undercut's bonus: the gin bonus for an undercut leaving no deadwood when
+    ``rules.undercut_gin_bonus`` (seed 003: "vale como o Gin"), else ``rules.undercut_bonus``."""
+    if rules.undercut_gin_bonus and defender_deadwood == 0:
+        return rules.gin_bonus
+    return rules.undercut_bonus
 
 
 def _gin_result(

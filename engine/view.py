@@ -34,7 +34,8 @@ class PlayerView:
     - ``phase``, ``current_player`` (``None`` once ended), ``dealer``.
     - ``hand``: own cards, ascending (suit, then rank).
     - ``discard_pile``: bottom to top; ``upcard`` its top card (``None`` if empty);
-      ``first_upcard``: the 21st card dealt (sets oklahoma's knock limit and spade doubling).
+      ``first_upcard``: the 21st card dealt (sets oklahoma's knock limit and spade doubling);
+      ``None`` with the ``eleven`` deal (no upcard).
     - ``stock_size``, ``opponent_hand_size``: card counts.
     - ``opponent_known``: cards the opponent took from the discard pile and still holds, ascending.
     - ``knock_limit``: this hand's knock limit (deadwood points); ``multiplier``: 2 when the hand's
@@ -56,7 +57,7 @@ class PlayerView:
     hand: tuple[Card, ...]
     discard_pile: tuple[Card, ...]
     upcard: Card | None
-    first_upcard: Card
+    first_upcard: Card | None
     stock_size: int
     opponent_hand_size: int
     opponent_known: tuple[Card, ...]
@@ -94,7 +95,7 @@ class PlayerView:
             "hand": card_names(self.hand),
             "discard_pile": card_names(self.discard_pile),
             "upcard": _name(self.upcard),
-            "first_upcard": card_name(self.first_upcard),
+            "first_upcard": _name(self.first_upcard),
             "stock_size": self.stock_size,
             "opponent_hand_size": self.opponent_hand_size,
             "opponent_known": card_names(self.opponent_known),

@@ -16,13 +16,13 @@ from datetime import datetime
 from typing import Any
 
 from engine.errors import InvalidEventError
-from engine.events import ActionEvent, DealEvent, Event, ResignEvent, from_json
+from engine.events import ActionEvent, CutEvent, DealEvent, Event, ResignEvent, from_json
 from engine.hand import HandState
 from engine.match import MatchState
 from engine.rules import RuleSet
 from games.models import Match, MatchEvent
 
-ENGINE_TYPES = frozenset(("deal", "action", "hand_end", "resign", "match_end"))
+ENGINE_TYPES = frozenset(("cut", "deal", "action", "hand_end", "resign", "match_end"))
 """MatchEvent types that are engine events (others, e.g. ``timeout``, are platform markers)."""
 
 DEAL_SECRETS = ("salt", "commitment")
@@ -78,11 +78,12 @@ class LiveMatch:
             elif row.type == "action" and row.auto:
                 self.auto_seqs.add(row.seq)
 
-    def deal(self, deck: list[int]) -> DealEvent:
-        """Deal the next hand from ``deck``, remembering the hand that just ended."""
+    def deal(self, deck: list[int], limit_card: int | None = None) -> DealEvent:
+        """Deal the next hand from ``deck`` (``limit_card``: the second deck's card, two_deck rules),
+        remembering the hand that just ended."""
         if self.state.hand is not None:
             self.previous_hand = self.state.hand
-        return self.state.deal(deck)
+        return self.state.deal(deck, limit_card=limit_card)
 
 
 def engine_event(row_payload: dict[str, Any]) -> Event:
@@ -113,7 +114,9 @@ def rebuild(match: Match, rows: Iterable[MatchEvent]) -> LiveMatch:
             continue
         event = engine_event(row.payload)
         if isinstance(event, DealEvent):
-            live.deal(list(event.deck))
+            live.deal(list(event.deck), event.limit_card)
+        elif isinstance(event, CutEvent):
+            state.cut(event.cuts)
         elif isinstance(event, ActionEvent):
             state.apply(event.action, event.seat)
         elif isinstance(event, ResignEvent):

@@ -163,7 +163,7 @@ def _hand_payload(live: LiveMatch, seat: int, deal_row: DealRow | None) -> dict[
         "stock_count": view.stock_size,
         "discard_pile": card_names(view.discard_pile),
         "upcard": None if view.upcard is None else card_name(view.upcard),
-        "first_upcard": card_name(view.first_upcard),
+        "first_upcard": None if view.first_upcard is None else card_name(view.first_upcard),
         "taken_card": None if view.taken_card is None else card_name(view.taken_card),
         "knock_limit": view.knock_limit,
         "multiplier": view.multiplier,

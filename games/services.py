@@ -29,6 +29,7 @@ from engine.cards import Card, card_value
 from engine.deck import deck_commitment, new_salt, shuffled_deck
 from engine.errors import EngineError, IllegalActionError
 from engine.events import DealEvent, Event, to_json
+from engine.match import cut_for_deal
 from engine.melds import deadwood
 from engine.rules import PRESETS, RuleSet
 from games import conf
@@ -88,14 +89,20 @@ def _rules(rules_preset: str, target: int) -> RuleSet:
 
 def _start(match: Match, *, first_dealer: int) -> LiveMatch:
     """Seat the first dealer, deal hand 1 and store it (match row saved by the caller); returns the
-    engine state after the deal."""
+    engine state after the deal. Under rules whose ``first_dealer`` is ``cut`` the players cut for the
+    deal instead (``engine.match.cut_for_deal``, a secure shuffle per round) and the cut is stored
+    first, so the log shows why that seat deals."""
+    cut = None
+    if RuleSet.from_dict(match.rules).first_dealer == "cut":
+        cut, first_dealer = cut_for_deal()
     match.first_dealer = first_dealer
     match.status = MatchStatus.ACTIVE
     match.started_at = timezone.now()
     match.scores = [0, 0]
     match.timeout_strikes = [0, 0]
     live = load(match).clone()
-    _store(match, live, [_deal(live)])
+    first: list[tuple[Event, dict[str, Any]]] = [] if cut is None else [(live.state.cut(cut), {})]
+    _store(match, live, [*first, _deal(live)])
     _refresh(match, live, dealt=True)
     transaction.on_commit(lambda: cache_put(match.pk, match.last_seq, live))
     return live
@@ -411,10 +418,13 @@ def _play(live: LiveMatch, action: Action, seat: int) -> list[tuple[Event, dict[
 
 
 def _deal(live: LiveMatch) -> tuple[Event, dict[str, Any]]:
-    """Deal the next hand from a fresh secure shuffle, with its salt and commitment."""
+    """Deal the next hand from a fresh secure shuffle, with its salt and commitment; under rules that
+    take the knock limit from a second deck, also turn that deck's card (recorded in the deal event,
+    public at once, so it needs no commitment)."""
     deck = new_deck()
     salt = new_salt()
-    event = live.deal(deck)
+    limit_card = new_deck()[0] if live.state.rules.knock_limit_from_second_deck else None
+    event = live.deal(deck, limit_card)
     return event, {"salt": salt, "commitment": deck_commitment(deck, salt)}
 
 

@@ -83,7 +83,7 @@ class Table:
 def read_table(view: PlayerView) -> Table:
     """Replay ``view.history`` (public actions only) into a :class:`Table` for ``view.player``."""
     me = view.player
-    pile: list[Card] = [view.first_upcard]
+    pile: list[Card] = [] if view.first_upcard is None else [view.first_upcard]  # none: eleven deal
     picked: list[Card] = []
     declined: list[Card] = []
     discarded: list[Card] = []

@@ -161,7 +161,9 @@ def test_every_level_returns_a_legal_action(seed: int, rules_name: str, steps: i
     rng = random.Random(seed)
     deck = list(range(52))
     rng.shuffle(deck)
-    state = HandState(PRESETS[rules_name], rng.randrange(2), deck)
+    rules = PRESETS[rules_name]
+    limit_card = deck[51] if rules.knock_limit_from_second_deck else None  # two_deck: a second deck's card
+    state = HandState(rules, rng.randrange(2), deck, limit_card)
     bot = make_bot(level, seed=seed)
     for _ in range(steps):
         if state.is_over:

@@ -39,9 +39,10 @@ def play_checked(rules: RuleSet, seed: int, knock_bias: float, greedy: float) ->
     steps = 0
     while not m.is_over:
         steps += 1
-        assert steps < 20_000, "the match does not end"
+        assert steps < 100_000, "the match does not end"
         if m.awaiting_deal:
-            m.deal(shuffled_deck(rng))
+            deck = shuffled_deck(rng)
+            m.deal(deck, limit_card=rng.randrange(52) if rules.knock_limit_from_second_deck else None)
         else:
             hand = m.hand
             assert hand is not None

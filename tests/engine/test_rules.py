@@ -14,6 +14,8 @@ EXPECTED = {
     "brazilian": (False, 20, None, 10, "alternate", "random", 100, 100, 20, 100, False, False),
     "oklahoma": (True, 25, 31, 25, "alternate", "random", 100, 0, 0, 0, False, True),
     "hoyle": (False, 25, 31, 25, "winner", "random", 100, 100, 25, 0, True, False),
+    # seed 003: its own fields (deal, second deck, tie, undercut gin) in tests/engine/test_seed003.py
+    "two_deck": (False, 25, None, 25, "loser", "cut", 100, 0, 0, 0, False, False),
 }
 
 
@@ -28,11 +30,12 @@ def test_preset_values(name: str) -> None:
     )
     assert got == EXPECTED[name]
     # shared by every preset
-    shared = (r.knock_limit, r.tie_goes_to, r.stock_floor, r.may_discard_taken_card)
-    assert shared == (10, "defender", 2, False)
+    shared = (r.knock_limit, r.stock_floor, r.may_discard_taken_card)
+    assert shared == (10, 2, False)
+    assert r.tie_goes_to == ("knocker" if name == "two_deck" else "defender")
 
 
-def test_presets_are_exactly_the_five() -> None:
+def test_presets_are_exactly_the_six() -> None:
     assert set(PRESETS) == set(EXPECTED)
     assert RuleSet() == preset("classic")
 

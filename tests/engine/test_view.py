@@ -167,12 +167,13 @@ def check_view(h: HandState, player: int, *, deep: bool = False) -> None:
 
 
 @settings(max_examples=30, deadline=None)
-@given(seed=st.integers(0, 2**32), name=st.sampled_from(["classic", "oklahoma", "brazilian"]),
+@given(seed=st.integers(0, 2**32), name=st.sampled_from(["classic", "oklahoma", "brazilian", "two_deck"]),
        taken_ok=st.booleans())
 def test_views_never_expose_concealed_cards_or_the_stock(seed: int, name: str, taken_ok: bool) -> None:
     rules: RuleSet = preset(name).replace(may_discard_taken_card=taken_ok)
     rng = random.Random(seed)
-    h = HandState(rules, rng.randrange(2), seeded_deck(seed))
+    limit_card = rng.randrange(52) if rules.knock_limit_from_second_deck else None
+    h = HandState(rules, rng.randrange(2), seeded_deck(seed), limit_card)
     while True:
         check_view(h, 0, deep=h.is_over or len(h.history) == 3)
         check_view(h, 1)

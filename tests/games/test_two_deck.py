@@ -1,0 +1,71 @@
+"""Seed 003's table (``two_deck``) on the platform: the cut for the first deal and each hand's
+second-deck card are stored in the event log (so the match replays), each player sees its own 11 or 10
+cards and no upcard, and the non-dealer opens by discarding (a bot too)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from engine.cards import parse_card
+from games import selectors, services
+from games.live import cache_clear, load
+from games.models import Match, MatchEvent
+
+pytestmark = pytest.mark.django_db
+
+
+def _rows(match: Match) -> list[MatchEvent]:
+    return list(MatchEvent.objects.filter(match=match).order_by("seq"))
+
+
+def test_a_two_deck_friend_table_stores_the_cut_and_the_limit_card(
+    alice: Any, bob: Any, seeded_decks: list[int]
+) -> None:
+    table = services.table_create(user=alice, rules_preset="two_deck", target=100, turn_timer=None)
+    match = services.table_join(user=bob, token=table.invite_token or "")
+    cut, deal = _rows(match)
+    assert cut.type == "cut" and deal.type == "deal"
+    rounds = [(parse_card(a), parse_card(b)) for a, b in cut.payload["cuts"]]
+    last = rounds[-1]
+    assert cut.payload["dealer"] == match.first_dealer == (0 if last[0] % 13 > last[1] % 13 else 1)
+    assert deal.payload["no_upcard"] is True and "limit_card" in deal.payload
+    limit = parse_card(deal.payload["limit_card"])
+    dealer = match.first_dealer
+    nondealer = 1 - dealer
+    states = {seat: selectors.match_state_payload(match=match, seat=seat) for seat in (0, 1)}
+    assert len(states[nondealer]["hand"]["cards"]) == 11 and len(states[dealer]["hand"]["cards"]) == 10
+    for seat in (0, 1):
+        hand = states[seat]["hand"]
+        assert hand["upcard"] is None and hand["first_upcard"] is None and hand["discard_pile"] == []
+        assert hand["phase"] == "discard" and hand["knock_limit"] == min(limit % 13 + 1, 10)
+    assert states[nondealer]["hand"]["your_turn"] and "discard " + states[nondealer]["hand"]["cards"][0] in (
+        states[nondealer]["hand"]["legal_actions"]
+    )
+    # the non-dealer opens by discarding; the dealer then draws
+    card = states[nondealer]["hand"]["cards"][0]
+    services.match_apply_action(match_id=match.pk, user=(alice, bob)[nondealer],
+                                action_text=f"discard {card}", client_seq=match.last_seq, msg_id="d1")
+    match.refresh_from_db()
+    after = selectors.match_state_payload(match=match, seat=dealer)["hand"]
+    assert after["phase"] == "draw" and after["upcard"] == card and after["your_turn"]
+    # the stored log replays to the same state (cut and limit card included)
+    before = load(match).state
+    cache_clear()
+    assert load(match).state == before
+
+
+def test_a_bot_non_dealer_opens_a_two_deck_hand_by_discarding(
+    alice: Any, house_bots: Any, seeded_decks: list[int]
+) -> None:
+    for _ in range(6):  # until the cut makes the player the dealer (the bot plays first)
+        match = services.match_create_vs_bot(user=alice, level=3, rules_preset="two_deck", target=100)
+        if match.first_dealer == 0:
+            break
+    assert match.first_dealer == 0
+    assert services.match_play_bot_turn(match_id=match.pk) is not None
+    match.refresh_from_db()
+    hand = selectors.match_state_payload(match=match, seat=0)["hand"]
+    assert hand["phase"] == "draw" and hand["your_turn"] and len(hand["discard_pile"]) == 1
+    assert len(hand["cards"]) == 10 and hand["opponent_card_count"] == 10
