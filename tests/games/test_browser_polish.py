@@ -20,6 +20,7 @@ from games import services
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
+APP_SELECTOR = "#table-app"
 PASSWORD = "felt-green-42-knock"
 WIDTHS = (1280, 390)
 LANGUAGES = ("en-US", "pt-BR")
@@ -359,3 +360,43 @@ def test_a_casual_match_ended_from_my_matches_shows_as_abandoned(
         assert title == ("Partida abandonada" if pt else "Match abandoned")
         assert page.evaluate(HEADER_TAPPABLE) == []
         page.close()
+
+
+@pytest.mark.parametrize("locale", LANGUAGES)
+def test_the_two_deck_table_deals_eleven_cards_and_the_non_dealer_opens_by_discarding(
+    daphne_server: Any, contexts: Any, locale: str
+) -> None:
+    """No upcard: no Take/Pass; the non-dealer holds 11 cards and discards first (click twice)."""
+    from games.models import Match
+
+    host, guest = make_user("olga"), make_user("pia")
+    for width in WIDTHS:
+        table = services.table_create(user=host, rules_preset="two_deck", target=100, turn_timer=None)
+        token = table.invite_token or ""
+        off_loop(lambda token=token: services.table_join(user=guest, token=token))  # type: ignore[misc]
+        match = Match.objects.get(pk=table.pk)
+        dealer = match.first_dealer
+        pages = {}
+        for seat, user in ((0, host), (1, guest)):
+            page = contexts(width, locale)
+            log_in(page, daphne_server.url, user.username, locale)
+            open_table(page, daphne_server.url, match.pk)
+            pages[seat] = page
+        opener, other = pages[1 - dealer], pages[dealer]
+        opener.wait_for_function("document.querySelectorAll('#my-hand button.card').length === 11")
+        assert other.locator("#my-hand button.card").count() == 10
+        for page in (opener, other):
+            assert page.locator("#btn-take").is_hidden() and page.locator("#btn-pass").is_hidden()
+            assert page.locator("#discard-fan .card").count() == 0
+            assert page.evaluate(OUTSIDE_FELT) == []
+        assert opener.get_attribute(APP_SELECTOR, "data-phase") == "discard"
+        assert opener.locator("#btn-discard").is_visible()
+        card = opener.locator("#my-hand button.card.playable").first
+        name = card.get_attribute("data-card")
+        card.click()
+        card.click()
+        other.wait_for_function("document.getElementById('table-app').dataset.yourTurn === '1'")
+        assert other.locator("#discard-fan .card.top").get_attribute("data-card") == name
+        opener.wait_for_function("document.querySelectorAll('#my-hand button.card').length === 10")
+        for page in pages.values():
+            page.close()
