@@ -15,5 +15,6 @@ urlpatterns: list[URLPattern] = [
     path("match/<int:match_id>/", views.table, name="table"),
     path("match/<int:match_id>/hands/<int:hand_number>/verify.json", views.hand_verify, name="hand_verify"),
     path("matches/", views.my_matches, name="my_matches"),
+    path("rules/", views.rules, name="rules"),
     path("match/<int:match_id>/end/", views.match_end_casual, name="match_end_casual"),
 ]

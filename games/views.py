@@ -209,3 +209,86 @@ def match_end_casual(request: HttpRequest, match_id: int) -> HttpResponse:
     else:
         messages.success(request, _("The match was ended: abandoned, no winner, not rated."))
     return redirect("games:my_matches")
+
+
+def _rule_examples() -> dict[str, Any]:
+    """The rules page's worked examples (seed 003's own), scored by the engine, so the page states
+    the numbers the engine enforces: the "Oito!" knock, a gin, the layoff worth 2, the undercut."""
+    from engine.cards import card_names, parse_cards
+    from engine.melds import best_arrangement
+    from engine.scoring import score_knock
+
+    classic = PRESETS["classic"]
+    knock = best_arrangement(parse_cards("5c 6c 7c 9d 9h 9s Ac Ah 2d 4h"))
+    gin = best_arrangement(parse_cards("5c 6c 7c 9c 9h 9s 8d 9d Td Jd"))
+
+    def scored(knocker: str, defender: str) -> dict[str, Any]:
+        r = score_knock(parse_cards(knocker), parse_cards(defender), classic, knocker=0)
+        return {
+            "knocker": knocker, "defender": defender, "kind": r.kind, "points": r.points, "bonus": r.bonus,
+            "knocker_deadwood": r.knocker_deadwood, "defender_deadwood": r.defender_deadwood,
+            "layoffs": " ".join(card_names([x.card for x in r.layoffs])),
+        }
+
+    return {
+        "knock_cards": "5c 6c 7c 9d 9h 9s Ac Ah 2d 4h", "knock_deadwood": knock.deadwood,
+        "gin_cards": "5c 6c 7c 9c 9h 9s 8d 9d Td Jd", "gin_deadwood": gin.deadwood,
+        "gin_bonus": classic.gin_bonus, "undercut_bonus": classic.undercut_bonus,
+        "layoff": scored("4h 5h 6h 8d 8h 8s 9s Ts Js Kd", "Tc Td Th 6c 7c 8c 9c Qs 5s 7s"),
+        "undercut": scored("4h 5h 6h 3c 3d 3s Td Jd Qd Qc", "9c 9h 9s 7d 8d 9d 3h 7h Kd 5s"),
+    }
+
+
+# Each preset's source (docs/engine.md "Presets and their sources").
+PRESET_SOURCES = {
+    "classic": "rules.md (seed 004)", "table": "seed 000", "brazilian": "seed 002",
+    "oklahoma": "seed 003 + Oklahoma Gin (common practice)", "hoyle": "Hoyle (common practice)",
+    "two_deck": "seed 003 (Gin Rummy – O Jogo / Regras, 2009)",
+}
+
+
+@require_GET
+def rules(request: HttpRequest) -> HttpResponse:
+    """``/rules/``: the classic rules with card pictures and worked examples scored by the engine, then
+    every preset's options in a table generated from ``engine.rules.PRESETS`` (with its source)."""
+    fields = ("deal", "knock_limit", "knock_limit_from_upcard", "knock_limit_from_second_deck", "gin_bonus",
+              "big_gin_bonus", "undercut_bonus", "tie_goes_to", "undercut_gin_bonus", "next_dealer",
+              "first_dealer", "game_bonus", "hand_bonus", "shutout_bonus", "shutout_doubles", "spade_doubles",
+              "stock_floor")
+    labels = {
+        "deal": _("Deal"), "knock_limit": _("Knock limit (deadwood points)"),
+        "knock_limit_from_upcard": _("Knock limit from the first upcard (ace: gin only)"),
+        "knock_limit_from_second_deck": _("Knock limit from a card turned from a second deck"),
+        "gin_bonus": _("Gin bonus"), "big_gin_bonus": _("Big gin bonus"),
+        "undercut_bonus": _("Undercut bonus"), "tie_goes_to": _("Equal deadwood goes to"),
+        "undercut_gin_bonus": _("An undercut without deadwood counts as gin"),
+        "next_dealer": _("Next dealer"), "first_dealer": _("First dealer"), "game_bonus": _("Game bonus"),
+        "hand_bonus": _("Bonus per hand won"), "shutout_bonus": _("Shutout bonus"),
+        "shutout_doubles": _("A shutout doubles the winner's total"),
+        "spade_doubles": _("A spade upcard doubles the hand"),
+        "stock_floor": _("Dead hand at this many stock cards"),
+    }
+    words = {
+        "upcard": _("10 cards each, one upcard"), "eleven": _("11 to the non-dealer, no upcard"),
+        "defender": _("the defender (undercut)"), "knocker": _("the knocker"), "alternate": _("alternates"),
+        "loser": _("the loser of the hand"), "winner": _("the winner of the hand"),
+        "random": _("drawn at random"),
+        "computer": _("the computer (a bot match)"), "cut": _("cut for the high card"),
+    }
+
+    def shown(field: str, value: Any) -> str:
+        if value is True:
+            return "✓"
+        if value is False:
+            return "—"
+        if value is None:
+            return _("as gin")
+        return str(words.get(value, value)) if isinstance(value, str) else str(value)
+
+    presets = [(name, rules.to_dict()) for name, rules in PRESETS.items()]
+    rows = [(labels[field], [shown(field, values[field]) for _name, values in presets]) for field in fields]
+    context = {
+        "presets": [name for name, _values in presets], "rows": rows, "examples": _rule_examples(),
+        "sources": [PRESET_SOURCES.get(name, "") for name, _values in presets],
+    }
+    return render(request, "games/rules.html", context)
