@@ -47,7 +47,11 @@ def contexts(browser: Any, page: Any) -> Iterator[Any]:
     made: list[Any] = []
 
     def open_page(width: int, locale: str) -> Any:
-        context = browser.new_context(locale=locale, viewport={"width": width, "height": 900})
+        # bypass_csp: Playwright's wait_for_function polls string predicates through eval, which the
+        # site's Content-Security-Policy (script-src 'self') refuses; the pages' own scripts are static.
+        context = browser.new_context(
+            locale=locale, viewport={"width": width, "height": 900}, bypass_csp=True
+        )
         context.set_default_timeout(15_000)
         made.append(context)
         return context.new_page()
