@@ -747,7 +747,7 @@ def match_abandon(*, match_id: int, user: User | None = None) -> bool:
             _end_abandoned(match, "player" if user is not None else "idle", seat=match.seat_of(
                 user.pk) if user is not None else None)
             _save_cas(match, before)
-            _broadcast_on_commit(match.pk)
+            _broadcast_on_commit(match, None)
             return True
     except IntegrityError:
         return False  # another write took this seq first
