@@ -281,6 +281,9 @@ GAMES_ECHO_WS = env_bool("GAMES_ECHO_WS", default=False)
 # Tournaments start this many seconds before their start time (a test setting; default 0).
 if os.environ.get("TOURNAMENTS_START_EARLY_SECONDS"):
     TOURNAMENTS_START_EARLY_SECONDS = float(os.environ["TOURNAMENTS_START_EARLY_SECONDS"])
+# Database threads (and connections) per process for the sockets' work (games/db.py; default there).
+if os.environ.get("GAMES_DB_THREADS"):
+    GAMES_DB_THREADS = int(os.environ["GAMES_DB_THREADS"])
 
 # --- security in production -----------------------------------------------------------------------
 if not DEBUG:

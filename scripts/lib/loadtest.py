@@ -223,18 +223,25 @@ def start_server(port: int, env: dict[str, str], log: Path) -> subprocess.Popen[
 
 def seed_guests(count: int) -> list[tuple[int, str]]:
     """``count`` guest users with a logged-in session each: ``[(user id, session key), ...]`` (written
-    straight to the database: the site's guest endpoint may be throttled per IP)."""
+    straight to the database: the site's guest endpoint is throttled per IP)."""
     from django.conf import settings
-    from django.test import Client as DjangoClient
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+    from django.contrib.sessions.backends.db import SessionStore
 
     from accounts.services import guest_create
 
+    model_backend = "django.contrib.auth.backends.ModelBackend"
+    backends = list(settings.AUTHENTICATION_BACKENDS)
+    backend = model_backend if model_backend in backends else backends[-1]
     out = []
     for _ in range(count):
         guest = guest_create()
-        browser = DjangoClient()
-        browser.force_login(guest)
-        out.append((guest.pk, browser.cookies[settings.SESSION_COOKIE_NAME].value))
+        session = SessionStore()
+        session[SESSION_KEY] = guest._meta.pk.value_to_string(guest)
+        session[BACKEND_SESSION_KEY] = backend
+        session[HASH_SESSION_KEY] = guest.get_session_auth_hash()
+        session.create()
+        out.append((guest.pk, session.session_key or ""))
     return out
 
 
@@ -317,31 +324,43 @@ class Pace:
         return random.uniform(self.low, self.high) if self.high > 0 else 0.0
 
 
-async def play_matches(
-    client: Client, ws_base: str, stats: LevelStats, pace: Pace, deadline: float, args: argparse.Namespace,
-) -> None:
-    """Create and play bot matches until ``deadline`` (the match in play then is left unfinished)."""
+async def open_match(client: Client, ws_base: str, args: argparse.Namespace) -> tuple[int, Any]:
+    """Create a bot match over HTTP and open its socket: ``(match id, connection)``."""
     from websockets.asyncio.client import connect
 
-    origin = client.base
+    match_id = await asyncio.to_thread(client.create_match, args.bot_level, args.target)
+    ws = await connect(f"{ws_base}/ws/match/{match_id}/", origin=client.base,  # type: ignore[arg-type]
+                       additional_headers={"Cookie": client.cookie}, open_timeout=30, max_queue=None,
+                       ping_interval=None)
+    return match_id, ws
+
+
+async def play_matches(
+    client: Client, ws_base: str, stats: LevelStats, pace: Pace, deadline: float, args: argparse.Namespace,
+    first: tuple[int, Any] | None,
+) -> None:
+    """Play bot matches until ``deadline`` (the match in play then is left unfinished): ``first`` (opened
+    before the level's clock started), then new ones created over HTTP as each ends."""
+    opened = first
     while time.monotonic() < deadline:
-        try:
-            match_id = await asyncio.to_thread(client.create_match, args.bot_level, args.target)
-        except Exception as exc:
-            stats.error(f"create:{exc}")
-            await asyncio.sleep(1)
-            continue
+        if opened is None:
+            try:
+                opened = await open_match(client, ws_base, args)
+            except Exception as exc:
+                stats.error(f"open:{type(exc).__name__}:{exc}"[:80])
+                await asyncio.sleep(1)
+                continue
+        match_id, ws = opened
+        opened = None
         stats.matches_started += 1
         try:
-            async with connect(f"{ws_base}/ws/match/{match_id}/", origin=origin,  # type: ignore[arg-type]
-                               additional_headers={"Cookie": client.cookie}, open_timeout=30,
-                               max_queue=None, ping_interval=None) as ws:
-                finished = await play_one(ws, match_id, stats, pace, deadline)
-            if finished:
+            if await play_one(ws, match_id, stats, pace, deadline):
                 stats.matches_finished += 1
         except Exception as exc:
             stats.error(f"socket:{type(exc).__name__}")
             await asyncio.sleep(0.5)
+        finally:
+            await ws.close()
 
 
 async def play_one(ws: Any, match_id: int, stats: LevelStats, pace: Pace, deadline: float) -> bool:
@@ -456,9 +475,22 @@ async def run_level(level: int, args: argparse.Namespace, sessions: list[tuple[i
     result["echo"] = {"messages_per_s": round(len(echo.acks) / echo_wall, 1), "rtt_ms": summary_ms(echo.acks),
                       "errors": echo.errors}
 
-    # The matches.
+    # The matches: the first one of each client is created and its socket opened before the clock starts
+    # (Django runs the create view on one thread: a storm of creates would be measured, not play).
     stats = LevelStats()
     clients = [Client(base, key) for _, key in sessions[:level]]
+    print(f"  opening {level} matches ...", flush=True)
+    gate = asyncio.Semaphore(8)
+
+    async def opening(client: Client) -> tuple[int, Any] | None:
+        async with gate:
+            try:
+                return await open_match(client, ws_base, args)
+            except Exception as exc:
+                stats.error(f"open:{type(exc).__name__}:{exc}"[:80])
+                return None
+
+    firsts = await asyncio.gather(*(opening(c) for c in clients))
     stop = asyncio.Event()
     if watch is not None:
         watch.start()
@@ -469,7 +501,7 @@ async def run_level(level: int, args: argparse.Namespace, sessions: list[tuple[i
 
     async def staggered(i: int, client: Client) -> None:
         await asyncio.sleep(args.ramp * i / max(1, level))
-        await play_matches(client, ws_base, stats, pace, deadline, args)
+        await play_matches(client, ws_base, stats, pace, deadline, args, firsts[i])
 
     await asyncio.gather(*(staggered(i, c) for i, c in enumerate(clients)))
     stop.set()
@@ -519,7 +551,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                              "(0 = no pause: the saturation point); default 1 3")
     parser.add_argument("--duration", type=float, default=40.0, help="seconds of play per level (40)")
     parser.add_argument("--echo-duration", type=float, default=12.0, help="seconds of echo per level (12)")
-    parser.add_argument("--ramp", type=float, default=5.0, help="seconds over which clients start (5)")
+    parser.add_argument("--ramp", type=float, default=2.0,
+                        help="seconds over which clients start playing their first match (2)")
     parser.add_argument("--bot-level", type=int, default=1, help="house bot level 1..5 (1)")
     parser.add_argument("--target", type=int, default=50, choices=(50, 100), help="match target (50)")
     parser.add_argument("--url", help="use this running server (http://host:port) instead of starting one")
@@ -569,16 +602,16 @@ def main(argv: list[str]) -> int:
             "think_s": args.think, "duration_s": args.duration, "bot_level": args.bot_level,
             "target": args.target, "command": "scripts/loadtest " + " ".join(argv),
         }
+        out = Path(args.out) if args.out else ROOT / "var" / "loadtest" / time.strftime("%Y%m%d-%H%M%S.json")
+        out.parent.mkdir(parents=True, exist_ok=True)
         for level in args.levels:
             print(f"Level {level} ({args.think[0]}-{args.think[1]} s think) ...", flush=True)
             results.append(asyncio.run(run_level(level, args, sessions, base, watch)))
+            out.write_text(json.dumps({"meta": meta, "levels": results}, indent=2) + "\n")  # after each level
             r = results[-1]
             print(f"  -> {r['actions_per_s']} actions/s, ack p99 {r['ack_ms']['p99']} ms, state p99 "
                   f"{r['state_ms']['p99']} ms, echo p99 {r['echo']['rtt_ms']['p99']} ms, errors "
                   f"{sum(r['errors'].values())}, lost {r['stored_check']['lost']}", flush=True)
-        out = Path(args.out) if args.out else ROOT / "var" / "loadtest" / time.strftime("%Y%m%d-%H%M%S.json")
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps({"meta": meta, "levels": results}, indent=2) + "\n")
         print()
         think = f"{args.think[0]}-{args.think[1]} s"
         print(f"{profile} profile, think {think}, loadavg at start {meta['loadavg']}")
