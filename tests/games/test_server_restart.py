@@ -56,10 +56,11 @@ def _play(
                     msg = json.loads(conns[seat].recv(timeout=0.02))
                 except TimeoutError:
                     break
-                assert msg["type"] in ("state", "ack"), msg
+                # "rating": the finished match is rated (both seats are members) and its change is pushed
+                assert msg["type"] in ("state", "ack", "rating"), msg
                 if msg["type"] == "ack":
                     done += 1
-                else:
+                elif msg["type"] == "state":
                     latest[seat] = msg
     raise AssertionError("timed out")
 

@@ -169,7 +169,7 @@ async def test_rule_errors_and_repeats(alice: Any, bob: Any, seeded_decks: list[
         ack, _ = await recv_until(a, "ack")
         assert ack == {"type": "ack", "id": "p1", "seq": seq + 1, "repeat": False}
         seq += 1
-        await drain(a)
+        await recv_state(a, seq)  # wait for the state itself: a fixed settle time is too short under load
         # the repeated message is answered with the original ack and not applied twice
         before = await snapshot(match.pk)
         await send(a, act("pass", seq - 1, "p1"))
