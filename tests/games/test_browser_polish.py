@@ -223,6 +223,12 @@ def test_match_end_card_fits_a_phone_and_leaves_the_header_usable(
         assert page.evaluate(HEADER_TAPPABLE) == [], width
         total = page.locator("#match-end .final-scores thead th").last
         assert total.inner_text() == "Total"
+        # "Play again" says it keeps the bot, the rules and the target
+        note = page.locator("#play-again-note").inner_text()
+        words = ("nível 1", "Brasileira", "100 pontos") if locale == "pt-BR" else (
+            "level 1", "Brazilian", "100 points"
+        )
+        assert all(w in note for w in words), note
         page.screenshot(path=f"/tmp/match-end-{width}-{locale}.png")
         page.close()
 
@@ -404,3 +410,61 @@ def test_the_two_deck_table_deals_eleven_cards_and_the_non_dealer_opens_by_disca
         opener.wait_for_function("document.querySelectorAll('#my-hand button.card').length === 10")
         for page in pages.values():
             page.close()
+
+
+SOUND_CHECK = """async () => {
+    const base = document.querySelector('script[type=module]').src.replace(/table\\.js$/, '');
+    const { Sounds, soundFor } = await import(base + 'sound.js');
+    const s = new Sounds();
+    s.play('gin');
+    const hand = (extra) => ({ number: 2, your_turn: false, last_action: null, ...extra });
+    const move = (action) => ({ hand: hand({ last_action: { seat: 1, action } }) });
+    return {
+        enabled: s.enabled, last: document.documentElement.dataset.lastSound || null,
+        turn: soundFor({ hand: hand({}) }, { hand: hand({ your_turn: true }) }),
+        draw: soundFor({ hand: hand({}) }, move('draw stock')),
+        discard: soundFor({ hand: hand({}) }, move('discard 7h')),
+        gin: soundFor({ hand: hand({}) }, { hand: hand({}), last_hand: { number: 1, ended_at: 'x',
+                                                                          result: { kind: 'gin' } } }),
+        knock: soundFor({ hand: hand({}) }, { hand: hand({}), last_hand: { number: 1, ended_at: 'x',
+                                                                            result: { kind: 'knock' } } }),
+        dead: soundFor({ hand: hand({}) }, { hand: hand({}), last_hand: { number: 1, ended_at: 'x',
+                                                                           result: { kind: 'dead' } } }),
+        same: soundFor({ hand: hand({}) }, { hand: hand({}) }),
+    };
+}"""
+
+
+@pytest.mark.parametrize("locale", LANGUAGES)
+def test_sound_is_off_by_default_and_the_toggle_is_remembered(
+    daphne_server: Any, contexts: Any, locale: str
+) -> None:
+    from accounts.services import house_bots_ensure
+
+    house_bots_ensure()
+    user = make_user("sol")
+    pt = locale == "pt-BR"
+    match = off_loop(
+        lambda: services.match_create_vs_bot(user=user, level=1, rules_preset="classic", target=100)
+    )
+    for width in WIDTHS:
+        page = contexts(width, locale)
+        log_in(page, daphne_server.url, "sol", locale)
+        open_table(page, daphne_server.url, match.pk)
+        toggle = page.get_by_test_id("sound-toggle")
+        assert toggle.inner_text() == ("Som: desligado" if pt else "Sound: off")
+        assert toggle.get_attribute("aria-pressed") == "false"
+        off = page.evaluate(SOUND_CHECK)
+        assert (off["enabled"], off["last"]) == (False, None)  # off: nothing plays
+        toggle.click()
+        assert toggle.inner_text() == ("Som: ligado" if pt else "Sound: on")
+        page.reload()
+        open_table(page, daphne_server.url, match.pk)
+        assert page.get_by_test_id("sound-toggle").get_attribute("aria-pressed") == "true"
+        assert page.evaluate(SOUND_CHECK) == {
+            "enabled": True, "last": "gin", "turn": "turn", "draw": "draw", "discard": "discard",
+            "gin": "gin", "knock": "knock", "dead": "result", "same": None,
+        }
+        assert page.evaluate(OUTSIDE_FELT) == []
+        page.get_by_test_id("sound-toggle").click()  # off again for the next width's context
+        page.close()

@@ -7,11 +7,12 @@ import { $, setText, show, store, stored } from "./dom.js";
 import { ShuffleChecks } from "./fairness.js";
 import { renderActions, renderPiles, renderSeats, renderStatus } from "./felt_view.js";
 import { enableArrowKeys, renderHand } from "./hand_view.js";
-import { t } from "./i18n.js";
+import { has, t } from "./i18n.js";
 import { fetchRating, renderRatingLine } from "./rating_view.js";
 import { renderHandResult, renderMatchEnd } from "./result_view.js";
 import { renderSide, updateTimer } from "./side_view.js";
 import { MatchSocket } from "./socket.js";
+import { Sounds, soundFor } from "./sound.js";
 import { errorText, isOver } from "./text.js";
 
 const root = $("table-app");
@@ -41,6 +42,7 @@ const ui = {
   ratingAsking: false,
 };
 const checks = new ShuffleChecks(() => render(), root.dataset.verifyUrl);
+const sounds = new Sounds();
 const clientTag = Math.random().toString(36).slice(2, 8);
 
 // ---- sending ---------------------------------------------------------------------------------------
@@ -125,6 +127,8 @@ function onState(s) {
     ui.selected = null;
   }
   checks.note(h);
+  const tune = soundFor(prev, s);
+  if (tune) sounds.play(tune);
   maybeShowResult(false);
   render();
 }
@@ -224,6 +228,14 @@ function renderOverlays() {
     }
     show("play-again-friend", !bot);
     show("end-last-hand", !!lh);
+    // "Play again" keeps the bot, the rules and the target: say so.
+    show("play-again-note", bot);
+    if (bot) {
+      const rules = has("preset_" + m.preset) ? t("preset_" + m.preset) : m.preset;
+      setText("play-again-note", t("play_again_same", { n: opp.bot_level, rules, target: m.target }));
+    }
+    const replay = $("replay-link");
+    if (replay) replay.hidden = m.status !== "finished"; // a finished match has a replay (/replay/<id>/)
   }
   show("waiting", m.status === "waiting");
   if (m.status === "waiting") $("invite-url").value = m.invite_url || root.dataset.inviteUrl || "";
@@ -355,6 +367,16 @@ $("btn-resign-no").addEventListener("click", () => {
   $("btn-resign").focus();
 });
 $("result-continue").addEventListener("click", closeResult);
+function renderSound() {
+  const b = $("btn-sound");
+  b.setAttribute("aria-pressed", sounds.enabled ? "true" : "false");
+  b.textContent = t(sounds.enabled ? "sound_on" : "sound_off");
+}
+$("btn-sound").addEventListener("click", () => {
+  sounds.toggle();
+  renderSound();
+});
+renderSound();
 $("end-last-hand").addEventListener("click", reopenResult);
 for (const b of document.querySelectorAll("[data-sort]")) {
   b.addEventListener("click", () => {
