@@ -435,7 +435,7 @@ def test_friend_table_invite_join_and_turn_clock(daphne_server: Any, page: Any, 
     """A friend table with a 30 s turn timer: the host sees the invitation link while waiting; a guest
     opens it, joins, and both tables start with the turn clock; a move by one shows on the other."""
     base = daphne_server.url
-    context = browser.new_context(locale="en-US")  # the friend's own cookies
+    context = browser.new_context(locale="en-US", bypass_csp=True)  # the friend's own cookies
     try:
         host, friend = page, context.new_page()
         friend.set_default_timeout(15_000)
