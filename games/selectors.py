@@ -16,6 +16,7 @@ from django.urls import reverse
 from accounts.models import User
 from engine.actions import ActionKind
 from engine.cards import card_name, card_names, sort_by_rank
+from engine.events import HandEndEvent
 from engine.hand import HandState
 from engine.melds import best_arrangement, deadwood_after_discards
 from engine.phase import Phase
@@ -107,6 +108,13 @@ def match_state_payload(
         "hand": None,
         "last_hand": None,
     }
+    if state is not None and match.status in (MatchStatus.FINISHED, MatchStatus.ABORTED):
+        # The match-end screen's per-hand summary: every finished hand (public once the match is over).
+        payload["match"]["hands"] = [
+            {"hand": e.hand, "kind": e.result["kind"], "winner": e.result["winner"],
+             "points": e.result["points"], "scores": list(e.scores)}
+            for e in state.events if isinstance(e, HandEndEvent)
+        ]
     if live is None or state is None or state.hand is None:
         return payload
     current = state.hand

@@ -229,6 +229,9 @@ def test_match_end_card_fits_a_phone_and_leaves_the_header_usable(
             "level 1", "Brazilian", "100 points"
         )
         assert all(w in note for w in words), note
+        # the per-hand summary: resigned before any hand ended
+        summary = page.locator("#match-end .hands-summary").inner_text()
+        assert ("Nenhuma mão terminou." if locale == "pt-BR" else "No hand was finished.") in summary
         page.screenshot(path=f"/tmp/match-end-{width}-{locale}.png")
         page.close()
 

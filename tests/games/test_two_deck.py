@@ -69,3 +69,38 @@ def test_a_bot_non_dealer_opens_a_two_deck_hand_by_discarding(
     hand = selectors.match_state_payload(match=match, seat=0)["hand"]
     assert hand["phase"] == "draw" and hand["your_turn"] and len(hand["discard_pile"]) == 1
     assert len(hand["cards"]) == 10 and hand["opponent_card_count"] == 10
+
+
+def test_a_finished_match_carries_its_per_hand_summary(
+    alice: Any, house_bots: Any, seeded_decks: list[int]
+) -> None:
+    """The match-end screen's "hand by hand": each finished hand's kind, winner, points and the scores
+    after it, equal to the engine's hand-end events; none while the match is on."""
+    from engine.events import HandEndEvent
+
+    match = services.match_create_vs_bot(user=alice, level=1, rules_preset="classic", target=50, rated=False)
+    for _ in range(400):
+        match.refresh_from_db()
+        if match.status != "active":
+            break
+        state = selectors.match_state_payload(match=match, seat=0)
+        assert "hands" not in state["match"]
+        hand = state["hand"]
+        if hand["your_turn"]:
+            legal = hand["legal_actions"]
+            action = next((a for a in legal if a.startswith("knock")), None) or (
+                "pass" if "pass" in legal else "draw stock" if "draw stock" in legal else legal[0]
+            )
+            services.match_apply_action(match_id=match.pk, user=alice, action_text=action,
+                                        client_seq=match.last_seq, msg_id=f"m{match.last_seq}")
+        else:
+            services.match_play_bot_turn(match_id=match.pk)
+    match.refresh_from_db()
+    assert match.status == "finished"
+    summary = selectors.match_state_payload(match=match, seat=0)["match"]["hands"]
+    ends = [e for e in load(match).state.events if isinstance(e, HandEndEvent)]
+    assert summary == [
+        {"hand": e.hand, "kind": e.result["kind"], "winner": e.result["winner"], "points": e.result["points"],
+         "scores": list(e.scores)} for e in ends
+    ]
+    assert summary and summary[-1]["scores"][match.winner or 0] >= 50

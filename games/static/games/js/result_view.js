@@ -198,4 +198,46 @@ export function renderMatchEnd(box, state) {
   }
   table.append(tbody);
   box.append(table);
+  box.append(handsSummary(match));
 }
+
+/** The match-end per-hand summary (state.match.hands: hand, kind, winner, points, scores after it):
+ * who won each hand, how, its points and the running total (the viewer's first). */
+function handsSummary(match) {
+  const hands = match.hands || [];
+  const wrap = el("div", "hands-summary");
+  wrap.append(el("h3", "", t("hands_summary")));
+  if (!hands.length) {
+    wrap.append(el("p", "meta", t("no_hand_finished")));
+    return wrap;
+  }
+  const table = el("table", "final-scores hands");
+  table.dataset.testid = "hands-summary";
+  const hr = el("tr");
+  const cols = [["col_hand", "num"], ["col_winner", ""], ["col_how", ""], ["col_points", "num"], ["col_running", "num"]];
+  for (const [key, cls] of cols) {
+    const th = el("th", cls, t(key));
+    th.scope = "col";
+    hr.append(th);
+  }
+  const thead = el("thead");
+  thead.append(hr);
+  const tbody = el("tbody");
+  const me = match.you === null || match.you === undefined ? 0 : match.you;
+  for (const h of hands) {
+    const tr = el("tr");
+    const who = h.winner === null || h.winner === undefined ? "—" : seatName(match, h.winner);
+    tr.append(
+      el("td", "num", String(h.hand)),
+      el("td", "", who),
+      el("td", "", t("kind_" + h.kind)),
+      el("td", "num", String(h.points)),
+      el("td", "num", `${h.scores[me]}–${h.scores[1 - me]}`),
+    );
+    tbody.append(tr);
+  }
+  table.append(thead, tbody);
+  wrap.append(table);
+  return wrap;
+}
+
