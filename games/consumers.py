@@ -270,6 +270,10 @@ class MatchConsumer(AsyncWebsocketConsumer):
         else:
             await self._send_payload(state)
 
+    async def spectators_update(self, event: dict[str, Any]) -> None:
+        """Group message of ``replays.consumers``: how many spectators watch this match now."""
+        await self._send({"type": "spectators", "count": int(event.get("count", 0))})
+
     # ------------------------------------------------------------------------------------- state and timers
 
     async def _send_state(self) -> None:

@@ -78,7 +78,7 @@ def access_get(match: Match) -> ReplayAccess | None:
 
 def check_can_watch(*, match: Match | None, user: User | Any, token: str | None, live: bool = False) -> None:
     """Whether ``user`` (maybe anonymous) holding ``token`` (or None) may open ``match``'s replay
-    (``live=False``) or watch it live (``live=True``: public matches only, never a player's own).
+    (``live=False``) or watch it live (``live=True``: public matches only).
 
     :raises ReplayRefused: see its codes.
     """

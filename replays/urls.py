@@ -13,4 +13,5 @@ urlpatterns: list[URLPattern] = [
     path("replay/<int:match_id>/", views.replay_page, name="replay"),
     path("replay/<int:match_id>.json", views.replay_json, name="replay_json"),
     path("replay/<int:match_id>/visibility/", views.replay_visibility, name="visibility"),
+    path("watch/<int:match_id>/", views.watch_page, name="watch"),
 ]

@@ -4,7 +4,8 @@
 - ``/replay/<id>.json``: its replay file (docs/replay-format.md); ``?download=1`` as an attachment.
 - ``/replay/open/``: open a replay file from disk; it is verified here and shown in the same viewer.
 - ``/replay/<id>/visibility/`` (POST, owner): make the replay public or private.
-- ``/watch/<id>/``: watch a public match live (third-party view, ``replays.consumers``).
+- ``/watch/<id>/``: watch a public match live (third-party view, ``replays.consumers``); a finished
+  match redirects to its replay.
 
 Every refusal is a page (or JSON) with a clear message and status 400/403/404/409/422, never a 500.
 """
@@ -26,7 +27,7 @@ from engine.replay_format import ReplayVerificationError, verify_text
 from games.forms import bot_level_choices
 from games.models import Match, MatchStatus
 from games.selectors import match_get
-from replays import selectors, services
+from replays import selectors, services, watch
 
 MAX_FILE_BYTES = 4 * 1024 * 1024
 """Largest replay file the open page reads (a 500-point match is well under 1 MB)."""
@@ -44,6 +45,8 @@ def _refusal_text(code: str) -> str:
 
 def _refused(request: HttpRequest, exc: selectors.ReplayRefused, match_id: int | None = None) -> HttpResponse:
     context = {"message": _refusal_text(exc.code), "code": exc.code, "match_id": match_id}
+    if exc.code == "not_finished" and match_id is not None:
+        context["watch_url"] = reverse("replays:watch", args=[match_id])
     return render(request, "replays/refused.html", context, status=_STATUS[exc.code])
 
 
@@ -186,3 +189,25 @@ def replay_visibility(request: HttpRequest, match_id: int) -> HttpResponse:
     messages.success(request, _("Anyone can now watch this match.") if public == "1"
                      else _("Only the players and people with its link can now watch this match."))
     return redirect("replays:replay" if match.status == MatchStatus.FINISHED else "games:table", match.pk)
+
+
+@require_GET
+def watch_page(request: HttpRequest, match_id: int) -> HttpResponse:
+    """Watch a public match live (the third party's view); a finished one opens its replay."""
+    match = match_get(match_id=match_id)
+    try:
+        selectors.check_can_watch(match=match, user=request.user, token=None, live=True)
+    except selectors.ReplayRefused as exc:
+        if exc.code == "private":
+            return render(request, "replays/refused.html", {
+                "message": _("This match is not public: only tournament, rated and public matches can be "
+                             "watched live."), "code": "private", "match_id": match_id}, status=403)
+        return _refused(request, exc, match_id)
+    assert match is not None
+    if match.status == MatchStatus.FINISHED:
+        return redirect("replays:replay", match.pk)
+    return render(request, "replays/watch.html", {
+        "match": match, "state": watch.watch_payload(match=match), "ws_path": f"/ws/watch/{match.pk}/",
+        "replay_url": reverse("replays:replay", args=[match.pk]),
+        "bot_levels": bot_level_choices(get_language() or "en"),
+    })

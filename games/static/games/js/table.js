@@ -86,6 +86,7 @@ function resign() {
 // ---- receiving -------------------------------------------------------------------------------------
 function onMessage(msg) {
   if (msg.type === "state") onState(msg);
+  else if (msg.type === "spectators") showSpectators(msg.count);
   else if (msg.type === "rating") {
     if (msg.match_id === state.match.id) ui.rating = msg;
     render();
@@ -101,6 +102,14 @@ function onMessage(msg) {
     if (msg.code === "stale_seq" || msg.code === "server_error") socket.send({ type: "sync" });
     render();
   }
+}
+
+/** How many people watch this match live (replays' spectator sockets; hidden at 0). */
+function showSpectators(count) {
+  const box = $("spectators");
+  if (!box || !Number.isInteger(count)) return;
+  box.hidden = count <= 0;
+  box.textContent = t("spectators_n", { n: count });
 }
 
 function onState(s) {
@@ -433,6 +442,7 @@ setInterval(() => {
   if (ui.resultOpen) updateCountdown();
 }, 250);
 
+showSpectators(Number(root.dataset.spectators || 0));
 checks.note(state.hand);
 maybeShowResult(true);
 render();

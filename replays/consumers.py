@@ -1,0 +1,128 @@
+"""The spectator's WebSocket (``ws/watch/<id>/``): the third party's view of a public match, live.
+
+On connect: the match must be public (``replays.selectors.check_can_watch(live=True)``), else an
+``error`` then close (4404 no such match, 4403 not public). Then a ``watch`` message
+(``replays.watch.watch_payload``) and another after every change: services send the card-free
+``match.update`` to the ``watch_<id>`` group after each commit and this consumer re-reads the
+spectator's view. Spectators cannot act: ``action`` / ``resign`` get ``not_seated``; ``sync`` resends the
+view, ``ping`` gets ``pong``; anything else gets the protocol's error codes (``bad_json``,
+``not_an_object``, ``unknown_type``, ``frame_too_large``). Opening and closing a spectator socket
+updates the count the players see (``spectators`` message on their table's socket).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+
+from games import conf
+from games.selectors import match_get
+from games.services import group_name
+from replays import selectors, watch
+
+log = logging.getLogger(__name__)
+
+TYPES = ("sync", "ping", "action", "resign")
+
+
+def _error(code: str, message: str) -> dict[str, Any]:
+    return {"type": "error", "code": code, "message": message, "id": None}
+
+
+class WatchConsumer(AsyncWebsocketConsumer):
+    """One spectator's connection to one match."""
+
+    match_id: int
+    watching: bool = False
+    last_seq: int = -1
+
+    async def connect(self) -> None:
+        self.match_id = int(self.scope["url_route"]["kwargs"]["match_id"])
+        self.watching = False
+        await self.accept()
+        try:
+            await database_sync_to_async(self._check)()
+        except selectors.ReplayRefused as exc:
+            code = 4404 if exc.code == "no_such_match" else 4403
+            await self.send(text_data=json.dumps(_error("no_such_match" if code == 4404 else "not_public",
+                                                        exc.message)))
+            await self.close(code=code)
+            return
+        self.watching = True
+        await self.channel_layer.group_add(watch.watch_group(self.match_id), self.channel_name)
+        await self._count(1)
+        await self._send_view()
+
+    def _check(self) -> None:
+        """:raises ReplayRefused: the match does not exist or is not public."""
+        match = match_get(match_id=self.match_id)
+        selectors.check_can_watch(match=match, user=self.scope.get("user"), token=None, live=True)
+
+    async def disconnect(self, code: int) -> None:
+        if self.watching:
+            self.watching = False
+            await self.channel_layer.group_discard(watch.watch_group(self.match_id), self.channel_name)
+            await self._count(-1)
+
+    async def _count(self, delta: int) -> None:
+        count = await database_sync_to_async(watch.spectators_add)(match_id=self.match_id, delta=delta)
+        message = {"type": "spectators.update", "count": count}
+        for group in (group_name(self.match_id), watch.watch_group(self.match_id)):
+            try:
+                await self.channel_layer.group_send(group, message)
+            except Exception as exc:  # a count that is not shown is not worth failing the socket
+                log.warning("match %s: spectator count not sent: %s", self.match_id, exc)
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        if not self.watching:
+            return
+        if text_data is None or len(text_data) > conf.MAX_FRAME_BYTES:
+            big = text_data is not None or len(bytes_data or b"") > conf.MAX_FRAME_BYTES
+            await self._send(_error("frame_too_large" if big else "bad_json",
+                                    f"frames are limited to {conf.MAX_FRAME_BYTES} bytes" if big
+                                    else "send JSON text frames"))
+            return
+        try:
+            message = json.loads(text_data)
+        except (ValueError, RecursionError):
+            await self._send(_error("bad_json", "the frame is not valid JSON"))
+            return
+        if not isinstance(message, dict):
+            await self._send(_error("not_an_object", "a message must be a JSON object"))
+            return
+        kind = message.get("type")
+        if kind not in TYPES:
+            await self._send(_error("unknown_type", "a spectator may send sync or ping"))
+        elif kind in ("action", "resign"):
+            await self._send(_error("not_seated", "spectators watch: they cannot play"))
+        elif kind == "ping":
+            msg_id = message.get("id")
+            await self._send({"type": "pong", "id": msg_id if isinstance(msg_id, str) else None})
+        else:
+            self.last_seq = -1
+            await self._send_view()
+
+    async def match_update(self, event: dict[str, Any]) -> None:
+        """Group message after a commit (card-free): send the fresh third-party view."""
+        await self._send_view()
+
+    async def spectators_update(self, event: dict[str, Any]) -> None:
+        await self._send({"type": "spectators", "count": int(event.get("count", 0))})
+
+    async def _send_view(self) -> None:
+        payload = await database_sync_to_async(self._payload)()
+        if payload is None or payload["seq"] <= self.last_seq:
+            return
+        self.last_seq = payload["seq"]
+        await self._send(payload)
+
+    def _payload(self) -> dict[str, Any] | None:
+        match = match_get(match_id=self.match_id)
+        return None if match is None else watch.watch_payload(match=match)
+
+    async def _send(self, payload: dict[str, Any]) -> None:
+        await self.send(text_data=json.dumps(payload))

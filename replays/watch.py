@@ -1,0 +1,121 @@
+"""Live watching (``/watch/<id>/``, ``ws/watch/<id>/``): the third party's ``watch`` payload and the
+spectator count.
+
+The payload is built from ``engine.spectator.spectator_hand`` (what both players have shown) plus
+public match data; a hand that has ended is revealed in full, as the table reveals it to both players.
+The spectator count lives in the cache (Redis in production, shared by every Daphne process), one
+counter per match; players see it through their table's socket (``spectators`` message).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.cache import cache
+from django.db.models import Q
+
+from engine.cards import card_names, sort_by_rank
+from engine.hand import HandState
+from engine.melds import best_arrangement
+from engine.spectator import spectator_hand
+from games.live import load
+from games.models import Match, MatchEvent, MatchStatus
+
+COUNT_SECONDS = 6 * 3600
+"""A counter outlives no match by more than this (a process that died cannot leave it stuck forever)."""
+
+
+def watch_group(match_id: int) -> str:
+    """Channels group of a match's spectators (services send it a card-free ``match.update``)."""
+    return f"watch_{match_id}"
+
+
+def _count_key(match_id: int) -> str:
+    return f"watchers:{match_id}"
+
+
+def spectators_count(*, match_id: int) -> int:
+    """How many spectator sockets are open on the match (0 when the cache forgot)."""
+    value = cache.get(_count_key(match_id))
+    return max(0, int(value)) if isinstance(value, int) else 0
+
+
+def spectators_add(*, match_id: int, delta: int) -> int:
+    """Count a spectator socket in (``delta`` 1) or out (-1); returns the new count (never below 0)."""
+    key = _count_key(match_id)
+    cache.add(key, 0, COUNT_SECONDS)
+    try:
+        value = int(cache.incr(key, delta))
+    except ValueError:  # expired between add and incr
+        cache.set(key, max(0, delta), COUNT_SECONDS)
+        value = max(0, delta)
+    if value < 0:
+        cache.set(key, 0, COUNT_SECONDS)
+        value = 0
+    cache.touch(key, COUNT_SECONDS)
+    return value
+
+
+def _player(match: Match, seat: int) -> dict[str, Any] | None:
+    user = match.player0 if seat == 0 else match.player1
+    if user is None:
+        return None
+    return {"seat": seat, "name": user.public_name, "is_bot": user.is_bot, "is_guest": user.is_guest,
+            "bot_level": user.bot_level}
+
+
+def _reveal(hand: HandState, deal: MatchEvent | None, scores: Any) -> dict[str, Any]:
+    payload = deal.payload if deal is not None else {}
+    return {
+        "number": payload.get("hand"),
+        "dealer": hand.dealer,
+        "result": None if hand.result is None else hand.result.to_dict(),
+        "final_hands": [card_names(sort_by_rank(list(h))) for h in hand.hands],
+        "arrangements": [
+            {"melds": [m.names() for m in a.melds], "deadwood_cards": card_names(a.unmatched),
+             "deadwood": a.deadwood}
+            for a in (best_arrangement(list(h)) for h in hand.hands)
+        ],
+        "scores_after": list(scores),
+        "deck": card_names(hand.deck),
+        "salt": payload.get("salt"),
+        "commitment": payload.get("commitment"),
+    }
+
+
+def watch_payload(*, match: Match) -> dict[str, Any]:
+    """The ``watch`` message: ``{"type": "watch", "seq", "match": {id, status, preset, target,
+    players, scores, hands_won, hand_number, winner, result_reason, spectators}, "hand":
+    engine.spectator.spectator_hand(...) | null, "last_hand": the latest ended hand in full | null}``.
+    No concealed card of a hand in play, never its stock order."""
+    live = load(match) if match.first_dealer is not None else None
+    state = live.state if live is not None else None
+    payload: dict[str, Any] = {
+        "type": "watch",
+        "seq": match.last_seq,
+        "match": {
+            "id": match.pk, "status": match.status, "preset": match.preset,
+            "target": match.rules.get("target"), "you": None,
+            "players": [_player(match, 0), _player(match, 1)],
+            "scores": list(match.scores or [0, 0]),
+            "hands_won": list(state.hands_won) if state is not None else [0, 0],
+            "hand_number": state.hand_number if state is not None else 0,
+            "winner": match.winner, "result_reason": match.result_reason or None,
+            "spectators": spectators_count(match_id=match.pk),
+        },
+        "hand": None,
+        "last_hand": None,
+    }
+    if live is None or state is None or state.hand is None:
+        return payload
+    deals = list(MatchEvent.objects.filter(Q(match_id=match.pk) & Q(type="deal") & Q(seq__lte=match.last_seq))
+                 .order_by("-seq")[:2])
+    current = state.hand
+    if current.is_over or state.is_over:
+        payload["last_hand"] = _reveal(current, deals[0] if deals else None, state.scores)
+    else:
+        if match.status == MatchStatus.ACTIVE:
+            payload["hand"] = spectator_hand(current, number=state.hand_number)
+        if live.previous_hand is not None and len(deals) > 1:
+            payload["last_hand"] = _reveal(live.previous_hand, deals[1], state.scores)
+    return payload
