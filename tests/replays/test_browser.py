@@ -121,3 +121,39 @@ def test_a_shared_position_url_opens_the_same_moment(
     page.goto(f"{daphne_server.url}/replay/{match.pk}/?hand=2&step=999")
     assert "has no step 999" in page.locator("[data-testid=notice]").inner_text()
     assert app.get_attribute("data-hand") == "2" and app.get_attribute("data-step") == "0"
+
+
+def test_a_spectator_sees_no_hidden_card_while_the_players_play(
+    daphne_server: Any, page: Any, alice: Any, bob: Any, seeded_decks: Any, redis_url: str
+) -> None:
+    from engine.spectator import concealed_cards
+    from games import selectors, services
+    from games.live import load
+    from replays.models import ReplayAccess
+    from tests.games.wsclient import choose
+
+    table = services.table_create(
+        user=alice, rules_preset="classic", target=100, turn_timer=None, rated=False
+    )
+    services.table_join(user=bob, token=table.invite_token)
+    ReplayAccess.objects.create(match=table, public=True)
+    page.goto(f"{daphne_server.url}/watch/{table.pk}/")
+    app = page.locator("#watch-app")
+    users = {0: alice, 1: bob}
+    for step in range(40):
+        match = Match.objects.select_related("player0", "player1").get(pk=table.pk)
+        if match.status != "active":
+            break
+        page.wait_for_function(f"document.getElementById('watch-app').dataset.seq === '{match.last_seq}'")
+        hand = load(match).state.hand
+        assert hand is not None
+        shown = page.locator("#watch-app [data-card]:not(#reveal [data-card])").evaluate_all(CARDS)
+        assert not set(shown) & concealed_cards(hand), step
+        for seat in (0, 1):
+            backs = page.locator(f"#hidden-{seat} .card.back").count()
+            assert backs == len(hand.hands[seat]) - len(hand.known[seat])
+        seat = load(match).state.current_player
+        mine = selectors.match_state_payload(match=match, seat=seat)["hand"]
+        services.match_apply_action(match_id=match.pk, user=users[seat], action_text=choose(mine),
+                                    client_seq=match.last_seq, msg_id=f"b{step}")
+    assert app.get_attribute("data-status") == "active"

@@ -106,7 +106,7 @@ def test_tournament_page_standings_and_rounds(members: list[User]) -> None:
     assert "Final standings" in html and "Winner: member0" in html
     assert "+12.5" in html and "-10.0" in html
     assert "Buchholz" in html and "Sonneborn-Berger" in html
-    assert "1: W vs member1" in html and f'/match/{match.pk}/">52–31</a>' in html and "1: bye" in html
+    assert "1: W vs member1" in html and f'/watch/{match.pk}/">52–31</a>' in html and "1: bye" in html
     live = Client().get(f"/tournaments/{t.pk}/live/")
     assert live.status_code == 200 and "Final standings" in live.content.decode()
     assert Client().get("/tournaments/424242/").status_code == 404
