@@ -3,9 +3,12 @@ state there; autoplay advances and pauses; a shared position URL opens the same 
 
 from __future__ import annotations
 
+import re
+from functools import partial
 from typing import Any
 
 import pytest
+from playwright.sync_api import expect
 
 from engine.cards import card_names, parse_card
 from engine.hand import HandState
@@ -13,6 +16,23 @@ from engine.rules import RuleSet
 from games.models import Match, MatchEvent
 
 pytestmark = pytest.mark.browser
+
+
+def in_thread(fn: Any) -> Any:
+    """Run ``fn`` in a worker thread: the services' after-commit broadcast uses ``async_to_sync``,
+    which refuses the main thread while Playwright's event loop runs there."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from django.db import connection
+
+    def run() -> Any:
+        try:
+            return fn()
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(run).result()
 
 
 def engine_hands(match: Match, hand_number: int, step: int) -> tuple[list[str], list[str], list[str]]:
@@ -99,9 +119,11 @@ def test_autoplay_advances_and_pauses(daphne_server: Any, page: Any, finished_ma
     page.goto(f"{daphne_server.url}/replay/{match.pk}/")
     page.select_option("#speed", "200")
     page.locator("[data-testid=play]").click()
-    page.wait_for_function("Number(document.getElementById('replay-app').dataset.step) >= 3")
-    page.locator("[data-testid=play]").click()
     app = page.locator("#replay-app")
+    assert app.get_attribute("data-playing") == "1"
+    # 200 ms a step; polled by the locator (the page's CSP forbids wait_for_function's eval)
+    expect(app).to_have_attribute("data-step", re.compile(r"^([3-9]|\d\d+)$"))
+    page.locator("[data-testid=play]").click()
     assert app.get_attribute("data-playing") == "0"
     step = app.get_attribute("data-step")
     page.wait_for_timeout(600)
@@ -144,7 +166,7 @@ def test_a_spectator_sees_no_hidden_card_while_the_players_play(
         match = Match.objects.select_related("player0", "player1").get(pk=table.pk)
         if match.status != "active":
             break
-        page.wait_for_function(f"document.getElementById('watch-app').dataset.seq === '{match.last_seq}'")
+        expect(app).to_have_attribute("data-seq", str(match.last_seq))
         hand = load(match).state.hand
         assert hand is not None
         shown = page.locator("#watch-app [data-card]:not(#reveal [data-card])").evaluate_all(CARDS)
@@ -154,6 +176,6 @@ def test_a_spectator_sees_no_hidden_card_while_the_players_play(
             assert backs == len(hand.hands[seat]) - len(hand.known[seat])
         seat = load(match).state.current_player
         mine = selectors.match_state_payload(match=match, seat=seat)["hand"]
-        services.match_apply_action(match_id=match.pk, user=users[seat], action_text=choose(mine),
-                                    client_seq=match.last_seq, msg_id=f"b{step}")
+        in_thread(partial(services.match_apply_action, match_id=match.pk, user=users[seat],
+                          action_text=choose(mine), client_seq=match.last_seq, msg_id=f"b{step}"))
     assert app.get_attribute("data-status") == "active"
