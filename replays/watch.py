@@ -20,14 +20,12 @@ from engine.melds import best_arrangement
 from engine.spectator import spectator_hand
 from games.live import load
 from games.models import Match, MatchEvent, MatchStatus
+from games.services import watch_group
+
+__all__ = ["spectators_add", "spectators_count", "watch_group", "watch_payload"]
 
 COUNT_SECONDS = 6 * 3600
 """A counter outlives no match by more than this (a process that died cannot leave it stuck forever)."""
-
-
-def watch_group(match_id: int) -> str:
-    """Channels group of a match's spectators (services send it a card-free ``match.update``)."""
-    return f"watch_{match_id}"
 
 
 def _count_key(match_id: int) -> str:
