@@ -6,7 +6,8 @@ On connect: the match must be public (``replays.selectors.check_can_watch(live=T
 ``match.update`` to the ``watch_<id>`` group after each commit and this consumer re-reads the
 spectator's view. Spectators cannot act: ``action`` / ``resign`` get ``not_seated``; ``sync`` resends the
 view, ``ping`` gets ``pong``; anything else gets the protocol's error codes (``bad_json``,
-``not_an_object``, ``unknown_type``, ``frame_too_large``). Opening and closing a spectator socket
+``not_an_object``, ``unknown_type``, ``frame_too_large``; ``rate_limited`` past the players' own
+per-connection limit, and a flood closes with 4429). Opening and closing a spectator socket
 updates the count the players see (``spectators`` message on their table's socket).
 """
 
@@ -14,12 +15,13 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from typing import Any
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
-from games import conf
+from games import conf, ratelimit
 from games.selectors import match_get
 from games.services import group_name
 from replays import selectors, watch
@@ -53,6 +55,7 @@ class WatchConsumer(AsyncWebsocketConsumer):
             await self.close(code=code)
             return
         self.watching = True
+        self._limiter = ratelimit.MessageLimiter(time.monotonic())
         await self.channel_layer.group_add(watch.watch_group(self.match_id), self.channel_name)
         await self._count(1)
         await self._send_view()
@@ -79,6 +82,15 @@ class WatchConsumer(AsyncWebsocketConsumer):
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         if not self.watching:
+            return
+        verdict = self._limiter.admit(time.monotonic())
+        if verdict != "ok":  # the players' limit (games.ratelimit): a flood is refused unread
+            await self._send(_error("rate_limited", "too many messages; this one was ignored"))
+            if verdict == "flood":
+                await self.close(code=ratelimit.FLOOD_CLOSE_CODE)
+                self.watching = False
+                await self.channel_layer.group_discard(watch.watch_group(self.match_id), self.channel_name)
+                await self._count(-1)
             return
         if text_data is None or len(text_data) > conf.MAX_FRAME_BYTES:
             big = text_data is not None or len(bytes_data or b"") > conf.MAX_FRAME_BYTES

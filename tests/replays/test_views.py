@@ -191,3 +191,13 @@ def test_open_page_without_a_file_or_with_a_huge_one(client: Any) -> None:
     assert client.post(reverse("replays:open"), {}).status_code == 400
     huge = client.post(reverse("replays:open"), {"file": upload(b" " * (4 * 1024 * 1024 + 1))})
     assert huge.status_code == 400 and "too large" in huge.content.decode()
+
+
+def test_the_replay_page_speaks_pt_br(finished_match: Any, client: Any) -> None:
+    match = finished_match("classic")
+    page = client.get(reverse("replays:replay", args=[match.pk]) + "?hand=99", HTTP_ACCEPT_LANGUAGE="pt-br")
+    html = page.content.decode()
+    assert f"Replay da partida {match.pk}" in html and "Baixar o arquivo de replay" in html
+    assert "Esta partida não tem a mão 99" in html
+    english = client.get(reverse("replays:replay", args=[match.pk]), HTTP_ACCEPT_LANGUAGE="en")
+    assert f"Replay of match {match.pk}" in english.content.decode()

@@ -169,3 +169,16 @@ async def test_private_and_unknown_matches_are_refused(alice: Any, bob: Any, see
         closed = await comm.receive_output(timeout=5)
         assert closed == {"type": "websocket.close", "code": close}
         await comm.disconnect()
+
+
+async def test_a_spectator_flooding_the_socket_is_limited(alice: Any, bob: Any, seeded_decks: Any) -> None:
+    table = await database_sync_to_async(public_friend_table)(alice, bob, "classic")
+    comm = await watcher(table.pk)
+    got = [await recv(comm), await recv(comm)]
+    assert {m["type"] for m in got} == {"watch", "spectators"}
+    for i in range(60):
+        await comm.send_to(text_data=json.dumps({"type": "ping", "id": str(i)}))
+    answers = [await recv(comm) for _ in range(60)]
+    assert [a["type"] for a in answers[:40]] == ["pong"] * 40  # the burst
+    assert any(a.get("code") == "rate_limited" for a in answers[40:])
+    await comm.disconnect()
