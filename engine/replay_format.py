@@ -34,7 +34,7 @@ from engine.actions import Action
 from engine.cards import ALL_CARDS, Card, card_name, card_names, parse_card
 from engine.deck import deck_commitment
 from engine.errors import EngineError
-from engine.events import ActionEvent, DealEvent, Event, HandEndEvent, MatchEndEvent, ResignEvent
+from engine.events import ActionEvent, CutEvent, DealEvent, Event, HandEndEvent, MatchEndEvent, ResignEvent
 from engine.hand import HandState
 from engine.match import MatchState
 from engine.melds import best_arrangement_of_mask
@@ -52,7 +52,7 @@ Json = dict[str, Any]
 
 _NAMES = tuple(card_name(c) for c in ALL_CARDS)  # the viewer's frames name thousands of cards: no checks
 
-_TOP = frozenset(("format", "version", "match", "rules", "first_dealer", "players", "hands", "end"))
+_TOP = frozenset(("format", "version", "match", "rules", "first_dealer", "cut", "players", "hands", "end"))
 _HAND = frozenset(("number", "dealer", "deck", "salt", "commitment", "actions", "result", "scores_after",
                    "limit_card"))  # limit_card: optional, the second deck's card (two_deck preset)
 _ACTION = frozenset(("seat", "action", "auto"))
@@ -88,6 +88,8 @@ class HandReplay:
     scores_after: tuple[int, int]
     first_event: int
     """Engine log number of this hand's deal event."""
+    knock_limit: int = 10
+    multiplier: int = 1
     frames: list[Json] = field(default_factory=list)
     arrangements: list[Json] = field(default_factory=list)
 
@@ -292,7 +294,8 @@ def _hand(
     match.deal(deck, limit_card=limit_card)
     state = match.hand
     assert state is not None
-    record = HandReplay(number, dealer, deck, salt, commitment, [], None, match.scores, event)
+    record = HandReplay(number, dealer, deck, salt, commitment, [], None, match.scores, event,
+                        knock_limit=state.knock_limit, multiplier=state.multiplier)
     arranged = _Arrangements(cache, record.arrangements)
     if frames:
         record.frames.append(frame(state, 0, None, False, arranged))
@@ -342,6 +345,14 @@ def verify(data: Any, *, frames: bool = False) -> VerifiedReplay:
     """
     rules, first_dealer, hands, end = _header(data)
     match = MatchState(rules, first_dealer)
+    if data.get("cut") is not None:  # event 1: the cut for the first deal (rules.first_dealer "cut")
+        rounds = data["cut"]
+        try:
+            if not isinstance(rounds, list) or not all(isinstance(r, list) and len(r) == 2 for r in rounds):
+                raise EngineError("cut must be a list of [seat 0's card, seat 1's card] rounds")
+            match.cut([(parse_card(a), parse_card(b)) for a, b in rounds])
+        except EngineError as exc:
+            raise _fail(1, f"bad cut for the deal: {exc}") from None
     cache: dict[int, Json] = {}
     replays = [_hand(match, i, raw, frames=frames, cache=cache) for i, raw in enumerate(hands)]
     resigned = end.get("resigned")
@@ -386,6 +397,7 @@ def record_from_events(
     :raises ValueError: ``secrets`` does not give one pair per deal.
     """
     hands: list[Json] = []
+    cut: list[list[str]] | None = None
     end: Json = {"winner": None, "reason": None, "resigned": None, "scores": None, "final_scores": None}
     deals = 0
     for i, e in enumerate(events):
@@ -410,6 +422,8 @@ def record_from_events(
             hands[-1]["scores_after"] = list(e.scores)
         elif isinstance(e, ResignEvent):
             end["resigned"] = e.seat
+        elif isinstance(e, CutEvent):
+            cut = [[card_name(a), card_name(b)] for a, b in e.cuts]
         elif isinstance(e, MatchEndEvent):
             end.update(winner=e.winner, reason=e.reason, scores=list(e.scores),
                        final_scores=list(e.final_scores))
@@ -423,6 +437,7 @@ def record_from_events(
         record["match"] = dict(match)
     record.update(
         rules=rules.to_dict(), first_dealer=first_dealer,
+        **({"cut": cut} if cut is not None else {}),
         players=[
             {"seat": s, "name": str(p["name"]), "bot_level": p.get("bot_level")}
             for s, p in enumerate(players)

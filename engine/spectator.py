@@ -46,7 +46,7 @@ def spectator_hand(hand: HandState, *, number: int) -> Json:
         "known": [card_names(sorted(k)) for k in hand.known],
         "discard_pile": card_names(hand.discard_pile),
         "upcard": None if upcard is None else card_name(upcard),
-        "first_upcard": card_name(hand.first_upcard),
+        "first_upcard": None if hand.first_upcard is None else card_name(hand.first_upcard),
         "taken_card": None if taken is None else card_name(taken),
         "stock_count": hand.stock_size,
         "knock_limit": hand.knock_limit,

@@ -235,8 +235,7 @@ def viewer_data(verified: VerifiedReplay) -> dict[str, Any]:
             "number": h.number, "dealer": h.dealer, "deck": record["hands"][h.number - 1]["deck"],
             "arrangements": h.arrangements,
             "salt": h.salt, "commitment": h.commitment, "scores_before": before,
-            "knock_limit": rules.hand_knock_limit(h.deck[20]),
-            "multiplier": rules.hand_multiplier(h.deck[20]),
+            "knock_limit": h.knock_limit, "multiplier": h.multiplier,
             "scores_after": list(h.scores_after), "result": h.result, "frames": h.frames,
         })
         before = list(h.scores_after)
