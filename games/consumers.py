@@ -5,8 +5,9 @@ Parse and validate a frame, call one service in a worker thread of a pool (servi
 player and match (``games.ratelimit``). After a commit the service sends each seat its own ``state`` on
 that seat's group (``services.seat_group``), built once per update; the consumer forwards it (never an
 older one than it already sent), so no message carries a card to a socket that may not see it. The
-consumer also schedules the server's moves (the bot's, and automatic moves at a turn deadline) as
-asyncio tasks; racing schedulers are harmless because the services check the seq.
+server's own moves (the bot's, automatic moves at a turn deadline) do not depend on this socket:
+``games.scheduling`` drives them after each commit; opening a table only tells the in-process driver
+which event loop to use (``scheduling.table_opened``).
 """
 
 from __future__ import annotations
@@ -14,16 +15,14 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import random
 import time
-from datetime import UTC, datetime
 from typing import Any
 
 from asgiref.sync import sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.urls import reverse
 
-from games import conf, ratelimit, selectors, services
+from games import conf, ratelimit, scheduling, selectors, services
 from games.db import db_call
 from games.services import GameError, group_name, seat_group
 from games.user_sockets import user_group
@@ -77,7 +76,6 @@ class MatchConsumer(AsyncWebsocketConsumer):
         self.user = self.scope.get("user")
         self.match_id = int(self.scope["url_route"]["kwargs"]["match_id"])
         self.seat = None
-        self._tasks: dict[str, asyncio.Task[None]] = {}
         await self.accept()
         if self.user is None or not self.user.is_authenticated:
             await self._refuse("not_authenticated", "log in or play as a guest first", 4401)
@@ -109,6 +107,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
         await self.channel_layer.group_add(user_group(self.user.pk), self.channel_name)
         await self.channel_layer.group_add(group_name(self.match_id), self.channel_name)
         await self.channel_layer.group_add(seat_group(self.match_id, seat), self.channel_name)
+        scheduling.table_opened(match)
         await self._send_state()
 
     async def _keep_slot(self) -> None:
@@ -124,8 +123,6 @@ class MatchConsumer(AsyncWebsocketConsumer):
         await self.close(code=close_code)
 
     async def disconnect(self, code: int) -> None:
-        for task in getattr(self, "_tasks", {}).values():
-            task.cancel()
         if self._slot_task is not None:
             self._slot_task.cancel()
             await _in_thread(ratelimit.socket_slot_release)(
@@ -288,7 +285,6 @@ class MatchConsumer(AsyncWebsocketConsumer):
             return
         self._sent_seq = payload["seq"]
         await self._send(payload)
-        self._schedule(payload)
 
     def _state_payload(self) -> dict[str, Any] | None:
         match = selectors.match_get(match_id=self.match_id)
@@ -302,37 +298,6 @@ class MatchConsumer(AsyncWebsocketConsumer):
             path = reverse("games:join", args=[match.invite_token])
             invite_url = f"{scheme}://{host}{path}" if host else None
         return selectors.match_state_payload(match=match, seat=self.seat, invite_url=invite_url)
-
-    def _schedule(self, payload: dict[str, Any]) -> None:
-        """Start the bot's move or the deadline check for the state just sent (at most one each)."""
-        m, hand, seq = payload["match"], payload["hand"], payload["seq"]
-        if m["status"] != "active" or hand is None:
-            return
-        opponent = m["players"][1 - m["you"]]
-        if opponent and opponent["is_bot"] and hand["to_act"] == opponent["seat"]:
-            low, high = conf.bot_delay_range()
-            delay = random.uniform(low, high)
-            shown = (payload.get("last_hand") or {}).get("show_until")
-            if shown and hand["last_action"] is None:
-                delay = max(delay, _seconds_until(shown))
-            self._start("bot", delay, seq, services.match_play_bot_turn)
-        if m["turn_deadline"]:
-            self._start("timer", _seconds_until(m["turn_deadline"]) + 0.05, seq, services.match_expire_turn)
-
-    def _start(self, name: str, delay: float, seq: int, service: Any) -> None:
-        old = self._tasks.get(name)
-        if old is not None and not old.done():
-            old.cancel()
-        self._tasks[name] = asyncio.create_task(self._later(delay, seq, service))
-
-    async def _later(self, delay: float, seq: int, service: Any) -> None:
-        try:
-            await asyncio.sleep(max(0.0, delay))
-            await db_call(service)(match_id=self.match_id, expected_seq=seq)
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            log.exception("match %s: scheduled %s failed", self.match_id, getattr(service, "__name__", "?"))
 
     async def _send(self, payload: dict[str, Any]) -> None:
         await self.send(text_data=json.dumps(payload, separators=(",", ":")))
@@ -349,7 +314,3 @@ class UnknownPathConsumer(AsyncWebsocketConsumer):
         await self.send(text_data=json.dumps(_error("not_found", f"no WebSocket endpoint at {path!r}")))
         await self.close(code=4404)
 
-
-def _seconds_until(iso: str) -> float:
-    when = datetime.fromisoformat(iso.replace("Z", "+00:00"))
-    return max(0.0, (when - datetime.now(UTC)).total_seconds())

@@ -50,6 +50,11 @@ class Match(models.Model):
     - ``timeout_strikes``: ``[seat0, seat1]`` consecutive automatic moves (3 loses on time).
     - ``rated``: the result moves the players' Elo (docs/ratings.md): set at creation, cleared when a
       guest takes the second seat; a rated match always has a turn timer.
+    - ``bot_seats``: the seats (0/1, ascending) held by house bots, moved by the server: ``[1]`` in a
+      bot match, ``[]`` between two people, ``[0, 1]`` between two bots.
+    - ``server_move_at``: when the server's next move is due (a bot's move after its pause, or the
+      automatic move at ``turn_deadline``); null when none is pending (a person to act without a timer,
+      or the match not active). The on-commit task and the beat sweep of ``games.tasks`` read it.
     """
 
     rules = models.JSONField(_("rules"))
@@ -80,6 +85,8 @@ class Match(models.Model):
     # The one-time token of the create form that made this match (None: created another way): a second
     # POST of that form (double click, resubmit) finds this match instead of creating another.
     submission = models.UUIDField(_("form submission"), null=True, blank=True, editable=False)
+    bot_seats = models.JSONField(_("bot seats"), default=list, blank=True)
+    server_move_at = models.DateTimeField(_("server move due"), null=True, blank=True)
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     started_at = models.DateTimeField(_("started"), null=True, blank=True)
     finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
@@ -104,6 +111,7 @@ class Match(models.Model):
             # The ratings sweep: finished rated matches, oldest first.
             models.Index(fields=("finished_at",), name="games_match_rated_finished_idx",
                          condition=Q(rated=True, status="finished")),
+            models.Index(fields=("status", "server_move_at"), name="games_match_server_move_idx"),
         ]
 
     def __str__(self) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import random
 import secrets
 import uuid
 from collections.abc import Callable, Sequence
@@ -20,6 +21,7 @@ from typing import Any
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from accounts.models import User
@@ -32,7 +34,7 @@ from engine.events import DealEvent, Event, to_json
 from engine.match import cut_for_deal
 from engine.melds import deadwood
 from engine.rules import PRESETS, RuleSet
-from games import conf
+from games import conf, scheduling
 from games.live import LiveMatch, cache_put, load
 from games.models import Match, MatchEvent, MatchStatus, ResultReason
 from games.signals import match_finished
@@ -50,6 +52,9 @@ RATED_TURN_TIMER = 60
 abandoned one ends as a loss on time (docs/ratings.md)."""
 ABANDON_AFTER = timedelta(hours=24)
 """A casual bot match without a move for this long ends as abandoned (``match_abandon``)."""
+MAX_SERVER_MOVES = 5000
+"""Most moves one :func:`match_play_server_moves` call plays before it hands the rest to a new task
+(a match between two bots takes a few hundred)."""
 
 
 class GameError(Exception):
@@ -160,7 +165,7 @@ def match_create_vs_bot(
     def create() -> Match:
         match = Match.objects.create(
             rules=rules.to_dict(), preset=rules_preset, player0=user, player1=bot, bot_level=level,
-            status=MatchStatus.ACTIVE, scores=[0, 0], timeout_strikes=[0, 0], rated=rated,
+            bot_seats=[1], status=MatchStatus.ACTIVE, scores=[0, 0], timeout_strikes=[0, 0], rated=rated,
             turn_timer_seconds=RATED_TURN_TIMER if rated else None, submission=submission,
         )
         first = 1 if rules.first_dealer == "computer" else secrets.randbelow(2)
@@ -187,10 +192,7 @@ def table_create(
     """
     _check_person(user)
     rules = _rules(rules_preset, target)
-    if turn_timer is not None and (
-        type(turn_timer) is not int or not TURN_TIMER_RANGE[0] <= turn_timer <= TURN_TIMER_RANGE[1]
-    ):
-        raise GameError("bad_field", f"turn timer must be empty or 15..600 seconds, got {turn_timer!r}")
+    _check_turn_timer(turn_timer)
     rated = bool(rated) and not user.is_guest
     if rated and turn_timer is None:
         turn_timer = RATED_TURN_TIMER
@@ -199,6 +201,77 @@ def table_create(
         invite_token=secrets.token_urlsafe(24), turn_timer_seconds=turn_timer, scores=[0, 0],
         timeout_strikes=[0, 0], rated=rated, submission=submission,
     ))
+
+
+def _check_turn_timer(turn_timer: int | None) -> None:
+    if turn_timer is not None and (
+        type(turn_timer) is not int or not TURN_TIMER_RANGE[0] <= turn_timer <= TURN_TIMER_RANGE[1]
+    ):
+        raise GameError("bad_field", f"turn timer must be empty or 15..600 seconds, got {turn_timer!r}")
+
+
+@transaction.atomic
+def match_create_seated(
+    *, player0: User, player1: User, rules_preset: str = "classic", target: int = 100,
+    turn_timer: int | None = None, rated: bool = False,
+) -> Match:
+    """Create and start a match between any two different users: two people, a person and a house bot
+    (either seat), or two house bots (tournaments seat their pairings with this).
+
+    A house bot seat is moved by the server (its human-like pause when a person plays it; at engine
+    speed between two bots), and a late person's automatic move is played at the turn deadline, with or
+    without an open table (``games.scheduling``). The first dealer is random, or the bot for a preset
+    whose ``first_dealer`` is ``computer`` (seat 0 when both are bots).
+
+    :param turn_timer: seconds per action (15..600) or None for no timer (a rated match gets
+        :data:`RATED_TURN_TIMER`).
+    :param rated: the result moves Elo (docs/ratings.md); ignored (not rated) when a seat is a guest or
+        both are bots.
+    :raises GameError: ``bad_field`` (same user twice, preset, target, timer), ``not_authenticated``
+        (an anonymous or inactive user).
+    """
+    players = (player0, player1)
+    for user in players:
+        if not getattr(user, "is_bot", False):
+            _check_person(user)
+            if not user.is_active:
+                raise GameError("not_authenticated", f"user {user.pk} is not active")
+    if player0.pk == player1.pk:
+        raise GameError("bad_field", "a match needs two different players")
+    rules = _rules(rules_preset, target)
+    _check_turn_timer(turn_timer)
+    bot_seats = [seat for seat, user in enumerate(players) if user.is_bot]
+    rated = bool(rated) and len(bot_seats) < 2 and not any(user.is_guest for user in players)
+    if rated and turn_timer is None:
+        turn_timer = RATED_TURN_TIMER
+    match = Match.objects.create(
+        rules=rules.to_dict(), preset=rules_preset, player0=player0, player1=player1,
+        bot_level=players[bot_seats[0]].bot_level if len(bot_seats) == 1 else None, bot_seats=bot_seats,
+        status=MatchStatus.ACTIVE, turn_timer_seconds=turn_timer, scores=[0, 0], timeout_strikes=[0, 0],
+        rated=rated,
+    )
+    first = bot_seats[0] if rules.first_dealer == "computer" and bot_seats else secrets.randbelow(2)
+    _start(match, first_dealer=first)
+    match.save()
+    return match
+
+
+def match_create_bot_vs_bot(
+    *, bot0: User, bot1: User, rules_preset: str = "classic", target: int = 100,
+    turn_timer: int | None = None,
+) -> Match:
+    """Create and start a match between two house-bot accounts (``bot0`` at seat 0): the server plays
+    it out at engine speed right after the commit, without any socket, every action stored in the event
+    log like any other match (``games.tasks.play_server_moves`` with a worker; in-process otherwise).
+    The returned match is active; it is ``finished`` once played out (wait for ``status``, or listen to
+    the ``match_<id>`` group). Being both bots, it is never meant to be rated.
+
+    :raises GameError: ``bad_field`` (not two different house bots, preset, target, timer).
+    """
+    if not (getattr(bot0, "is_bot", False) and getattr(bot1, "is_bot", False)):
+        raise GameError("bad_field", "both players of a bot-vs-bot match must be house bots")
+    return match_create_seated(player0=bot0, player1=bot1, rules_preset=rules_preset, target=target,
+                               turn_timer=turn_timer)
 
 
 def table_join(*, user: User, token: str) -> Match:
@@ -477,6 +550,9 @@ def _refresh(match: Match, live: LiveMatch, *, dealt: bool) -> None:
         match.turn_deadline = now + timedelta(seconds=match.turn_timer_seconds + pause)
     else:
         match.turn_deadline = None
+    match.server_move_at = _server_move_due(match, live, dealt=dealt, now=now)
+    if match.server_move_at is not None:
+        scheduling.schedule_on_commit(match.pk, match.last_seq, match.server_move_at)
 
 
 def _save_cas(match: Match, before: int) -> None:
@@ -488,7 +564,7 @@ def _save_cas(match: Match, before: int) -> None:
         "last_seq": match.last_seq, "scores": match.scores, "status": match.status, "winner": match.winner,
         "result_reason": match.result_reason, "finished_at": match.finished_at,
         "turn_deadline": match.turn_deadline, "timeout_strikes": match.timeout_strikes,
-        "updated_at": match.updated_at,
+        "server_move_at": match.server_move_at, "updated_at": match.updated_at,
     }
     if Match.objects.filter(pk=match.pk, last_seq=before).update(**fields) != 1:
         raise IntegrityError("match advanced concurrently")
@@ -510,7 +586,7 @@ def _broadcast_on_commit(match: Match, live: LiveMatch | None) -> None:
     failure is logged as one line (players then get the state on their next ``sync`` or reconnect)."""
     match_id, seq = match.pk, match.last_seq
     humans = [seat for seat in (0, 1) if match.player_id(seat) is not None
-              and not (seat == 1 and match.bot_level is not None)]
+              and seat not in (match.bot_seats or [])]
 
     async def bounded(layer: Any, messages: list[tuple[str, dict[str, Any]]]) -> None:
         async def send_all() -> None:
@@ -571,12 +647,38 @@ def watch_group(match_id: int) -> str:
 # --------------------------------------------------------------------------------------------- server moves
 
 
-def match_play_bot_turn(*, match_id: int, expected_seq: int | None = None) -> int | None:
-    """Make one move for the bot of a bot match if it is the bot's turn (from its PlayerView only).
+def _server_move_due(match: Match, live: LiveMatch, *, dealt: bool, now: Any) -> Any:
+    """When the server's next move in ``match`` is due (an aware datetime), or None.
 
-    Idempotent: returns None and changes nothing when the match is not active, not the bot's turn,
-    ``expected_seq`` is given and the match has moved past it, or another write won a race. Returns the
-    new ``last_seq``.
+    The player to act is a house bot (a seat in ``match.bot_seats``): now between two bots (engine
+    speed), else after the bot's human-like pause (``conf.bot_delay_range()``, drawn once here so every
+    scheduler agrees), and at least the hand pause after a hand ended (the finished hand stays face up).
+    A turn timer's ``turn_deadline`` (the automatic move) is the other candidate; the earlier one wins.
+    """
+    seat = live.state.current_player
+    if match.status != MatchStatus.ACTIVE or seat is None:
+        return None
+    due = match.turn_deadline
+    bots = match.bot_seats or []
+    if seat in bots:
+        pause = 0.0
+        if len(bots) < 2:
+            low, high = conf.bot_delay_range()
+            pause = random.uniform(low, high)
+            if dealt and live.state.hand_number > 1:
+                pause = max(pause, conf.hand_pause_seconds())
+        bot_due = now + timedelta(seconds=pause)
+        due = bot_due if due is None else min(due, bot_due)
+    return due
+
+
+def match_play_bot_turn(*, match_id: int, expected_seq: int | None = None) -> int | None:
+    """Make one move for the house bot to act in match ``match_id`` (chosen from its PlayerView only),
+    whatever its pause (the driver, :func:`match_play_server_moves`, waits for ``server_move_at``).
+
+    Idempotent: returns None and changes nothing when the match is not active, the player to act is
+    not a bot, ``expected_seq`` is given and the match has moved past it, or another write won a race.
+    Returns the new ``last_seq``.
     """
     try:
         return _play_bot_turn(match_id, expected_seq)
@@ -587,16 +689,17 @@ def match_play_bot_turn(*, match_id: int, expected_seq: int | None = None) -> in
 def _play_bot_turn(match_id: int, expected_seq: int | None) -> int | None:
     with transaction.atomic():
         match = _locked_or_none(match_id)
-        if match is None or match.status != MatchStatus.ACTIVE or match.bot_level is None:
+        if match is None or match.status != MatchStatus.ACTIVE or not match.bot_seats:
             return None
         if expected_seq is not None and expected_seq != match.last_seq:
             return None
         live = load(match).clone()
-        seat = 1
-        if live.state.current_player != seat:
+        seat = live.state.current_player
+        if seat is None or seat not in match.bot_seats:
             return None
+        level = _bot_level(match, seat)
         view = live.state.view(seat)
-        action = choose_bot_action(match.bot_level, view, seed=match.pk * 100_003 + match.last_seq)
+        action = choose_bot_action(level, view, seed=match.pk * 100_003 + match.last_seq)
         events = _play(live, action, seat)
         before = match.last_seq
         _store(match, live, events, seat=seat)
@@ -605,6 +708,17 @@ def _play_bot_turn(match_id: int, expected_seq: int | None) -> int | None:
         transaction.on_commit(lambda: cache_put(match.pk, match.last_seq, live))
         _broadcast_on_commit(match, live)
         return match.last_seq
+
+
+def _bot_level(match: Match, seat: int) -> int:
+    """The level of the house bot at ``seat`` (``match.bot_level`` for seat 1 of a bot match)."""
+    if seat == 1 and match.bot_level is not None:
+        return match.bot_level
+    user = match.player0 if seat == 0 else match.player1  # loaded with the locked row
+    level = user.bot_level if user is not None and user.is_bot else None
+    if level is None:
+        raise GameError("no_bot", f"match {match.pk}: seat {seat} is not a house bot")
+    return int(level)
 
 
 def choose_bot_action(level: int, view: Any, *, seed: int) -> Action:
@@ -643,10 +757,10 @@ def match_expire_turn(*, match_id: int, expected_seq: int | None = None) -> int 
     timeout). Idempotent: returns None and changes nothing if the deadline is not past, the match is
     not active, ``expected_seq`` is stale, or another write won a race. Returns the new ``last_seq``.
     """
-    match = Match.objects.filter(pk=match_id).only("bot_level", "status").first()
-    if match is not None and match.bot_level is not None and match.status == MatchStatus.ACTIVE:
-        # A rated bot match has a timer for both seats: when the bot's own turn is due (nobody at the
-        # table scheduled it), the bot makes its move instead of taking a strike.
+    match = Match.objects.filter(pk=match_id).only("bot_seats", "status").first()
+    if match is not None and match.bot_seats and match.status == MatchStatus.ACTIVE:
+        # A timer runs for every seat: when a house bot's own turn is due, it makes its move instead
+        # of taking a strike.
         moved = match_play_bot_turn(match_id=match_id, expected_seq=expected_seq)
         if moved is not None:
             return moved
@@ -710,6 +824,7 @@ def _end_abandoned(match: Match, why: str, *, seat: int | None) -> None:
     match.winner = None
     match.finished_at = timezone.now()
     match.turn_deadline = None
+    match.server_move_at = None
 
 
 def match_abandon(*, match_id: int, user: User | None = None) -> bool:
@@ -752,3 +867,76 @@ def match_abandon(*, match_id: int, user: User | None = None) -> bool:
     except IntegrityError:
         return False  # another write took this seq first
 
+
+def match_play_server_moves(
+    *, match_id: int, expected_seq: int | None = None, max_moves: int = MAX_SERVER_MOVES
+) -> int:
+    """Play every server move of match ``match_id`` that is due now (the driver's entry point: the
+    task of ``games.tasks``, the in-process timers of ``games.scheduling``, the sweeps).
+
+    Loops while ``server_move_at`` has passed: the bot to act moves (:func:`match_play_bot_turn`), or
+    else the late player's automatic move is played (:func:`match_expire_turn`). A match between two
+    bots is thus played out at engine speed in one call, every move stored like any other. When a move
+    is pending for later, it is scheduled for its due time; after ``max_moves`` moves the rest is
+    scheduled as a new run. Each move is its own transaction guarded by the seq compare-and-set, so any
+    number of concurrent or repeated calls apply each move exactly once.
+
+    :param expected_seq: the seq the caller was scheduled for; when the match has moved on, the write
+        that moved it scheduled its own follow-up and this call does nothing.
+    :returns: how many moves this call applied (0 when nothing was due or another driver won).
+    """
+    moved = 0
+    repaired = False
+    with scheduling.driving():
+        while True:
+            row = Match.objects.filter(pk=match_id).values(
+                "status", "last_seq", "server_move_at", "turn_deadline"
+            ).first()
+            if row is None or row["status"] != MatchStatus.ACTIVE:
+                return moved
+            due = min((t for t in (row["server_move_at"], row["turn_deadline"]) if t), default=None)
+            seq = row["last_seq"]
+            if due is None or (moved == 0 and expected_seq is not None and seq != expected_seq):
+                return moved
+            if due > timezone.now():
+                scheduling.schedule(match_id, seq, due)
+                return moved
+            if moved >= max_moves:
+                scheduling.schedule(match_id, seq, timezone.now())
+                return moved
+            if match_play_bot_turn(match_id=match_id, expected_seq=seq) is None and (
+                match_expire_turn(match_id=match_id, expected_seq=seq) is None
+            ):
+                current = Match.objects.filter(pk=match_id).values_list("last_seq", flat=True).first()
+                if current != seq or repaired:
+                    return moved  # another writer moved it (and scheduled the follow-up)
+                _repair_server_move_at(match_id, seq)
+                repaired = True
+                continue
+            moved += 1
+
+
+def _repair_server_move_at(match_id: int, seq: int) -> None:
+    """``server_move_at`` said a move was due but none was (a row from before the column existed, or
+    a clock change): store the real due time, if the match is still at ``seq``."""
+    match = Match.objects.filter(pk=match_id).first()
+    if match is None or match.last_seq != seq or match.status != MatchStatus.ACTIVE:
+        return
+    due = _server_move_due(match, load(match), dealt=False, now=timezone.now())
+    Match.objects.filter(pk=match_id, last_seq=seq).update(server_move_at=due)
+
+
+def match_overdue_ids(*, grace_seconds: float, limit: int = 1000) -> list[int]:
+    """Ids of active matches whose server move or turn deadline was due more than ``grace_seconds``
+    ago (oldest first, at most ``limit``)."""
+    cutoff = timezone.now() - timedelta(seconds=grace_seconds)
+    due = Match.objects.filter(status=MatchStatus.ACTIVE).filter(
+        Q(server_move_at__lte=cutoff) | Q(turn_deadline__lte=cutoff)
+    ).order_by("server_move_at").values_list("pk", flat=True)[:limit]
+    return list(due)
+
+
+def match_sweep_server_moves(*, grace_seconds: float) -> int:
+    """Drive every match of :func:`match_overdue_ids`: the safety net for a lost task or timer.
+    Returns how many moves were made."""
+    return sum(match_play_server_moves(match_id=pk) for pk in match_overdue_ids(grace_seconds=grace_seconds))

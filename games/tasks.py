@@ -1,8 +1,10 @@
-"""Celery tasks of the games app: the turn-timer sweep and the sweep of abandoned casual matches.
+"""Celery tasks of the games app: the server's moves (bot moves, automatic moves at a turn deadline)
+and the sweep of abandoned casual matches.
 
-A connected table schedules its own deadline check (``games.consumers``); this sweep, run by beat every
-``SWEEP_SECONDS``, covers tables nobody is connected to. Both call the idempotent
-``services.match_expire_turn``, so overlapping runs are harmless.
+``play_server_moves`` is enqueued by ``games.scheduling`` after each commit that leaves a server move
+pending, with a countdown until it is due; ``sweep_server_moves`` (beat, every ``SWEEP_SECONDS``) is the
+safety net for lost messages. Both call the idempotent ``services.match_play_server_moves``, so
+duplicated, late or concurrent deliveries apply each move once.
 """
 
 from __future__ import annotations
@@ -10,29 +12,52 @@ from __future__ import annotations
 from celery import current_app, shared_task
 from django.utils import timezone
 
-from games import services
+from games import scheduling, services
 from games.models import Match, MatchStatus
 
-SWEEP_SECONDS = 5.0
+SWEEP_SECONDS = scheduling.SWEEP_SECONDS
 ABANDON_SWEEP_SECONDS = 600.0
+SWEEP_GRACE_SECONDS = 1.0
+"""A move due longer ago than this was lost (its task normally runs on time)."""
+IN_PROCESS_SWEEP_GRACE_SECONDS = 30.0
+"""With the in-process driver (embedded default) Daphne sweeps its own matches and broadcasts the
+moves; the worker only steps in for a match Daphne has left alone this long (Daphne down)."""
 
 current_app.conf.beat_schedule = {
     **(current_app.conf.beat_schedule or {}),
-    "games-expire-due-turns": {"task": "games.tasks.expire_due_turns", "schedule": SWEEP_SECONDS},
+    "games-sweep-server-moves": {"task": "games.tasks.sweep_server_moves", "schedule": SWEEP_SECONDS},
     "games-abandon-idle-matches": {
         "task": "games.tasks.abandon_idle_matches", "schedule": ABANDON_SWEEP_SECONDS,
     },
 }
 
 
+@shared_task(name="games.tasks.play_server_moves", ignore_result=True)
+def play_server_moves(match_id: int, expected_seq: int | None = None) -> int:
+    """Play the due server moves of one match (``services.match_play_server_moves``); returns how many."""
+    return services.match_play_server_moves(match_id=match_id, expected_seq=expected_seq)
+
+
+@shared_task(name="games.tasks.sweep_server_moves", ignore_result=True)
+def sweep_server_moves() -> int:
+    """Drive every active match whose server move or turn deadline is overdue; returns the moves made.
+
+    With the Celery driver each overdue match gets its own ``play_server_moves`` task (spread over the
+    workers) and the return value is the number of matches enqueued.
+    """
+    if scheduling.in_process():
+        with scheduling.no_timers():  # no timers in a worker: its broadcasts would reach no socket
+            return services.match_sweep_server_moves(grace_seconds=IN_PROCESS_SWEEP_GRACE_SECONDS)
+    due = services.match_overdue_ids(grace_seconds=SWEEP_GRACE_SECONDS)
+    for match_id in due:
+        play_server_moves.apply_async(kwargs={"match_id": match_id})
+    return len(due)
+
+
 @shared_task(name="games.tasks.expire_due_turns", ignore_result=True)
 def expire_due_turns() -> int:
-    """Play the automatic move (or declare the loss on time) of every active match whose turn deadline
-    has passed. Returns how many matches were moved."""
-    due = Match.objects.filter(status=MatchStatus.ACTIVE, turn_deadline__lte=timezone.now()).values_list(
-        "pk", flat=True
-    )
-    return sum(1 for match_id in list(due) if services.match_expire_turn(match_id=match_id) is not None)
+    """Former name of the sweep, kept for beat entries stored in the database by earlier versions."""
+    return int(sweep_server_moves())
 
 
 @shared_task(name="games.tasks.abandon_idle_matches", ignore_result=True)

@@ -6,6 +6,12 @@ Services
     local defaults ``postgres://postgres@127.0.0.1:5432/postgres`` and ``redis://127.0.0.1:6379/0``);
     skip (CI: fail) when unreachable.
 
+Server moves
+    ``server_moves_in_process`` (autouse): bot and turn-timer moves are driven in the test's own process
+    (``GAMES_SERVER_MOVES_IN_PROCESS``, see ``games.scheduling``), never enqueued for a worker that does
+    not run; timer threads still pending are cancelled afterwards. A test of the Celery driver sets
+    ``settings.GAMES_SERVER_MOVES_IN_PROCESS = False`` and runs a worker.
+
 Browser (mark tests ``@pytest.mark.browser``)
     ``browser``: a Playwright ``Browser`` on Debian's ``/usr/bin/chromium`` (never a downloaded one),
     headless with ``--no-sandbox --disable-gpu ...``; skips (CI: fails) when chromium is absent. One per
@@ -142,6 +148,17 @@ def _fresh_cache(request: pytest.FixtureRequest) -> Iterator[None]:
         CACHES={"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": location}}
     ):
         yield
+
+
+# --- server moves ---------------------------------------------------------------------------------
+@pytest.fixture(autouse=True)
+def server_moves_in_process(settings: Any) -> Iterator[None]:
+    """Drive server moves in this process (see the module docstring)."""
+    settings.GAMES_SERVER_MOVES_IN_PROCESS = True
+    yield
+    from games import scheduling
+
+    scheduling.cancel_timers()
 
 
 # --- browser --------------------------------------------------------------------------------------

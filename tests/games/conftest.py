@@ -2,6 +2,8 @@
 
 ``alice`` / ``bob``: registered users; ``guest``: a guest user; ``house_bots``: bot-1..bot-5.
 ``no_pauses`` (autouse): the bot's thinking pause and the 8 s hand pause set to 0.
+``bot_waits``: the bot's pause set to 10 minutes, for tests that look at a bot match before the server
+moves its bot (``games.scheduling`` drives it right after each commit otherwise).
 ``seeded_decks``: deals come from ``seeded_deck(seed)`` with seed 1000, 1001, ... (deterministic).
 """
 
@@ -20,6 +22,11 @@ from engine.deck import seeded_deck
 def no_pauses(settings: Any) -> None:
     settings.GAMES_BOT_DELAY = (0.0, 0.0)
     settings.GAMES_HAND_PAUSE = 0.0
+
+
+@pytest.fixture
+def bot_waits(settings: Any) -> None:
+    settings.GAMES_BOT_DELAY = (600.0, 600.0)
 
 
 @pytest.fixture(autouse=True)

@@ -28,7 +28,7 @@ def _events(match: Match) -> list[MatchEvent]:
 
 
 def test_create_vs_bot_deals_hand_one_with_a_commitment(
-    alice: Any, house_bots: Any, seeded_decks: list[int]
+    alice: Any, house_bots: Any, seeded_decks: list[int], bot_waits: None
 ) -> None:
     match = services.match_create_vs_bot(user=alice, level=4, rules_preset="oklahoma", target=50)
     match.refresh_from_db()
@@ -204,7 +204,9 @@ def test_whole_match_against_each_bot_level(alice: Any, house_bots: Any, seeded_
         assert MatchEvent.objects.filter(match=done).count() == rows_after
 
 
-def test_bot_turn_is_idempotent(alice: Any, house_bots: Any, seeded_decks: list[int]) -> None:
+def test_bot_turn_is_idempotent(
+    alice: Any, house_bots: Any, seeded_decks: list[int], bot_waits: None
+) -> None:
     match = services.match_create_vs_bot(user=alice, level=3, rules_preset="classic", target=100)
     state = load(match).state
     if state.current_player == 0:
@@ -333,20 +335,20 @@ def test_recent_matches(alice: Any, bob: Any, house_bots: Any, seeded_decks: lis
     assert [r["result"] for r in selectors.matches_recent_for(user=bob)] == ["lost"]
 
 
-def test_expiry_sweep_task_moves_only_due_matches(alice: Any, bob: Any, seeded_decks: list[int]) -> None:
-    from games.tasks import expire_due_turns
-
+def test_expiry_sweep_moves_only_due_matches(alice: Any, bob: Any, seeded_decks: list[int]) -> None:
     due = _friend_match(alice, bob, timer=30)
     table = services.table_create(user=bob, rules_preset="classic", target=100, turn_timer=30)
     not_due = services.table_join(user=alice, token=table.invite_token)
-    Match.objects.filter(pk=due.pk).update(turn_deadline=timezone.now() - timedelta(seconds=1))
-    assert expire_due_turns() == 1
+    Match.objects.filter(pk=due.pk).update(turn_deadline=timezone.now() - timedelta(seconds=2))
+    assert services.match_overdue_ids(grace_seconds=1.0) == [due.pk]
+    assert services.match_sweep_server_moves(grace_seconds=1.0) == 1
     assert Match.objects.get(pk=due.pk).last_seq == 2 and Match.objects.get(pk=not_due.pk).last_seq == 1
-    assert expire_due_turns() == 0
+    assert services.match_sweep_server_moves(grace_seconds=1.0) == 0
 
 
 def test_state_payload_query_count(
-    alice: Any, house_bots: Any, seeded_decks: list[int], django_assert_max_num_queries: Any
+    alice: Any, house_bots: Any, seeded_decks: list[int], django_assert_max_num_queries: Any,
+    bot_waits: None,
 ) -> None:
     """The hot read (every broadcast, for every connected seat): the match with its players and the
     last two deals; the engine state comes from the replay cache."""

@@ -318,7 +318,7 @@ async def test_foreign_origin_is_refused(alice: Any, house_bots: Any) -> None:
 
 
 async def test_connected_table_enforces_its_turn_timer(alice: Any, bob: Any, seeded_decks: list[int]) -> None:
-    """The consumer schedules the deadline check itself: the late player's safe move arrives as a state."""
+    """The server drives the deadline (``server_move_at``): the late player's safe move arrives as a state."""
     from datetime import timedelta
 
     from django.utils import timezone
@@ -328,7 +328,9 @@ async def test_connected_table_enforces_its_turn_timer(alice: Any, bob: Any, see
     )
     match = await database_sync_to_async(services.table_join)(user=bob, token=table.invite_token)
     soon = timezone.now() + timedelta(seconds=0.3)
-    await database_sync_to_async(Match.objects.filter(pk=match.pk).update)(turn_deadline=soon)
+    await database_sync_to_async(Match.objects.filter(pk=match.pk).update)(
+        turn_deadline=soon, server_move_at=soon
+    )
     comm, state = await connect(alice, match.pk)
     try:
         late = state["hand"]["to_act"]

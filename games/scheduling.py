@@ -1,0 +1,222 @@
+"""Where and when the server's own moves run: a bot's move, and the automatic move at a turn deadline.
+
+Every write that leaves such a move pending stores its due time in ``Match.server_move_at`` (the
+decision: ``games.services``) and calls :func:`schedule_on_commit`; after the commit the driver wakes up
+at that time and calls ``services.match_play_server_moves``, which plays every move that is due (a
+whole match between two house bots at engine speed). Nothing here depends on a table being open, and
+racing drivers are harmless: each move is a compare-and-set on the match's ``last_seq``.
+
+Two drivers, chosen by :func:`in_process` (docs/protocol.md "Server moves"):
+
+- **Celery** (production: the Redis channel layer reaches every process): the task
+  ``games.tasks.play_server_moves`` is enqueued with a countdown until the due time; a worker runs it
+  and its broadcast reaches the Daphne processes through Redis.
+- **In-process** (the embedded default's in-memory channel layer, ``CELERY_TASK_ALWAYS_EAGER`` test
+  servers, or ``GAMES_SERVER_MOVES_IN_PROCESS=1``): a worker process's broadcast would never reach the
+  Daphne process that holds the sockets there, so Daphne itself runs the moves: a timer on its event
+  loop, then the service in a thread of the default executor (never on the event loop, never on the
+  thread that serves the sockets' database calls). The loop is learned from the first table opened
+  (:func:`table_opened`), which also picks up a move left pending across a restart; an in-process
+  sweep then runs every ``SWEEP_SECONDS``.
+
+Either way Celery beat's sweep (``games.tasks.sweep_server_moves``) is the safety net for lost messages.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import threading
+from collections.abc import Iterator
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+log = logging.getLogger(__name__)
+
+SWEEP_SECONDS = 5.0
+"""Period of both sweeps (beat's, and the in-process one)."""
+
+_local = threading.local()
+_loop: asyncio.AbstractEventLoop | None = None
+_loop_lock = threading.Lock()
+_sweeper: asyncio.Task[None] | None = None
+_timers: set[threading.Timer] = set()
+_armed: set[tuple[int, int | None]] = set()  # (match, seq) with a timer on the loop; loop thread only
+
+
+def in_process() -> bool:
+    """Whether server moves run inside the Daphne process (see the module docstring)."""
+    explicit = getattr(settings, "GAMES_SERVER_MOVES_IN_PROCESS", None)
+    if explicit is not None:
+        return bool(explicit)
+    if getattr(settings, "CELERY_TASK_ALWAYS_EAGER", False):
+        return True
+    backend = settings.CHANNEL_LAYERS.get("default", {}).get("BACKEND", "")
+    return bool(backend.endswith("InMemoryChannelLayer"))
+
+
+@contextlib.contextmanager
+def driving() -> Iterator[None]:
+    """While active (in this thread), writes do not schedule their next server move on commit: the
+    driver that made them goes on playing, and schedules what is left itself."""
+    before = getattr(_local, "driving", False)
+    _local.driving = True
+    try:
+        yield
+    finally:
+        _local.driving = before
+
+
+@contextlib.contextmanager
+def no_timers() -> Iterator[None]:
+    """While active (in this thread), :func:`schedule` starts no in-process timer thread: for the
+    embedded worker's sweep, whose moves no socket would hear about (Daphne takes over when it runs)."""
+    before = getattr(_local, "no_timers", False)
+    _local.no_timers = True
+    try:
+        yield
+    finally:
+        _local.no_timers = before
+
+
+def schedule_on_commit(match_id: int, seq: int, due_at: datetime) -> None:
+    """After the current transaction commits, drive match ``match_id`` (at ``seq``) at ``due_at``.
+
+    Does nothing inside :func:`driving`. A failure to enqueue is logged, never raised: the write is
+    committed, and the sweep will find the move.
+    """
+    if getattr(_local, "driving", False):
+        return
+    transaction.on_commit(lambda: schedule(match_id, seq, due_at), robust=True)
+
+
+def schedule(match_id: int, seq: int | None, due_at: datetime) -> None:
+    """Drive match ``match_id`` at ``due_at`` (now if past): ``services.match_play_server_moves`` with
+    ``expected_seq=seq`` (None: whatever the match's seq is then)."""
+    delay = max(0.0, (due_at - timezone.now()).total_seconds())
+    if not in_process():
+        from games.tasks import play_server_moves
+
+        play_server_moves.apply_async(kwargs={"match_id": match_id, "expected_seq": seq}, countdown=delay,
+                                      retry=False)
+        return
+    loop = _running_loop()
+    if loop is None:
+        # No table was opened in this process yet (a view's write, a management command, a test): a
+        # due move runs right here (between two bots: the whole match, which the driver plays in one
+        # loop, so eager runs never recurse), a later one (or the driver's own follow-up) on a timer
+        # thread. A worker's sweep (no_timers) leaves follow-ups to Daphne and the next sweep.
+        if getattr(_local, "no_timers", False):
+            return
+        if delay <= 0 and not getattr(_local, "driving", False):
+            _run(match_id, seq)
+        else:
+            timer = threading.Timer(delay, _run_in_thread, args=(match_id, seq))
+            timer.daemon = True
+            with _loop_lock:
+                _timers.add(timer)
+            timer.start()
+        return
+    with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+        loop.call_soon_threadsafe(_arm, loop, delay, match_id, seq)
+
+
+def _run(match_id: int, seq: int | None) -> None:
+    from games import services
+
+    try:
+        services.match_play_server_moves(match_id=match_id, expected_seq=seq)
+    except Exception:
+        log.exception("match %s: server move failed", match_id)
+
+
+def _run_in_thread(match_id: int, seq: int | None) -> None:
+    from django.db import connections
+
+    try:
+        _run(match_id, seq)
+    finally:
+        connections.close_all()  # this thread's own connections
+        with _loop_lock:
+            _timers.discard(threading.current_thread())  # type: ignore[arg-type]
+
+
+def cancel_timers() -> None:
+    """Cancel the timer threads not started yet (tests, between cases)."""
+    with _loop_lock:
+        for timer in _timers:
+            timer.cancel()
+        _timers.clear()
+
+
+def table_opened(match: Any) -> None:
+    """A player's socket opened ``match`` (called from the consumer's event loop): learn the loop for
+    the in-process driver, start its sweep, and drive the match's pending move (one left pending across
+    a restart). Does nothing with the Celery driver."""
+    if not in_process():
+        return
+    loop = asyncio.get_running_loop()
+    global _loop, _sweeper
+    with _loop_lock:
+        if _loop is not loop:
+            _loop = loop
+            _sweeper = None
+            _armed.clear()
+        if _sweeper is None or _sweeper.done():
+            _sweeper = loop.create_task(_sweep_forever())
+    if {"status", "server_move_at", "last_seq"} & match.get_deferred_fields():
+        _arm(loop, 0.0, match.pk, None)  # the driver reads the row itself
+    elif match.status == "active" and match.server_move_at is not None:
+        delay = max(0.0, (match.server_move_at - timezone.now()).total_seconds())
+        _arm(loop, delay, match.pk, match.last_seq)
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    loop = _loop
+    if loop is None or loop.is_closed():
+        return None
+    return loop
+
+
+def _arm(loop: asyncio.AbstractEventLoop, delay: float, match_id: int, seq: int | None) -> None:
+    """On ``loop``: start :func:`_drive` after ``delay`` seconds (once per match and seq: a storm of
+    reconnects arms one timer, not one per socket)."""
+    key = (match_id, seq)
+    if seq is not None and key in _armed:
+        return
+    _armed.add(key)
+    loop.call_later(delay, lambda: loop.create_task(_drive(match_id, seq)))
+
+
+async def _drive(match_id: int, seq: int | None) -> None:
+    from channels.db import database_sync_to_async
+
+    from games import services
+
+    _armed.discard((match_id, seq))
+    try:
+        await database_sync_to_async(services.match_play_server_moves, thread_sensitive=False)(
+            match_id=match_id, expected_seq=seq,
+        )
+    except Exception:
+        log.exception("match %s: server move failed", match_id)
+
+
+async def _sweep_forever() -> None:
+    from channels.db import database_sync_to_async
+
+    from games import services
+
+    while True:
+        try:
+            await database_sync_to_async(services.match_sweep_server_moves, thread_sensitive=False)(
+                grace_seconds=1.0,
+            )
+        except Exception:
+            log.exception("in-process server-move sweep failed")
+        await asyncio.sleep(SWEEP_SECONDS)
