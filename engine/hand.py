@@ -101,6 +101,7 @@ class HandState:
         "_known",
         "_phase",
         "_pile",
+        "_pile_draws",
         "_result",
         "_stock_only",
         "_stock_pos",
@@ -122,6 +123,7 @@ class HandState:
     _hands: list[CardMask]
     _known: list[CardMask]
     _pile: list[Card]
+    _pile_draws: int
     _phase: Phase
     _current: int
     _taken: Card | None
@@ -158,6 +160,7 @@ class HandState:
         self._known = [0, 0]
         first = None if eleven else deck[20]
         self._pile = [] if first is None else [first]
+        self._pile_draws = 0
         self._stock_pos = 21
         self._phase = Phase.DISCARD if eleven else Phase.OFFER_NONDEALER
         self._current = 1 - dealer
@@ -227,6 +230,12 @@ class HandState:
         return None if self.rules.deal == "eleven" else self._deck[20]
 
     @property
+    def discard_draws(self) -> int:
+        """How many times the discard pile was drawn from in this hand (takes of the first upcard
+        included): the count ``rules.discard_draw_limit`` caps."""
+        return self._pile_draws
+
+    @property
     def taken_card(self) -> Card | None:
         """The card the player to act took from the discard pile this turn (``None`` otherwise)."""
         return self._taken
@@ -285,6 +294,7 @@ class HandState:
         new._hands = self._hands[:]
         new._known = self._known[:]
         new._pile = self._pile[:]
+        new._pile_draws = self._pile_draws
         new._phase = self._phase
         new._current = self._current
         new._taken = self._taken
@@ -404,7 +414,8 @@ class HandState:
         """Play ``action`` for the player to act (checked against ``player`` when given).
 
         Returns the :class:`ActionEvent` (with the drawn card for take / draw). After a discard that
-        leaves the stock at ``rules.stock_floor`` cards or fewer the hand ends dead (rules.md point 8);
+        leaves the stock at ``rules.stock_floor`` cards or fewer the hand ends dead (rules.md point 8),
+        and so does a discard once the discard pile has been drawn ``rules.discard_draw_limit`` times;
         a knock or big gin ends it scored by ``score_knock`` (rules.md "Scoring one hand").
 
         :raises IllegalActionError: the state is unchanged; ``code`` is ``malformed_action`` (bad
@@ -435,7 +446,10 @@ class HandState:
             self._after = None
             event = ActionEvent(seat, action)
             self._history.append(event)
-            if 52 - self._stock_pos <= self.rules.stock_floor:
+            limit = self.rules.discard_draw_limit
+            if 52 - self._stock_pos <= self.rules.stock_floor or (
+                limit is not None and self._pile_draws >= limit
+            ):
                 self._phase = Phase.ENDED
                 self._result = dead_hand()
             else:
@@ -444,6 +458,7 @@ class HandState:
             return event
         elif kind is ActionKind.DRAW_DISCARD or kind is ActionKind.TAKE_UPCARD:
             card = self._pile.pop()
+            self._pile_draws += 1
             self._hands[seat] |= 1 << card
             self._known[seat] |= 1 << card
             self._taken = card

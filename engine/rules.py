@@ -44,6 +44,10 @@ class RuleSet:
     - ``shutout_bonus``: added to the winner if the loser won no hand (brazilian 100).
     - ``shutout_doubles``: the winner's whole total is doubled if the loser won no hand (hoyle).
     - ``spade_doubles``: a first upcard of spades doubles the hand's points (oklahoma).
+    - ``discard_draw_limit``: every hand ends: once the discard pile has been drawn from this many
+      times in a hand (taking the first upcard counts), the next discard without a knock ends the hand
+      dead, whatever the stock holds (50 in every preset, after OpenSpiel's cap of 50 upcard draws;
+      ``None`` = no limit, the rule sets stored before this option existed). See :data:`HAND_END_OPTION`.
 
     Seed 003's table (preset ``two_deck``; each field off by default, so rule dicts stored before
     they existed load with the old behaviour):
@@ -82,6 +86,7 @@ class RuleSet:
     deal: DealMode = "upcard"
     knock_limit_from_second_deck: bool = False
     undercut_gin_bonus: bool = False
+    discard_draw_limit: int | None = 50
 
     def __post_init__(self) -> None:
         self.validate()
@@ -100,6 +105,12 @@ class RuleSet:
             value = getattr(self, field)
             if type(value) is not int or not low <= value <= high:
                 raise InvalidRuleSetError(f"{field} must be an integer in {low}..{high}, got {value!r}")
+        if self.discard_draw_limit is not None and (
+            type(self.discard_draw_limit) is not int or not 1 <= self.discard_draw_limit <= 1000
+        ):
+            raise InvalidRuleSetError(
+                f"discard_draw_limit must be null or an integer in 1..1000, got {self.discard_draw_limit!r}"
+            )
         if self.big_gin_bonus is not None and (
             type(self.big_gin_bonus) is not int or not 0 <= self.big_gin_bonus <= 1000
         ):
@@ -183,11 +194,16 @@ class RuleSet:
     def from_dict(cls, data: dict[str, Any]) -> RuleSet:
         """A rule set from ``data``: ``{"preset": name, ...overrides}`` or a full ``to_dict()``.
 
+        A full ``to_dict()`` stored before an option existed gets that option's old behaviour: see
+        :data:`HAND_END_OPTION`.
+
         :raises InvalidRuleSetError: not a dict, an unknown preset or option, or a bad value.
         """
         if not isinstance(data, dict):
             raise InvalidRuleSetError(f"rules must be an object, got {type(data).__name__}")
         data = dict(data)
+        if HAND_END_OPTION not in data and "preset" not in data and data.keys() >= _STORED_BEFORE_HAND_END:
+            data[HAND_END_OPTION] = None
         base = preset(data.pop("preset", "classic"))
         return base.replace(**data)
 
@@ -196,6 +212,17 @@ class RuleSet:
         """The named preset; see :func:`preset`."""
         return preset(name)
 
+
+HAND_END_OPTION = "discard_draw_limit"
+"""The option that makes every hand end. A full rule set stored before it existed (a ``to_dict()`` with
+``name`` but without this key) is read with ``None``, no limit, so old matches replay to the same
+outcome; a new rule set, or ``{"preset": ...}``, gets the preset's limit (50)."""
+_STORED_BEFORE_HAND_END = frozenset((
+    "name", "knock_limit", "knock_limit_from_upcard", "gin_bonus", "big_gin_bonus", "undercut_bonus",
+    "tie_goes_to", "stock_floor", "may_discard_taken_card", "next_dealer", "first_dealer", "target",
+    "game_bonus", "hand_bonus", "shutout_bonus", "shutout_doubles", "spade_doubles",
+))
+"""The keys of every ``to_dict()`` written before :data:`HAND_END_OPTION` existed."""
 
 PRESETS: dict[str, RuleSet] = {
     # rules.md: classic (seed 004), the default.

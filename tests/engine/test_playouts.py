@@ -39,6 +39,8 @@ def play_checked(rules: RuleSet, seed: int, knock_bias: float, greedy: float) ->
     steps = 0
     while not m.is_over:
         steps += 1
+        # a guard, not a target: uniformly random play (mostly dead hands) averages ~17,000 steps a
+        # match under oklahoma, where an ace upcard allows gin only
         assert steps < 100_000, "the match does not end"
         if m.awaiting_deal:
             deck = shuffled_deck(rng)
