@@ -16,9 +16,8 @@ from hypothesis import strategies as st
 from engine.actions import ActionKind
 from engine.deck import seeded_deck
 from engine.errors import InvalidEventError, InvalidRuleSetError
-from engine.events import replay
 from engine.hand import HandState, Phase
-from engine.match import MatchState
+from engine.match import MatchState, replay
 from engine.rules import HAND_END_OPTION, PRESETS, RuleSet, preset
 
 CLASSIC = preset("classic")
