@@ -212,3 +212,122 @@ def _answers(port: int) -> bool:
             return True
     except OSError:
         return False
+
+
+# --- production profile: N Daphne processes on one port ------------------------------------------------
+def _tcp_inode(local_port: int, remote_port: int) -> str | None:
+    """Inode of the server-side TCP socket 127.0.0.1:local_port <-> 127.0.0.1:remote_port (/proc/net/tcp)."""
+    want_local, want_remote = f"0100007F:{local_port:04X}", f"0100007F:{remote_port:04X}"
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        if fields[1] == want_local and fields[2] == want_remote:
+            return fields[9]
+    return None
+
+
+def _owner(pids: list[int], inode: str) -> int | None:
+    """Which of ``pids`` holds the socket ``inode``."""
+    target = f"socket:[{inode}]"
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            for fd in (Path("/proc") / str(pid) / "fd").iterdir():
+                with contextlib.suppress(OSError):
+                    if os.readlink(fd) == target:
+                        return pid
+    return None
+
+
+def test_production_serve_plays_one_friend_match_across_two_daphne_processes(
+    subprocess_env: dict[str, str], tmp_path: Path, transactional_db: None, redis_url: str
+) -> None:
+    """``scripts/serve`` with DATABASE_URL + REDIS_URL: DAPHNE_PROCESSES=2 share one port, with one worker
+    and one beat; the two players of one friend match are seated on DIFFERENT Daphne processes (found
+    from /proc: which process holds each accepted socket) and play it to the end through the Redis
+    channel layer."""
+    import json
+
+    from django.conf import settings
+    from django.db import connection
+    from websockets.sync.client import ClientConnection, connect
+
+    from accounts.models import User
+    from games import services
+    from games.models import Match
+    from tests.conftest import database_url_of, skip_or_fail
+    from tests.games.wsclient import due_move, session_cookie
+
+    if connection.vendor != "postgresql":
+        skip_or_fail("the production profile needs the test database on PostgreSQL (DATABASE_URL)")
+    env = {
+        "DATABASE_URL": database_url_of(connection.settings_dict), "REDIS_URL": redis_url,
+        "DAPHNE_PROCESSES": "2", "SECRET_KEY": settings.SECRET_KEY, "ALLOWED_HOSTS": "127.0.0.1",
+        "SECURE_COOKIES": "0", "GAMES_HAND_PAUSE": "0", "GAMES_BOT_DELAY": "0,0",
+    }
+    with running_serve(subprocess_env, tmp_path, **env) as serve:
+        output = serve.output()
+        profile = "profile: production (PostgreSQL + Redis): 2 Daphne on one port, 1 worker(s), one beat"
+        assert profile in output, output
+        wait_for(lambda: _answers(serve.port), "daphne to answer")
+        sessions = session_pids(serve.sid)
+        daphnes = sorted(pid for pid in sessions if "daphne --fd" in cmdline(pid))
+        beats = [pid for pid in sessions if "celery -A config beat" in cmdline(pid)]
+        assert len(daphnes) == 2 and len(beats) == 1, [cmdline(p) for p in sessions]
+
+        alice = User.objects.create_user(username="alice")
+        bob = User.objects.create_user(username="bob")
+        table = services.table_create(user=alice, rules_preset="classic", target=50, turn_timer=None,
+                                      rated=False)
+        match = services.table_join(user=bob, token=table.invite_token)
+        url = f"ws://127.0.0.1:{serve.port}/ws/match/{match.pk}/"
+        cookies = {0: session_cookie(alice), 1: session_cookie(bob)}
+
+        stack = contextlib.ExitStack()
+
+        def open_seat(seat: int) -> tuple[ClientConnection, int]:
+            ws = stack.enter_context(connect(url, origin=f"http://127.0.0.1:{serve.port}",  # type: ignore[arg-type]
+                                             additional_headers={"Cookie": cookies[seat]}, open_timeout=10))
+            inode = _tcp_inode(serve.port, ws.socket.getsockname()[1])
+            owner = _owner(daphnes, inode) if inode else None
+            assert owner in daphnes, (inode, owner)
+            return ws, owner
+
+        conns: dict[int, ClientConnection] = {}
+        with stack:
+            conns[0], owner0 = open_seat(0)
+            for _ in range(40):  # the kernel picks the accepting process: retry until bob lands on the other
+                conns[1], owner1 = open_seat(1)
+                if owner1 != owner0:
+                    break
+                conns.pop(1).close()
+            assert 1 in conns and owner1 != owner0, "every connection went to one Daphne process"
+            latest = {seat: json.loads(conns[seat].recv(timeout=10)) for seat in (0, 1)}
+            acted: set[tuple[int, int]] = set()
+            deadline = time.monotonic() + 240
+            while any(latest[s]["match"]["status"] == "active" for s in (0, 1)):
+                assert time.monotonic() < deadline, "the match did not end"
+                for seat in (0, 1):
+                    move = due_move(seat, latest[seat], acted)
+                    if move is not None:
+                        conns[seat].send(json.dumps({**move, "id": f"m-{seat}-{move['seq']}"}))
+                    with contextlib.suppress(TimeoutError):
+                        while True:
+                            msg = json.loads(conns[seat].recv(timeout=0.05))
+                            assert msg["type"] in ("state", "ack"), msg
+                            if msg["type"] == "state" and msg["seq"] >= latest[seat]["seq"]:
+                                latest[seat] = msg
+        done = Match.objects.get(pk=match.pk)
+        assert done.status == "finished" and done.result_reason == "target" and max(done.scores) >= 50
+        # both seats saw the final state, each from its own process
+        assert latest[0]["seq"] == latest[1]["seq"] == done.last_seq
+        assert latest[0]["match"]["scores"] == latest[1]["match"]["scores"] == done.scores
+
+
+def test_serve_refuses_production_without_redis(subprocess_env: dict[str, str]) -> None:
+    done = subprocess.run([str(ROOT / "scripts" / "serve"), "--production"], cwd=ROOT, env=subprocess_env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert "--production needs DATABASE_URL (PostgreSQL) and REDIS_URL (Redis) set." in done.stderr
+    many = subprocess.run([str(ROOT / "scripts" / "serve")], cwd=ROOT,
+                          env={**subprocess_env, "DAPHNE_PROCESSES": "3"},
+                          capture_output=True, text=True, timeout=60)
+    assert many.returncode == 2 and "DAPHNE_PROCESSES=3 needs the production profile" in many.stderr
