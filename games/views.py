@@ -254,7 +254,7 @@ def rules(request: HttpRequest) -> HttpResponse:
     fields = ("deal", "knock_limit", "knock_limit_from_upcard", "knock_limit_from_second_deck", "gin_bonus",
               "big_gin_bonus", "undercut_bonus", "tie_goes_to", "undercut_gin_bonus", "next_dealer",
               "first_dealer", "game_bonus", "hand_bonus", "shutout_bonus", "shutout_doubles", "spade_doubles",
-              "stock_floor")
+              "stock_floor", "discard_draw_limit")
     labels = {
         "deal": _("Deal"), "knock_limit": _("Knock limit (deadwood points)"),
         "knock_limit_from_upcard": _("Knock limit from the first upcard (ace: gin only)"),
@@ -267,6 +267,7 @@ def rules(request: HttpRequest) -> HttpResponse:
         "shutout_doubles": _("A shutout doubles the winner's total"),
         "spade_doubles": _("A spade upcard doubles the hand"),
         "stock_floor": _("Dead hand at this many stock cards"),
+        "discard_draw_limit": _("Dead hand at the discard after this many draws from the discard pile"),
     }
     words = {
         "upcard": _("10 cards each, one upcard"), "eleven": _("11 to the non-dealer, no upcard"),

@@ -138,7 +138,8 @@ def test_random_legal_play_always_ends(
     rng = random.Random(seed)
     deck = list(range(52))
     rng.shuffle(deck)
-    h = HandState(rules, rng.randrange(2), deck)
+    limit_card = rng.randrange(52) if rules.knock_limit_from_second_deck else None
+    h = HandState(rules, rng.randrange(2), deck, limit_card)
     bound = 2 + 2 * ((31 - floor) + limit)
     while not h.is_over:
         assert len(h.history) <= bound

@@ -25,7 +25,7 @@ def forwards(apps: Any, schema_editor: Any) -> None:
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('games', '0004_match_submission'),
+        ('games', '0005_result_reason_abandoned'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
