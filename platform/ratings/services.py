@@ -16,7 +16,7 @@ from datetime import timedelta
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
@@ -73,12 +73,6 @@ def _rate(match_id: int) -> list[RatingChange]:
     players = (match.player0, match.player1)
     if any(p is None or p.is_guest for p in players) or all(p.is_bot for p in players if p is not None):
         return []
-    if connection.vendor == "postgresql":
-        # No wait for the WAL flush at commit: a crash can lose at most the last moments' ratings, and
-        # the sweep finds those matches unrated and rates them again (one fsync per match otherwise
-        # dominates the task's time).
-        with connection.cursor() as cursor:
-            cursor.execute("SET LOCAL synchronous_commit TO OFF")
     humans = sorted(p.pk for p in players if p is not None and not p.is_bot)
     PlayerRating.objects.bulk_create([PlayerRating(user_id=pk) for pk in humans], ignore_conflicts=True)
     rows = {r.user_id: r for r in PlayerRating.objects.select_for_update().filter(user_id__in=humans)
