@@ -233,31 +233,38 @@ def profile_get(*, username: str) -> dict[str, Any] | None:
         n=Count("id")
     ).order_by():
         record["bots" if row["opponent_is_bot"] else "members"][0 if row["won"] else 1] = row["n"]
+    # A narrow values() query: up to 500 rows, each a model instance pair (change + opponent) cost
+    # ~0.05 ms to build, a quarter of the page's CPU time.
     history = list(
-        RatingChange.objects.filter(player_id=user.pk).select_related("opponent")
-        .only("match_id", "before", "after", "won", "created_at", "opponent__username",
-              "opponent__display_name", "opponent__is_bot", "opponent__bot_level")
+        RatingChange.objects.filter(player_id=user.pk)
+        .values("match_id", "before", "after", "won", "created_at", "opponent__username",
+                "opponent__display_name", "opponent__is_bot", "opponent__bot_level")
         .order_by("-created_at", "-id")[:HISTORY_POINTS]
     )
     history.reverse()
-    drawn = chart.build([c.after for c in history], start=history[0].before if history else None)
+    drawn = chart.build([c["after"] for c in history], start=history[0]["before"] if history else None)
+    opponents: dict[str | None, str] = {}
+    for c in history:  # one name per distinct opponent, not per row
+        if c["opponent__username"] not in opponents:
+            opponents[c["opponent__username"]] = _public_name(c)
     points = []
     for point, change in zip(drawn.points[1:], history, strict=True):
         points.append({
-            "x": round(point.x, 1), "y": round(point.y, 1), "rating": elo.shown(change.after),
-            "before": elo.shown(change.before), "change": elo.shown_change(change.before, change.after),
-            "match_id": change.match_id, "won": change.won,
-            "opponent": change.opponent.public_name if change.opponent else "?", "at": change.created_at,
+            "x": round(point.x, 1), "y": round(point.y, 1), "rating": elo.shown(change["after"]),
+            "before": elo.shown(change["before"]),
+            "change": elo.shown_change(change["before"], change["after"]),
+            "match_id": change["match_id"], "won": change["won"],
+            "opponent": opponents[change["opponent__username"]], "at": change["created_at"],
         })
     matches = []
     for change in reversed(history[-LAST_MATCHES:]):
         matches.append({
-            "match_id": change.match_id, "won": change.won,
-            "opponent": change.opponent.public_name if change.opponent else "?",
-            "opponent_username": change.opponent.username if change.opponent else None,
-            "before": elo.shown(change.before), "after": elo.shown(change.after),
-            "change": elo.shown_change(change.before, change.after), "at": change.created_at,
-            "replay_url": replay_url(change.match_id),
+            "match_id": change["match_id"], "won": change["won"],
+            "opponent": opponents[change["opponent__username"]],
+            "opponent_username": change["opponent__username"],
+            "before": elo.shown(change["before"]), "after": elo.shown(change["after"]),
+            "change": elo.shown_change(change["before"], change["after"]), "at": change["created_at"],
+            "replay_url": replay_url(change["match_id"]),
         })
     rank = rank_get(user_id=user.pk) if not info.provisional else None
     return {
@@ -266,6 +273,14 @@ def profile_get(*, username: str) -> dict[str, Any] | None:
         "peak_shown": elo.shown(info.peak), "chart_width": chart.WIDTH, "chart_height": chart.HEIGHT,
         "chart_left": chart.PAD_LEFT,
     }
+
+
+def _public_name(change: dict[str, Any]) -> str:
+    """``User.public_name`` of a history row's opponent from its values() columns ("?" once deleted)."""
+    if change["opponent__username"] is None:
+        return "?"
+    return User(username=change["opponent__username"], display_name=change["opponent__display_name"],
+                is_bot=change["opponent__is_bot"], bot_level=change["opponent__bot_level"]).public_name
 
 
 def match_rating_get(*, match_id: int, user_id: int) -> dict[str, Any] | None:

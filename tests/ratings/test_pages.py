@@ -199,3 +199,11 @@ def test_rankings_and_profile_in_portuguese(alice: Any, bob: Any, finish_friend:
     assert "Jogadores com menos de 10 partidas" in client.get("/rankings/").content.decode()
     profile = client.get("/u/alice/").content.decode()
     assert "Histórico de rating" in profile and "contra membros 1–0" in profile
+    # The chart's hover title in Portuguese, its coordinates in SVG syntax (a decimal point, never
+    # pt-BR's decimal comma, which no browser parses as a coordinate).
+    change = RatingChange.objects.get(player=alice)
+    title = re.search(r'data-testid="chart-point"[^>]*><title>([^<]*)</title>', profile)
+    assert title and title.group(1).startswith(f"Partida {change.match_id} contra bob: 1500 → 1520 (+20) · ")
+    svg = profile.split("<svg", 1)[1].split("</svg>")[0]
+    coordinates = re.findall(r' (?:cx|cy|y1|y2|y)="([^"]*)"', svg)
+    assert coordinates and all(re.fullmatch(r"\d+(\.\d)?", c) for c in coordinates), coordinates
