@@ -14,8 +14,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import timedelta
 
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
 from django.db import IntegrityError, transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
@@ -23,7 +21,7 @@ from django.utils import timezone
 from accounts.models import User
 from games.models import Match, MatchStatus
 from games.services import group_name
-from ratings import elo
+from ratings import elo, push
 from ratings.models import PlayerRating, RatingChange
 from ratings.selectors import bot_rating, rating_message
 
@@ -118,10 +116,8 @@ def _rate(match_id: int) -> list[RatingChange]:
 
 def _push_on_commit(match_id: int, seats: dict[int, dict[str, object]]) -> None:
     def send() -> None:
-        layer = get_channel_layer()
-        if layer is not None:
-            message = {"type": "rating.update", "seats": {str(k): v for k, v in seats.items()}}
-            async_to_sync(layer.group_send)(group_name(match_id), message)
+        push.group_send(group_name(match_id),
+                        {"type": "rating.update", "seats": {str(k): v for k, v in seats.items()}})
 
     transaction.on_commit(send)
 

@@ -1,0 +1,43 @@
+"""Send channel-layer messages from synchronous code (the rating task) over one event loop per process.
+
+``async_to_sync(layer.group_send)`` outside an event loop runs each call on a NEW loop, and
+channels-redis keeps its Redis connections per loop: every push opened (and dropped) a Redis connection,
+about half of the rating task's CPU time. Here each process (each Celery prefork child: the loop is
+made lazily and again after a fork) keeps one daemon thread running one loop, so the layer's
+connection pool is reused by every push.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+from typing import Any
+
+from channels.layers import get_channel_layer
+
+PUSH_TIMEOUT = 5.0
+"""Seconds one push may take before the caller stops waiting (it raises ``TimeoutError``)."""
+
+_lock = threading.Lock()
+_loop: asyncio.AbstractEventLoop | None = None
+_pid = 0
+
+
+def _process_loop() -> asyncio.AbstractEventLoop:
+    global _loop, _pid
+    with _lock:
+        if _loop is None or _pid != os.getpid():  # a forked child never reuses its parent's loop
+            loop = asyncio.new_event_loop()
+            threading.Thread(target=loop.run_forever, name="ratings-push", daemon=True).start()
+            _loop, _pid = loop, os.getpid()
+        return _loop
+
+
+def group_send(group: str, message: dict[str, Any]) -> None:
+    """``group_send`` ``message`` to ``group`` on the default channel layer (a no-op without one),
+    waiting at most :data:`PUSH_TIMEOUT` seconds; the layer's errors are raised to the caller."""
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    asyncio.run_coroutine_threadsafe(layer.group_send(group, message), _process_loop()).result(PUSH_TIMEOUT)
