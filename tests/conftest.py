@@ -6,6 +6,10 @@ Services
     local defaults ``postgres://postgres@127.0.0.1:5432/postgres`` and ``redis://127.0.0.1:6379/0``);
     skip (CI: fail) when unreachable.
 
+Language
+    ``_default_language`` (autouse): the active language is reset before and after each test (the test
+    client's LocaleMiddleware leaves pt-BR active in the test's thread otherwise).
+
 Server moves
     ``server_moves_in_process`` (autouse): bot and turn-timer moves are driven in the test's own process
     (``GAMES_SERVER_MOVES_IN_PROCESS``, see ``games.scheduling``), never enqueued for a worker that does
@@ -148,6 +152,18 @@ def _fresh_cache(request: pytest.FixtureRequest) -> Iterator[None]:
         CACHES={"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": location}}
     ):
         yield
+
+
+@pytest.fixture(autouse=True)
+def _default_language() -> Iterator[None]:
+    """Each test starts and ends in the default language. The test client runs LocaleMiddleware in the
+    test's own thread, and its ``translation.activate`` (a pt-BR cookie or Accept-Language) stays active
+    after the request: without this, a later test's gettext and ``User.public_name`` answer in pt-BR."""
+    from django.utils import translation
+
+    translation.deactivate()
+    yield
+    translation.deactivate()
 
 
 # --- server moves ---------------------------------------------------------------------------------
