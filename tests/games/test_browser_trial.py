@@ -14,6 +14,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from playwright.sync_api import expect
 
 from engine.cards import card_names, parse_cards
 from engine.deck import deck_commitment, seeded_deck
@@ -70,7 +71,9 @@ def test_moves_from_state_dead_hand_doubled_points_timer_and_taken_card(
 
     # Injected: a dead hand just ended (its last discard listed before "Hand 9 over"), a timer move in
     # the new hand, a 30 s timer with one strike of 3, and the card just taken. Injected on the player's
-    # turn, when the server sends nothing until the player moves.
+    # turn, when the server sends nothing newer until the player moves (a late duplicate of the state
+    # shown may still come, e.g. the bot's broadcast after the reload's own state: the page keeps the
+    # newest seq, checked at the end).
     while wait_for_turn_or_hand_end(page) == "result":
         page.locator("#result-continue").click()
     state = spy.synced_state(lambda: seq(page))
@@ -220,4 +223,12 @@ def test_moves_from_state_dead_hand_doubled_points_timer_and_taken_card(
         in box.locator(".meta").first.inner_text()
     )
     assert page.get_attribute(APP, "data-seq") == str(fake["seq"] + 1)
+
+    # A state older than the one shown (a late duplicate of the server's) never takes the table back:
+    # the spectator count sent after it on the same socket shows it was handled.
+    spy.inject(state)
+    spy.inject({"type": "spectators", "count": 3})
+    expect(page.get_by_test_id("spectators")).to_have_text("3 watching")
+    assert page.get_attribute(APP, "data-seq") == str(fake["seq"] + 1)
+    assert page.locator("#result-body h2").inner_text() == "Hand 10 is over"
     assert errors == []

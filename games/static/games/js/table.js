@@ -113,6 +113,11 @@ function showSpectators(count) {
 }
 
 function onState(s) {
+  // A match's seq only grows, so a state older than the one shown is a late duplicate (a reconnect's
+  // own state read after a commit whose broadcast is still queued, or two writers' broadcasts crossing
+  // on their way): showing it would take the table back in time. Equal seqs still apply (the same
+  // position, perhaps with news such as presence).
+  if (Number.isInteger(s.seq) && s.seq < state.seq) return;
   const prev = state;
   const reconnected = ui.justOpened;
   ui.justOpened = false;
