@@ -19,6 +19,7 @@ import time
 from typing import Any
 
 from asgiref.sync import sync_to_async
+from channels.auth import get_user
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.urls import reverse
 
@@ -111,12 +112,28 @@ class MatchConsumer(AsyncWebsocketConsumer):
         await self._send_state()
 
     async def _keep_slot(self) -> None:
-        """Refresh this socket's slot while it is open (it expires on its own if this process dies)."""
+        """Every ``SLOT_REFRESH`` seconds while the socket is open: refresh its slot (it expires on its own
+        if this process dies) and re-check its session. The check ends the socket (``session_ended``,
+        4001) when the user's password changed where no group message reaches this process: e.g.
+        ``manage.py changepassword`` beside the embedded profile, whose channel layer lives inside Daphne."""
         while True:
             await asyncio.sleep(ratelimit.SLOT_REFRESH)
             await _in_thread(ratelimit.socket_slot_refresh)(
                 match_id=self.match_id, user_id=self.user.pk, slot=self._slot, owner=self.channel_name
             )
+            if not await self._session_valid():
+                await self.user_session_ended({})
+                return
+
+    async def _session_valid(self) -> bool:
+        """Whether this socket's session still authenticates its user (Django's check: the session's
+        password hash must match the user's current one; ``channels.auth.get_user`` runs it)."""
+        try:
+            user = await get_user(self.scope)
+        except Exception as exc:  # a database hiccup must not close a player's table
+            log.warning("match %s: session check failed: %s: %s", self.match_id, type(exc).__name__, exc)
+            return True
+        return getattr(user, "pk", None) == self.user.pk
 
     async def _refuse(self, code: str, message: str, close_code: int) -> None:
         await self._send(_error(code, message))

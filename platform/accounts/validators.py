@@ -6,7 +6,9 @@ ignoring case):
 - ``validate_username_not_reserved``: the shapes of the site's own accounts cannot be taken, compared
   case-insensitively with separators (``-_.+@``) removed: house bots ``bot-<level>`` (any name that folds
   to ``bot`` + a digit..., also with ``0`` for ``o``), guests ``guest-<hex>`` (folds to ``guest`` + hex
-  digits, also ``gu3st``/``gue5t``), and a few staff-sounding names (``admin``, ``moderator``, ...).
+  digits, also ``gu3st``/``gue5t``), the house bots' level names in both languages (``Standard``,
+  ``Padrão``, ``Especialista``, ... from ``engine.bots.base.LEVELS``, accents ignored: a person named
+  like a bot could pass for one at the table), and a few staff-sounding names (``admin``, ``moderator``, ...).
 - ``validate_username_single_script``: no name mixing alphabets where a letter has a look-alike in
   another one (a Cyrillic ``а`` in ``аdmin``): confusable-homoglyphs' ``is_dangerous`` (Unicode's
   confusables data). A name in one alphabet (``José``, ``Андрей``, ``渡辺``) is fine.
@@ -23,6 +25,8 @@ from confusable_homoglyphs import confusables
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
 
+from engine.bots.base import LEVELS
+
 SEPARATORS = re.compile(r"[-_.+@\s]+")
 RESERVED_SHAPES = (
     re.compile(r"b[o0]t(\d.*)?"),  # house bots: bot-1 .. bot-5, and room for more
@@ -38,10 +42,24 @@ def fold_username(value: str) -> str:
     return SEPARATORS.sub("", unicodedata.normalize("NFKC", value).casefold())
 
 
+def _without_accents(value: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFKD", value) if not unicodedata.combining(c))
+
+
+RESERVED_BOT_NAMES = frozenset(
+    _without_accents(fold_username(name)) for info in LEVELS.values() for name in (info.name_en, info.name_pt)
+)
+"""The house bots' level names (English and pt-BR), folded and without accents."""
+
+
 def validate_username_not_reserved(value: str) -> None:
     """:raises ValidationError: (code ``reserved``) for a house-bot, guest or staff look-alike."""
     folded = fold_username(value)
-    if any(shape.fullmatch(folded) for shape in RESERVED_SHAPES) or folded in RESERVED_NAMES:
+    if (
+        any(shape.fullmatch(folded) for shape in RESERVED_SHAPES)
+        or folded in RESERVED_NAMES
+        or _without_accents(folded) in RESERVED_BOT_NAMES
+    ):
         raise ValidationError(
             _(
                 "“%(name)s” looks like a name of the site's own accounts (bots, guests, staff): "

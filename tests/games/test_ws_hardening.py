@@ -367,3 +367,27 @@ async def test_password_change_closes_the_users_sockets(alice: Any, bob: Any) ->
     again, first = await open_with(tab, match.pk)  # the old session's password hash no longer matches
     assert first["code"] == "not_authenticated"
     await again.disconnect()
+
+
+async def test_a_password_changed_out_of_band_ends_the_socket_at_the_next_check(
+    alice: Any, bob: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A password stored with no signal reaching this process (here ``update()``, like
+    ``manage.py changepassword`` beside the embedded profile's in-process channel layer: trial of issue 8)
+    still ends the socket, at its next periodic session check; the other player's socket stays."""
+    from django.contrib.auth.hashers import make_password
+
+    monkeypatch.setattr(ratelimit, "SLOT_REFRESH", 0.2)
+    match = await friend_match(alice, bob)
+    tab = await database_sync_to_async(login_client)(alice)
+    bobs = await database_sync_to_async(login_client)(bob)
+    comm, state = await open_with(tab, match.pk)
+    other, _ = await open_with(bobs, match.pk)
+    assert state["type"] == "state"
+    assert await comm.receive_nothing(timeout=0.6)  # checks pass while the password is unchanged
+    await database_sync_to_async(
+        lambda: type(alice).objects.filter(pk=alice.pk).update(password=make_password("another passphrase"))
+    )()
+    await expect_session_ended(comm)
+    assert await other.receive_nothing(timeout=0.5)
+    await other.disconnect()

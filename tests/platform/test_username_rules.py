@@ -25,7 +25,9 @@ def signup(client: Client, username: str, password: str = PASSWORD, **headers: s
 @pytest.mark.parametrize(
     "name",
     ["bot-6", "Bot_1", "BOT.3", "bot", "b0t-2", "bot-3-b", "ｂｏｔ－１", "guest-0000000000", "Guest_1a2b",
-     "GUEST", "gu3st-12", "bo_t1", "admin", "Admin", "ad.min", "Moderator", "root"],
+     "GUEST", "gu3st-12", "bo_t1", "admin", "Admin", "ad.min", "Moderator", "root",
+     # the house bots' level names, both languages, accents ignored (a person could pass for a bot)
+     "Standard", "beginner", "EXPERT", "Padrão", "padrao", "Especialista", "Avancado"],
 )
 def test_reserved_name_shapes_are_refused(client: Client, name: str) -> None:
     response = signup(client, name)
