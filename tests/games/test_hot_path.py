@@ -16,7 +16,9 @@ from games.live import cache_clear, load
 from games.models import Match
 from tests.games.wsclient import choose
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# bot_waits: the server's own driver must not move the bot behind the tests' backs (they make the bot's
+# turns themselves, count the queries of one write, and record only their own writes' broadcasts).
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("bot_waits")]
 
 
 class RecordingLayer:
