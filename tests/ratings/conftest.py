@@ -13,6 +13,9 @@ from typing import Any
 
 import pytest
 
+# The games tests' autouse fixture, reused (not copied): threads' DB connections close after each call.
+from tests.games.conftest import short_lived_connections  # noqa: F401
+
 
 @pytest.fixture(autouse=True)
 def eager_tasks(settings: Any) -> Iterator[None]:
@@ -22,18 +25,6 @@ def eager_tasks(settings: Any) -> Iterator[None]:
     app.conf.task_always_eager = True
     yield
     app.conf.task_always_eager = before
-
-
-@pytest.fixture(autouse=True)
-def short_lived_connections() -> Iterator[None]:
-    """Threads' DB connections close after each call (PostgreSQL refuses to drop a used test db)."""
-    from django.db import connections
-
-    settings_dict = connections.settings["default"]
-    before = settings_dict.get("CONN_MAX_AGE", 0)
-    settings_dict["CONN_MAX_AGE"] = 0
-    yield
-    settings_dict["CONN_MAX_AGE"] = before
 
 
 @pytest.fixture(autouse=True)
