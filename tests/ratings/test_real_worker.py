@@ -46,6 +46,9 @@ def worker_queue(tmp_path: Path) -> Iterator[str]:
     )
     before_routes, before_eager = app.conf.task_routes, app.conf.task_always_eager
     app.conf.task_routes = {"ratings.rate_match": {"queue": queue}}
+    # The routing table is prepared once and cached (AMQP._rtable): an earlier real send in this process
+    # would keep the old table, and the message would go to the default queue that nobody here consumes.
+    app.amqp.flush_routes()
     app.amqp.router = app.amqp.Router()
     app.conf.task_always_eager = False
     try:
@@ -56,6 +59,7 @@ def worker_queue(tmp_path: Path) -> Iterator[str]:
         yield queue
     finally:
         app.conf.task_routes, app.conf.task_always_eager = before_routes, before_eager
+        app.amqp.flush_routes()
         app.amqp.router = app.amqp.Router()
         worker.terminate()
         try:
