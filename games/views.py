@@ -60,6 +60,7 @@ def _form_page(request: HttpRequest, mode: str, form: Any, status: int = 200) ->
         "friend_form": form if mode == "friend" else FriendTableForm(),
         "bot_levels": _levels_with_elo(request.user), "presets": list(PRESETS),
         "my_rating": None if (mine := _my_rating(request.user)) is None else shown(mine),
+        "rated_turn_timer": services.RATED_TURN_TIMER,
     }
     return render(request, "games/new_match.html", context, status=status)
 

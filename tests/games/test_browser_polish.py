@@ -242,9 +242,14 @@ PLURAL_TEXTS = """async () => {
     const i18n = await import(base + 'i18n.js');
     const match = {you: 0, players: [{name: 'me'}, {name: 'Bea', is_bot: false}]};
     const line = (kind, winner, points) => text.headline(match, {result: {kind, winner, points}});
+    // A spectator or replay viewer (you: null): the winner by name.
+    const watched = {you: null, players: [{name: 'Ana', is_bot: false}, {name: 'Bea', is_bot: false}]};
+    const seen = (kind, winner, points) => text.headline(watched, {result: {kind, winner, points}});
     return {
         knock1: line('knock', 0, 1), knock2: line('knock', 0, 2), knock0: line('knock', 0, 0),
         gin1: line('gin', 1, 1), undercut1: line('undercut', 0, 1),
+        seenUndercut1: seen('undercut', 1, 1), seenUndercut7: seen('undercut', 1, 7),
+        seenKnock1: seen('knock', 0, 1), seenGin27: seen('gin', 0, 27),
         cards1: i18n.tn('n_cards', 1, {n: 1}), cards0: i18n.tn('n_cards', 0, {n: 0}),
         cards10: i18n.tn('n_cards', 10, {n: 10}),
     };
@@ -257,19 +262,26 @@ PLURAL_TEXTS = """async () => {
         "knock0": "You knocked and score 0 points.", "gin1": "Bea went gin and scores 1 point.",
         "undercut1": "Undercut! You score 1 point.", "cards1": "1 card", "cards0": "0 cards",
         "cards10": "10 cards",
+        "seenUndercut1": "Bea undercut the knocker and scores 1 point.",
+        "seenUndercut7": "Bea undercut the knocker and scores 7 points.",
+        "seenKnock1": "Ana knocked and scores 1 point.", "seenGin27": "Ana went gin and scores 27 points.",
     }),
     ("pt-BR", {
         "knock1": "Você bateu e marca 1 ponto.", "knock2": "Você bateu e marca 2 pontos.",
         "knock0": "Você bateu e marca 0 ponto.", "gin1": "Bea bateu gin e marca 1 ponto.",
         "undercut1": "Virada! Você marca 1 ponto.", "cards1": "1 carta", "cards0": "0 carta",
         "cards10": "10 cartas",
+        "seenUndercut1": "Bea deu a virada em quem bateu e marca 1 ponto.",
+        "seenUndercut7": "Bea deu a virada em quem bateu e marca 7 pontos.",
+        "seenKnock1": "Ana bateu e marca 1 ponto.", "seenGin27": "Ana bateu gin e marca 27 pontos.",
     }),
 ])
 def test_counts_use_the_languages_plural_forms(
     daphne_server: Any, contexts: Any, locale: str, expected: dict[str, str]
 ) -> None:
-    """The result headline (also the Moves list's "Hand N over: ..." line) and the counts on the felt
-    pick the plural form for the number: "1 point", "2 points"; pt-BR "0 ponto" (n > 1 is plural)."""
+    """The result headline (also the Moves list's "Hand N over: ..." line; a spectator's and a replay's
+    too, which name the winner) and the counts on the felt pick the plural form for the number: "1
+    point", "2 points"; pt-BR "0 ponto" (n > 1 is plural)."""
     from accounts.services import house_bots_ensure
 
     house_bots_ensure()

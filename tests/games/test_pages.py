@@ -177,8 +177,34 @@ def test_count_sentences_carry_both_plural_forms_from_ngettext(
         "{name} bateu e marca {points} ponto.", "{name} bateu e marca {points} pontos.",
     )
     assert (pt["n_cards|one"], pt["n_cards|other"]) == ("{n} carta", "{n} cartas")
+    assert (pt["result_undercut_spectator|one"], pt["result_undercut_spectator|other"]) == (
+        "{name} deu a virada em quem bateu e marca {points} ponto.",
+        "{name} deu a virada em quem bateu e marca {points} pontos.",
+    )
     form = alice_client.get(reverse("games:new_bot_match")).content.decode()
     assert "50 pontos" in form and "100 pontos" in form
+    assert (en["result_undercut_spectator|one"], en["result_undercut_spectator|other"]) == (
+        "{name} undercut the knocker and scores {points} point.",
+        "{name} undercut the knocker and scores {points} points.",
+    )
+
+
+@pytest.mark.parametrize(("language", "seconds", "words"), [
+    ("en", 60, "rated tables always have a turn timer: 60 seconds per move if left empty"),
+    ("en", 1, "rated tables always have a turn timer: 1 second per move if left empty"),
+    ("pt-br", 60, "sempre têm relógio por jogada: 60 segundos por jogada se ficar vazio"),
+    ("pt-br", 1, "sempre têm relógio por jogada: 1 segundo por jogada se ficar vazio"),
+])
+def test_the_friend_forms_rating_hint_counts_the_rated_timer_in_the_languages_plural(
+    alice_client: Client, monkeypatch: pytest.MonkeyPatch, language: str, seconds: int, words: str
+) -> None:
+    """The hint under "Rated" states the timer a rated table gets (``services.RATED_TURN_TIMER``) with
+    ngettext's form for it: 1 second / 60 seconds (pt-BR 1 segundo / 60 segundos)."""
+    monkeypatch.setattr(services, "RATED_TURN_TIMER", seconds)
+    alice_client.cookies["django_language"] = language
+    html = alice_client.get(reverse("games:new_friend_table")).content.decode()
+    note = html[html.index('data-testid="friend-rated-note"') :]
+    assert words in note[: note.index("</p>")]
 
 
 @pytest.mark.parametrize("language", ["en", "pt-br"])

@@ -86,8 +86,8 @@ export function headline(match, lh) {
   if (match.you === null || match.you === undefined) {
     // A viewer who plays neither seat (replay, spectator): the winner by name.
     const name = seatName(match, r.winner);
-    if (r.kind === "undercut") return t("result_undercut_spectator", { name, points: r.points });
-    return t(`result_${r.kind}_them`, { name, points: r.points });
+    if (r.kind === "undercut") return tn("result_undercut_spectator", r.points, { name, points: r.points });
+    return tn(`result_${r.kind}_them`, r.points, { name, points: r.points });
   }
   const params = { name: seatName(match, 1 - match.you), points: r.points };
   const key = {
