@@ -26,7 +26,8 @@ def spectator_hand(hand: HandState, *, number: int) -> Json:
 
         {"number", "dealer", "phase", "to_act", "card_counts": [n0, n1],
          "known": [[cards seat 0 took from the pile and holds], [seat 1]], "discard_pile" (bottom ->
-         top), "upcard", "first_upcard", "taken_card", "stock_count", "knock_limit", "multiplier",
+         top), "upcard", "first_upcard", "taken_card", "stock_count", "knock_limit", "limit_card" (the
+         second deck's card that set the knock limit, two_deck rules; else None), "multiplier",
          "moves": [{"seat", "action", "card" (only for take / draw discard)}]}
     """
     moves = [
@@ -50,6 +51,7 @@ def spectator_hand(hand: HandState, *, number: int) -> Json:
         "taken_card": None if taken is None else card_name(taken),
         "stock_count": hand.stock_size,
         "knock_limit": hand.knock_limit,
+        "limit_card": None if hand.limit_card is None else card_name(hand.limit_card),
         "multiplier": hand.multiplier,
         "moves": moves,
     }

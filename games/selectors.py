@@ -174,6 +174,7 @@ def _hand_payload(live: LiveMatch, seat: int, deal_row: DealRow | None) -> dict[
         "first_upcard": None if view.first_upcard is None else card_name(view.first_upcard),
         "taken_card": None if view.taken_card is None else card_name(view.taken_card),
         "knock_limit": view.knock_limit,
+        "limit_card": _limit_card(live),
         "multiplier": view.multiplier,
         "commitment": None if deal_row is None else deal_row.commitment,
         "last_action": None if last is None else {
@@ -181,6 +182,13 @@ def _hand_payload(live: LiveMatch, seat: int, deal_row: DealRow | None) -> dict[
             "card": None if last.card is None else card_name(last.card),
         },
     }
+
+
+def _limit_card(live: LiveMatch) -> str | None:
+    """The card turned from the second deck that sets this hand's knock limit (two_deck rules; public
+    from the deal on, recorded in the deal event), or None under other rules."""
+    hand = live.state.hand
+    return None if hand is None or hand.limit_card is None else card_name(hand.limit_card)
 
 
 def _arrangement(cards: Any) -> dict[str, Any]:

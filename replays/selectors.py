@@ -223,7 +223,8 @@ def viewer_data(verified: VerifiedReplay) -> dict[str, Any]:
         {"match": {"id", "preset", "rules", "target", "players": [{"seat", "name", "is_bot", "bot_level"}],
                    "winner", "reason" (target/resign/timeout), "scores" (final), "hand_scores", "hands_won"},
          "hands": [{"number", "dealer", "deck", "arrangements", "salt", "commitment", "scores_before",
-                    "knock_limit", "multiplier", "scores_after", "result",
+                    "knock_limit", "limit_card" (two_deck rules: the second deck's card, else None),
+                    "multiplier", "scores_after", "result",
                     "frames": [engine.replay_format.frame(...)]}]}
     """
     record = verified.record
@@ -235,7 +236,8 @@ def viewer_data(verified: VerifiedReplay) -> dict[str, Any]:
             "number": h.number, "dealer": h.dealer, "deck": record["hands"][h.number - 1]["deck"],
             "arrangements": h.arrangements,
             "salt": h.salt, "commitment": h.commitment, "scores_before": before,
-            "knock_limit": h.knock_limit, "multiplier": h.multiplier,
+            "knock_limit": h.knock_limit, "limit_card": record["hands"][h.number - 1].get("limit_card"),
+            "multiplier": h.multiplier,
             "scores_after": list(h.scores_after), "result": h.result, "frames": h.frames,
         })
         before = list(h.scores_after)

@@ -81,7 +81,7 @@ def open_table(page: Any, base: str, match_id: int) -> None:
 OUTSIDE_FELT = """() => {
     const felt = document.querySelector('.felt').getBoundingClientRect();
     const sel = '#stock-button, #discard-button, #actions button:not([hidden]), #my-hand button.card,'
-        + ' #opp-hand .card, .seat-label .name, .seat-label .badge, #status, .hand-tools';
+        + ' #opp-hand .card, .seat-label .name, .seat-label .badge, #status, .hand-tools, #limit-pile';
     const out = [];
     for (const e of document.querySelectorAll(sel)) {
         const r = e.getBoundingClientRect();
@@ -391,8 +391,10 @@ def test_a_casual_match_ended_from_my_matches_shows_as_abandoned(
 def test_the_two_deck_table_deals_eleven_cards_and_the_non_dealer_opens_by_discarding(
     daphne_server: Any, contexts: Any, locale: str
 ) -> None:
-    """No upcard: no Take/Pass; the non-dealer holds 11 cards and discards first (click twice)."""
-    from games.models import Match
+    """No upcard: no Take/Pass; the non-dealer holds 11 cards and discards first (click twice). The
+    second deck's card that sets the knock limit lies face up beside the piles."""
+    from engine.cards import parse_card
+    from games.models import Match, MatchEvent
 
     host, guest = make_user("olga"), make_user("pia")
     for width in WIDTHS:
@@ -410,10 +412,20 @@ def test_the_two_deck_table_deals_eleven_cards_and_the_non_dealer_opens_by_disca
         opener, other = pages[1 - dealer], pages[dealer]
         opener.wait_for_function("document.querySelectorAll('#my-hand button.card').length === 11")
         assert other.locator("#my-hand button.card").count() == 10
+        limit_card = MatchEvent.objects.get(match=match, type="deal").payload["limit_card"]
+        limit = min(parse_card(limit_card) % 13 + 1, 10)
         for page in (opener, other):
             assert page.locator("#btn-take").is_hidden() and page.locator("#btn-pass").is_hidden()
             assert page.locator("#discard-fan .card").count() == 0
             assert page.evaluate(OUTSIDE_FELT) == []
+            # the second deck's card, face up beside the piles, with the knock limit it sets
+            pile = page.get_by_test_id("limit-pile")
+            assert pile.is_visible()
+            assert pile.locator(".card").get_attribute("data-card") == limit_card
+            words = "Limite para bater" if locale == "pt-BR" else "Knock limit"
+            assert page.locator("#limit-label").inner_text() == f"{words}: {limit}"
+            assert pile.get_attribute("aria-label").endswith(f": {limit}.")
+        opener.screenshot(path=f"/tmp/two-deck-{width}-{locale}.png")
         assert opener.get_attribute(APP_SELECTOR, "data-phase") == "discard"
         assert opener.locator("#btn-discard").is_visible()
         card = opener.locator("#my-hand button.card.playable").first

@@ -40,6 +40,12 @@ def test_a_two_deck_friend_table_stores_the_cut_and_the_limit_card(
         hand = states[seat]["hand"]
         assert hand["upcard"] is None and hand["first_upcard"] is None and hand["discard_pile"] == []
         assert hand["phase"] == "discard" and hand["knock_limit"] == min(limit % 13 + 1, 10)
+        # the second deck's card is public: both players get it, to show beside the piles
+        assert hand["limit_card"] == deal.payload["limit_card"]
+    # ... and so does a spectator
+    from replays.watch import watch_payload
+
+    assert watch_payload(match=match)["hand"]["limit_card"] == deal.payload["limit_card"]
     assert states[nondealer]["hand"]["your_turn"] and "discard " + states[nondealer]["hand"]["cards"][0] in (
         states[nondealer]["hand"]["legal_actions"]
     )
@@ -54,6 +60,12 @@ def test_a_two_deck_friend_table_stores_the_cut_and_the_limit_card(
     before = load(match).state
     cache_clear()
     assert load(match).state == before
+
+
+def test_other_presets_carry_no_limit_card(alice: Any, bob: Any) -> None:
+    table = services.table_create(user=alice, rules_preset="classic", target=100, turn_timer=None)
+    match = services.table_join(user=bob, token=table.invite_token or "")
+    assert selectors.match_state_payload(match=match, seat=0)["hand"]["limit_card"] is None
 
 
 def test_a_bot_non_dealer_opens_a_two_deck_hand_by_discarding(
@@ -104,3 +116,19 @@ def test_a_finished_match_carries_its_per_hand_summary(
          "scores": list(e.scores)} for e in ends
     ]
     assert summary and summary[-1]["scores"][match.winner or 0] >= 50
+
+
+def test_the_replay_viewer_gets_each_hands_limit_card(alice: Any, bob: Any, seeded_decks: list[int]) -> None:
+    """A finished two_deck match: the replay page's data names the second deck's card of each hand (the
+    replay draws it beside the piles with the table's own felt_view.renderLimitCard)."""
+    from replays.selectors import replay_build
+
+    table = services.table_create(user=alice, rules_preset="two_deck", target=100, turn_timer=None,
+                                  rated=False)  # a rated match resigned before any move is aborted: no replay
+    match = services.table_join(user=bob, token=table.invite_token or "")
+    deal = next(r for r in _rows(match) if r.type == "deal")
+    services.match_resign(match_id=match.pk, user=alice)
+    match.refresh_from_db()
+    hands = replay_build(match=match, use_cache=False).data["hands"]
+    assert [h["limit_card"] for h in hands] == [deal.payload["limit_card"]]
+    assert hands[0]["knock_limit"] == min(parse_card(deal.payload["limit_card"]) % 13 + 1, 10)

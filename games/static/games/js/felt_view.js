@@ -89,6 +89,33 @@ export function renderPiles(state, ui, legal) {
   discBtn.setAttribute("aria-label", label);
   setText("discard-label", t("discard_n", { n: pile.length }));
   $("discard-button").title = pile.map(cardText).join(" ");
+  renderLimitCard(h);
+}
+
+/**
+ * Two-deck rules: the card turned from the second deck, face up beside the piles, with the knock limit
+ * it sets; hidden under other rules (and on pages without a ``limit-pile`` element).
+ * @param {{limit_card?: string|null, knock_limit: number}|null} hand the hand (state.hand, a spectator's
+ *   hand, a replay's hand)
+ */
+export function renderLimitCard(hand) {
+  const pile = $("limit-pile");
+  if (!pile) return;
+  const card = hand ? hand.limit_card : null;
+  pile.hidden = !card;
+  if (!card) return;
+  const box = $("limit-card");
+  if (box.dataset.card !== card) {
+    const face = cardFace(card, { small: true });
+    face.setAttribute("aria-hidden", "true");
+    box.replaceChildren(face);
+    box.dataset.card = card;
+  }
+  const limit = hand.knock_limit === 0 ? t("knock_limit_gin") : t("knock_limit_n", { n: hand.knock_limit });
+  setText("limit-label", limit);
+  const label = t("limit_card_label", { card: cardLabel(card), n: hand.knock_limit });
+  if (pile.getAttribute("aria-label") !== label) pile.setAttribute("aria-label", label);
+  pile.title = label;
 }
 
 export function renderActions(state, ui, legal) {

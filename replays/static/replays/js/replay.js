@@ -5,6 +5,7 @@
 import { cardFace, cardLabel, cardText } from "../../games/js/cards.js";
 import { $, badge, el, setText, show } from "../../games/js/dom.js";
 import { ShuffleChecks } from "../../games/js/fairness.js";
+import { renderLimitCard } from "../../games/js/felt_view.js";
 import { renderHand } from "../../games/js/hand_view.js";
 import { has, t } from "../../games/js/i18n.js";
 import { renderHandResult, renderMatchEnd } from "../../games/js/result_view.js";
@@ -129,6 +130,7 @@ function renderPiles(frame) {
   if (!pile.length) fan.append(el("span", "empty-slot"));
   fan.title = pile.map(cardText).join(" ");
   setText("discard-label", t("discard_n", { n: pile.length }));
+  renderLimitCard(hand);
 }
 
 function stepText(frame) {
