@@ -4,7 +4,7 @@ Format (``docs/replay-format.md`` is the reference)::
 
     {"format": "gin-rummy-replay", "version": 1,
      "match": {...free metadata: id, site, preset, dates...},
-     "rules": {...RuleSet.to_dict()}, "first_dealer": 0,
+     "rules": {...RuleSet.to_dict()}, "first_dealer": 0, "cut": [["7h", "Ks"]] (only when the rules cut),
      "players": [{"seat": 0, "name": "alice", "bot_level": null}, {"seat": 1, ...}],
      "hands": [{"number": 1, "dealer": 0, "deck": ["7h", ...52], "salt": "...", "commitment": "...",
                 "actions": [{"seat": 1, "action": "pass"}, {"seat": 0, "action": "draw stock"},
@@ -16,9 +16,10 @@ Format (``docs/replay-format.md`` is the reference)::
 :func:`verify` re-plays the record through :class:`~engine.match.MatchState` and checks every deck
 against its commitment, every action's legality, every hand's result and scores and the match's end.
 Anything wrong raises :class:`ReplayVerificationError` naming the event: events are numbered as in the
-engine's log (1 = the first hand's deal, then one number per action, hand end, resignation and match
-end, see ``engine.events``); event 0 is the file itself (not JSON, wrong format or version, a missing
-or malformed field). :func:`record_from_events` writes a record from an engine log.
+engine's log (1 = the cut for the deal when the file has one, else the first hand's deal; then one
+number per deal, action, hand end, resignation and match end, see ``engine.events``); event 0 is the
+file itself (not JSON, wrong format or version, a missing or malformed field).
+:func:`record_from_events` writes a record from an engine log.
 
 Framework-free (no Django), ``mypy --strict``.
 """
@@ -427,7 +428,6 @@ def record_from_events(
         elif isinstance(e, MatchEndEvent):
             end.update(winner=e.winner, reason=e.reason, scores=list(e.scores),
                        final_scores=list(e.final_scores))
-        # a CutEvent (first_dealer "cut", seed 003's table) is not in this format yet
     if deals != len(secrets):
         raise ValueError("one (salt, commitment) pair per deal is needed")
     if timeout:
@@ -452,10 +452,14 @@ _REASONS = {"resign": "resignation", "target": "target reached"}
 
 
 def summary_lines(replay: VerifiedReplay) -> list[str]:
-    """One line per hand (``hand 3: seat 1 knocks, 17 points (scores 25-42), deck commitment ok``)
-    and one for the match, for the command line."""
+    """One line for the cut for the deal (when the file has one), one per hand (``hand 3: seat 1
+    knocks, 17 points (scores 25-42), deck commitment ok``) and one for the match, for the command line."""
     names = [str(p["name"]) for p in replay.record["players"]]
     lines = []
+    cut = replay.state.events[0] if replay.state.events else None
+    if isinstance(cut, CutEvent):
+        rounds = ", ".join(f"{card_name(a)}-{card_name(b)}" for a, b in cut.cuts)
+        lines.append(f"cut for the deal ({names[0]}-{names[1]}): {rounds}; {names[cut.dealer]} deals first")
     for h in replay.hands:
         r = h.result
         if r is None:

@@ -208,3 +208,60 @@ def test_cli_prints_each_hand_and_fails_on_a_tampered_file(
 def test_match_end_event_is_last(classic: tuple[MatchState, dict[str, Any]]) -> None:
     m, _ = classic
     assert isinstance(m.events[-1], MatchEndEvent)
+
+
+def cut_match(seed: int) -> MatchState:
+    """A two_deck match that starts with its cut for the deal (as the site plays it: services), played
+    to the end by the seeded random playout's own policy."""
+    import random
+
+    from engine.deck import shuffled_deck
+    from engine.match import cut_for_deal
+    from engine.playout import choose_action
+
+    rng = random.Random(seed)
+    rules = preset("two_deck")
+    cuts, dealer = cut_for_deal(rng)
+    m = MatchState(rules, dealer)
+    m.cut(cuts)
+    while not m.is_over:
+        m.deal(shuffled_deck(rng), limit_card=rng.randrange(52))
+        hand = m.hand
+        assert hand is not None
+        while not hand.is_over:
+            m.apply(choose_action(rng, hand, knock_bias=0.5, greedy=0.8))
+    return m
+
+
+@pytest.mark.parametrize("seed", [1, 2, 7])
+def test_the_cut_for_the_deal_round_trips_as_event_1(seed: int) -> None:
+    m = cut_match(seed)
+    record = json.loads(json.dumps(record_of(m)))
+    cut = m.events[0]
+    assert record["cut"] == [card_names(pair) for pair in cut.cuts]  # type: ignore[union-attr]
+    assert record["first_dealer"] == cut.dealer  # type: ignore[union-attr]
+    replay = verify(record)
+    assert replay.state == m and replay.state.events[0] == cut
+    assert replay.hands[0].first_event == 2  # the deal of hand 1 comes after the cut
+    first = summary_lines(replay)[0]
+    rounds = ", ".join("-".join(pair) for pair in record["cut"])
+    dealer = PLAYERS[cut.dealer]["name"]  # type: ignore[union-attr]
+    assert first == f"cut for the deal (alice-Bot 3): {rounds}; {dealer} deals first"
+    # a cut that gives the other seat the deal, a repeated card, a malformed round: event 1
+    for tamper in (
+        lambda c: c[-1].reverse(),  # the last round's cards swapped: the other seat cuts higher
+        lambda c: c[-1].__setitem__(1, c[-1][0]),  # one card for both seats
+        lambda c: c.append("7h"),  # a round that is not two cards
+    ):
+        bad = copy.deepcopy(record)
+        tamper(bad["cut"])
+        assert failing_event(bad) == 1
+
+
+def test_a_file_written_before_the_cut_was_recorded_still_verifies() -> None:
+    m = cut_match(3)
+    record = record_of(m)
+    del record["cut"]  # version 1 files of two_deck matches exported before the cut field existed
+    replay = verify(record)
+    assert replay.state.events[0] == m.events[1]  # the first deal is event 1 again
+    assert replay.state.final_scores == m.final_scores and replay.state.winner == m.winner
