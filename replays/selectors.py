@@ -6,12 +6,17 @@ A replay is never read from snapshots: the match's events are re-run through the
 exported record (the same check a downloaded file gets); both must agree with each other and with the
 results stored on the match row. A log that does not re-run is reported as
 :class:`ReplayFailed` with the ``seq`` of the first bad event ("failed verification at event N").
-Built replays are cached by (match, ``last_seq``): events are append-only, so a finished match's
-replay never changes (after a repair of the log, :func:`replay_cache_forget`).
+Built replays are cached under a digest of everything the build reads and checks: the event rows
+(seq, type, payload, auto) and the match row's rules, first dealer and stored result. Events are
+append-only, but a row edited behind that guard (a restored dump, a manual repair) changes the digest,
+so a cached replay is never served for a log that no longer matches it: the page re-runs the log and
+reports the failed verification. Reading the rows for the digest is one query; the build it saves
+re-runs the engine twice.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -119,9 +124,26 @@ class _Log:
     events: list[Event]
 
 
-def _log(match: Match) -> _Log:
-    rows = [_Row(*r) for r in MatchEvent.objects.filter(match_id=match.pk).order_by("seq")
+def _rows(match: Match) -> list[_Row]:
+    return [_Row(*r) for r in MatchEvent.objects.filter(match_id=match.pk).order_by("seq")
             .values_list("seq", "type", "payload", "auto")]
+
+
+def log_digest(match: Match, rows: list[_Row]) -> str:
+    """SHA-256 (hex) of what a replay is built from and checked against: the event ``rows`` and the
+    match row's rules, first dealer and stored result (the cache key of :func:`replay_build`)."""
+    content = [
+        match.rules, match.first_dealer, match.status, match.scores, match.winner, match.result_reason,
+        [[r.seq, r.type, r.payload, r.auto] for r in rows],
+    ]
+    text = json.dumps(content, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _log(match: Match, rows: list[_Row] | None = None) -> _Log:
+    """The match's log (``rows`` when already read), checked for gaps and parsed into engine events.
+    :raises ReplayFailed: a missing row, or a row that is no engine event."""
+    rows = _rows(match) if rows is None else rows
     engine_rows = [r for r in rows if r.type in ENGINE_TYPES]
     events: list[Event] = []
     for expected, row in enumerate(rows, start=1):
@@ -260,8 +282,8 @@ def viewer_data(verified: VerifiedReplay) -> dict[str, Any]:
     }
 
 
-def _cache_key(match: Match) -> str:
-    return f"replay:{CACHE_VERSION}:{match.pk}:{match.last_seq}"
+def _cache_key(match: Match, rows: list[_Row]) -> str:
+    return f"replay:{CACHE_VERSION}:{match.pk}:{match.last_seq}:{log_digest(match, rows)}"
 
 
 _JSON_ESCAPES = {ord(">"): "\\u003E", ord("<"): "\\u003C", ord("&"): "\\u0026"}
@@ -290,16 +312,18 @@ def built_of(data: dict[str, Any]) -> Built:
 
 
 def replay_build(*, match: Match, use_cache: bool = True) -> Built:
-    """The viewer's data of a finished ``match`` (:func:`viewer_data`), cached after the first build.
+    """The viewer's data of a finished ``match`` (:func:`viewer_data`), cached after the first build
+    under the digest of its log (:func:`log_digest`: an edited row is a cache miss).
 
     :raises ReplayFailed: the log does not re-run (never cached, so a repaired log is read again).
     """
-    key = _cache_key(match)
+    rows = _rows(match)
+    key = _cache_key(match, rows)
     if use_cache:
         hit = cache.get(key)
         if isinstance(hit, Built):
             return hit
-    _, verified = _verified(match, _log(match), frames=True, live_cache=use_cache)
+    _, verified = _verified(match, _log(match, rows), frames=True, live_cache=use_cache)
     built = built_of(viewer_data(verified))
     if use_cache:
         cache.set(key, built, CACHE_SECONDS)
@@ -312,8 +336,9 @@ def replay_check(*, match: Match) -> None:
 
 
 def replay_cache_forget(*, match: Match) -> None:
-    """Drop the cached replay of ``match`` (after a repair of its log)."""
-    cache.delete(_cache_key(match))
+    """Drop the cached replay of ``match``'s log as it is stored now (an entry built from other
+    contents is unreachable already: its digest differs)."""
+    cache.delete(_cache_key(match, _rows(match)))
 
 
 def finished_matches(*, since: Any = None, match_id: int | None = None) -> Any:

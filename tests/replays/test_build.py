@@ -13,8 +13,10 @@ from django.core.management import call_command
 from django.db import connection
 from django.urls import reverse
 
+from engine.cards import card_name
 from engine.replay_format import verify
 from engine.rules import PRESETS
+from games.live import rebuild
 from games.models import Match, MatchEvent
 from replays import selectors
 
@@ -64,6 +66,13 @@ def test_export_import_verify_round_trips(finished_match: Any, client: Any, alic
     assert exported["Content-Disposition"] == f'attachment; filename="gin-rummy-match-{match.pk}.json"'
     record = json.loads(exported.content)
     assert record["format"] == "gin-rummy-replay" and record["version"] == 1
+    cut = MatchEvent.objects.filter(match=match, type="cut").first()
+    if preset == "two_deck":  # its rules cut for the deal: the cut is stored first and exported
+        assert cut is not None and cut.seq == 1
+        assert record["cut"] == cut.payload["cuts"]
+        assert record["first_dealer"] == cut.payload["dealer"] == match.first_dealer
+    else:
+        assert cut is None and "cut" not in record
     verified = verify(record)
     assert list(verified.state.final_scores or ()) == match.scores
     upload = io.BytesIO(exported.content)
@@ -159,6 +168,35 @@ def test_the_build_is_cached_after_the_first_time(
 ) -> None:
     match = finished_match("classic")
     first = selectors.replay_build(match=match)
-    with django_assert_num_queries(0):
+    with django_assert_num_queries(1):  # the rows, for the digest the cache is keyed by
         again = selectors.replay_build(match=match)
     assert again == first
+
+
+def test_an_event_edited_after_a_cached_build_is_never_served_from_the_cache(
+    finished_match: Any, client: Any, alice: Any
+) -> None:
+    match = finished_match("classic")
+    client.force_login(alice)
+    url = reverse("replays:replay", args=[match.pk])
+    assert client.get(url).status_code == 200  # built and cached
+    rows = MatchEvent.objects.filter(match=match, type="action", payload__action__startswith="discard")
+    discard = rows.order_by("seq")[2]
+    held = discard.payload["action"].split()[1]
+    # the discard turned into one of the opponent's cards (the mover cannot hold it): illegal there
+    before = rebuild(match, MatchEvent.objects.filter(match=match, seq__lt=discard.seq).order_by("seq"))
+    assert before.state.hand is not None
+    other = card_name(before.state.hand.hands[1 - discard.payload["seat"]][0])
+    edit_event(discard, {**discard.payload, "action": f"discard {other}"})
+    page = client.get(url)
+    assert page.status_code == 422
+    text = page.content.decode()
+    assert f"failed verification at event {discard.seq}." in text and "replay-data" not in text
+    # the command agrees, and so does the export; repairing the row serves the replay again
+    out = io.StringIO()
+    with pytest.raises(SystemExit):
+        call_command("verify_replays", "--match", str(match.pk), stdout=out, stderr=io.StringIO())
+    assert f"match {match.pk}: failed verification at event " in out.getvalue()
+    assert client.get(reverse("replays:replay_json", args=[match.pk])).status_code == 422
+    edit_event(discard, {**discard.payload, "action": f"discard {held}"})
+    assert client.get(url).status_code == 200
