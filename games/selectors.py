@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.db.models import Q, QuerySet
+from django.db.models import F, Q, QuerySet
 from django.urls import reverse
 
 from accounts.models import User
@@ -290,3 +290,36 @@ def matches_recent_for(*, user: User, limit: int = 50) -> list[dict[str, Any]]:
             "finished_at": m.finished_at,
         })
     return rows
+
+
+MATCH_RESULTS = ("won", "lost")
+OPPONENT_KINDS = ("member", "bot")
+
+
+def matches_finished_of(
+    *, user_id: int, result: str | None = None, opponent: str | None = None, rated: bool | None = None,
+    tournament: bool | None = None,
+) -> QuerySet[Match]:
+    """The finished matches of the user ``user_id``, newest finished first (ties: higher id first), with
+    both players loaded and ``tournament_id`` annotated (the tournament whose pairing played it, or None).
+
+    Filters (None: any): ``result`` ``won``/``lost`` (for this user), ``opponent`` ``member``/``bot``
+    (a house bot sat in the other seat; a guest counts as a member), ``rated``, ``tournament`` (played
+    for a tournament pairing). One query per slice, whatever the number of rows.
+    """
+    qs = Match.objects.filter(Q(player0_id=user_id) | Q(player1_id=user_id), status=MatchStatus.FINISHED)
+    if result is not None:
+        won = Q(player0_id=user_id, winner=0) | Q(player1_id=user_id, winner=1)
+        qs = qs.filter(won if result == "won" else ~won)
+    if opponent is not None:
+        bot = Q(player0_id=user_id, player1__is_bot=True) | Q(player1_id=user_id, player0__is_bot=True)
+        qs = qs.filter(bot if opponent == "bot" else ~bot)
+    if rated is not None:
+        qs = qs.filter(rated=rated)
+    if tournament is not None:
+        qs = qs.filter(tournament_pairing__isnull=not tournament)
+    return (
+        qs.select_related("player0", "player1")
+        .annotate(tournament_id=F("tournament_pairing__round__tournament_id"))
+        .order_by(F("finished_at").desc(nulls_last=True), "-id")
+    )

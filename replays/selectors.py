@@ -76,6 +76,23 @@ def is_public(match: Match, access: ReplayAccess | None) -> bool:
     return match.bot_level is not None and not match.player0.is_guest and not match.player0.is_bot
 
 
+def public_matches_q() -> Q:
+    """:func:`is_public` as a filter on ``Match`` (the same rules, for lists of matches): made public,
+    a tournament pairing's, rated, or a registered member's bot match."""
+    return (
+        Q(replay_access__public=True) | Q(tournament_pairing__isnull=False) | Q(rated=True)
+        | Q(bot_level__isnull=False, player0__is_guest=False, player0__is_bot=False)
+    )
+
+
+def watchable_q(*, viewer_id: int | None) -> Q:
+    """Matches whose replay (once finished) the user ``viewer_id`` (None: anonymous) may open without a
+    token: the public ones and those the viewer played (:func:`check_can_watch`)."""
+    if viewer_id is None:
+        return public_matches_q()
+    return public_matches_q() | Q(player0_id=viewer_id) | Q(player1_id=viewer_id)
+
+
 def access_get(match: Match) -> ReplayAccess | None:
     """The match's sharing settings, or None when never set."""
     return ReplayAccess.objects.filter(match_id=match.pk).first()

@@ -55,6 +55,18 @@ def tournaments_of(*, user: User, limit: int = 20) -> QuerySet[Tournament]:
     )
 
 
+def tournaments_by_status(*, status: str | None = None) -> QuerySet[Tournament]:
+    """Tournaments of one ``status`` (``TournamentStatus``; None: all) with ``players`` (registrations)
+    annotated and the winner loaded. Order: scheduled and open ones soonest first; the others (and all
+    together) newest start first."""
+    qs = Tournament.objects.select_related("winner").annotate(players=Count("registrations"))
+    if status is not None:
+        qs = qs.filter(status=status)
+    if status in (TournamentStatus.SCHEDULED, TournamentStatus.OPEN):
+        return qs.order_by("starts_at", "id")
+    return qs.order_by("-starts_at", "-id")
+
+
 def pairings_of(tournament: Tournament) -> QuerySet[Pairing]:
     return (
         Pairing.objects.filter(round__tournament=tournament)

@@ -20,3 +20,12 @@ def house_bot_get(*, level: int) -> User:
 def house_bots_list() -> QuerySet[User]:
     """All bot accounts, weakest first."""
     return User.objects.filter(is_bot=True).order_by("bot_level")
+
+
+def player_get(*, username: str) -> User | None:
+    """The member or house bot named ``username`` ignoring case (usernames are unique ignoring case), or
+    None: unknown, a guest (guests have no public page), or a name no account can have (over 150
+    characters)."""
+    if len(username) > 150:
+        return None
+    return User.objects.filter(username__iexact=username, is_guest=False).order_by().first()

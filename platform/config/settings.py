@@ -105,6 +105,12 @@ INSTALLED_APPS = [
     "tournaments",
     "ratings",
     "replays",
+    # The public read-only API (docs/api.md) and what it stands on.
+    "rest_framework",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "corsheaders",
+    "api",
 ]
 
 MIDDLEWARE = [
@@ -112,6 +118,7 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
+    "corsheaders.middleware.CorsMiddleware",  # before CommonMiddleware, as django-cors-headers asks
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -333,6 +340,50 @@ RATELIMIT_FAIL_OPEN = True  # a cache outage must not refuse every guest
 # --- NUL never reaches the database (PostgreSQL text cannot hold it): web.middleware -------------------
 # First, so sessions and authentication never see a NUL path, query string or cookie.
 MIDDLEWARE.insert(0, "web.middleware.RefuseNulMiddleware")
+
+# --- the public API (platform/api, docs/api.md) ----------------------------------------------------------
+# JSON only, GET/HEAD/OPTIONS only, errors {"error": code, "message": ...}; session log-in only counts for
+# the per-user limit. Limits: API_ANON_RATE per IP (REMOTE_ADDR: NUM_PROXIES 0 never trusts the client's
+# X-Forwarded-For), API_USER_RATE per account, in the default cache (api.throttles).
+REST_FRAMEWORK = {
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": [],
+    "DEFAULT_AUTHENTICATION_CLASSES": ["rest_framework.authentication.SessionAuthentication"],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
+    "DEFAULT_THROTTLE_CLASSES": ["api.throttles.AnonThrottle", "api.throttles.UserThrottle"],
+    "EXCEPTION_HANDLER": "api.errors.api_exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "NUM_PROXIES": 0,
+}
+API_ANON_RATE = os.environ.get("API_ANON_RATE", "60/min")
+API_USER_RATE = os.environ.get("API_USER_RATE", "240/min")
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Gin Rummy API",
+    "DESCRIPTION": "Public read-only data of the site: players, ratings, rankings, tournaments, finished "
+                   "matches and their replays, house bots. Guide: docs/api.md.",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SCHEMA_PATH_PREFIX": r"/api/v1",
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    # <id:...> in api/urls.py: 1 to 18 digits (api.schema.IdConverter).
+    "PATH_CONVERTER_OVERRIDES": {"id": {"type": "integer", "minimum": 0, "maximum": 10**18 - 1}},
+    "ENUM_NAME_OVERRIDES": {
+        "TournamentStatusEnum": "tournaments.models.TournamentStatus",
+        "RoundStatusEnum": "tournaments.models.RoundStatus",
+        "MatchStatusEnum": "games.models.MatchStatus",
+    },
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums", "api.schema.add_error_responses",
+    ],
+}
+# CORS: any origin may GET the API, without credentials (cookies are never sent cross-site).
+CORS_URLS_REGEX = r"^/api/.*$"
+CORS_ALLOW_ALL_ORIGINS = True
+CORS_ALLOW_CREDENTIALS = False
+CORS_ALLOW_METHODS = ["GET", "HEAD", "OPTIONS"]
+CORS_EXPOSE_HEADERS = ["Retry-After"]
 
 # --- passwords: refuse one of only spaces (accounts.validators) ---------------------------------------
 AUTH_PASSWORD_VALIDATORS += [{"NAME": "accounts.validators.NotOnlyWhitespacePasswordValidator"}]

@@ -1,4 +1,4 @@
-"""Root URLconf: admin, accounts, language switch, web pages and the games app."""
+"""Root URLconf: admin, accounts, language switch, the API, web pages and the apps' pages."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("admin/", admin.site.urls),
     path("accounts/", include("accounts.urls")),
     path("i18n/", include("django.conf.urls.i18n")),
+    path("api/", include("api.urls")),
     path("", include("web.urls")),
     path("", include("games.urls")),
     path("", include("tournaments.urls")),

@@ -228,25 +228,16 @@ def profile_get(*, username: str) -> dict[str, Any] | None:
     if user.is_bot:
         return {"user": user, "info": info, "is_bot": True, "rank": None, "record": None,
                 "chart": None, "chart_points": [], "matches": [], "capped": False}
-    record = {"members": [0, 0], "bots": [0, 0]}
-    for row in RatingChange.objects.filter(player_id=user.pk).values("opponent_is_bot", "won").annotate(
-        n=Count("id")
-    ).order_by():
-        record["bots" if row["opponent_is_bot"] else "members"][0 if row["won"] else 1] = row["n"]
+    record = record_get(user_id=user.pk)
     # A narrow values() query: up to 500 rows, each a model instance pair (change + opponent) cost
     # ~0.05 ms to build, a quarter of the page's CPU time.
-    history = list(
-        RatingChange.objects.filter(player_id=user.pk)
-        .values("match_id", "before", "after", "won", "created_at", "opponent__username",
-                "opponent__display_name", "opponent__is_bot", "opponent__bot_level")
-        .order_by("-created_at", "-id")[:HISTORY_POINTS]
-    )
+    history = list(history_of(user_id=user.pk)[:HISTORY_POINTS])
     history.reverse()
     drawn = chart.build([c["after"] for c in history], start=history[0]["before"] if history else None)
     opponents: dict[str | None, str] = {}
     for c in history:  # one name per distinct opponent, not per row
         if c["opponent__username"] not in opponents:
-            opponents[c["opponent__username"]] = _public_name(c)
+            opponents[c["opponent__username"]] = public_name_of(c)
     points = []
     for point, change in zip(drawn.points[1:], history, strict=True):
         points.append({
@@ -275,8 +266,34 @@ def profile_get(*, username: str) -> dict[str, Any] | None:
     }
 
 
-def _public_name(change: dict[str, Any]) -> str:
-    """``User.public_name`` of a history row's opponent from its values() columns ("?" once deleted)."""
+def record_get(*, user_id: int) -> dict[str, list[int]]:
+    """A member's rated results by opponent type: ``{"members": [wins, losses], "bots": [wins, losses]}``
+    (one grouped query)."""
+    record = {"members": [0, 0], "bots": [0, 0]}
+    for row in RatingChange.objects.filter(player_id=user_id).values("opponent_is_bot", "won").annotate(
+        n=Count("id")
+    ).order_by():
+        record["bots" if row["opponent_is_bot"] else "members"][0 if row["won"] else 1] = row["n"]
+    return record
+
+
+def history_of(*, user_id: int) -> QuerySet[RatingChange, dict[str, Any]]:
+    """A member's rating changes, newest first, as ``values()`` dicts (one query per slice):
+    ``match_id``, ``before``, ``after``, ``delta`` (exact Elo points), ``k``, ``opponent_rating``,
+    ``won``, ``created_at``, ``opponent__username`` (None once deleted), ``opponent__display_name``,
+    ``opponent__is_bot``, ``opponent__bot_level``, ``opponent__is_guest``."""
+    return (
+        RatingChange.objects.filter(player_id=user_id)
+        .values("match_id", "before", "after", "delta", "k", "opponent_rating", "won", "created_at",
+                "opponent__username", "opponent__display_name", "opponent__is_bot", "opponent__bot_level",
+                "opponent__is_guest")
+        .order_by("-created_at", "-id")
+    )
+
+
+def public_name_of(change: dict[str, Any]) -> str:
+    """``User.public_name`` of a :func:`history_of` row's opponent from its values() columns ("?" once
+    deleted)."""
     if change["opponent__username"] is None:
         return "?"
     return User(username=change["opponent__username"], display_name=change["opponent__display_name"],

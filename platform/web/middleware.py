@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from django.core.exceptions import BadRequest
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.utils import translation
 
 NUL = "\x00"
@@ -19,6 +19,7 @@ class RefuseNulMiddleware:
 
     - in the path (``/t/%00/``): 404 (the site's page), no page has such an address;
     - in the query string, a name or a value (``?q=%00``): 400 (the site's page, ``400.html``);
+    - under ``/api/`` the same answers as the API's JSON errors (``not_found``, ``bad_query``);
     - in a cookie (``sessionid="\\000..."``, which Python's cookie parser decodes): that cookie is dropped,
       as if the browser had not sent it (a stale or forged cookie must not lock a visitor out).
 
@@ -32,10 +33,15 @@ class RefuseNulMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
+        api = request.path_info.startswith("/api/")
         if NUL in request.path_info:
+            if api:
+                return JsonResponse({"error": "not_found", "message": "no such API endpoint"}, status=404)
             self._activate_language(request)
             raise Http404("NUL in the path")
         if any(NUL in key or any(NUL in value for value in values) for key, values in request.GET.lists()):
+            if api:
+                return JsonResponse({"error": "bad_query", "message": "NUL in the query string"}, status=400)
             self._activate_language(request)
             raise BadRequest("NUL in the query string")
         if any(NUL in key or NUL in value for key, value in request.COOKIES.items()):

@@ -1,0 +1,95 @@
+"""The API's errors: one JSON shape for every refusal, ``{"error": code, "message": text}``.
+
+``code`` is a stable machine word (``bad_query``, ``not_found``, ``no_such_player``, ``method_not_allowed``,
+``throttled``, ...); ``message`` is an English sentence; a refused query string adds ``fields``
+(parameter -> its problems). The same shape as ``/replay/<id>.json``'s errors. Every status the API can
+answer is listed in docs/api.md and in the schema (``api.schema.add_error_responses``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpRequest, JsonResponse
+from django.views.decorators.csrf import csrf_exempt
+from rest_framework import exceptions, serializers, status
+from rest_framework.response import Response
+from rest_framework.views import exception_handler
+
+
+class ApiError(exceptions.APIException):
+    """A refusal with its own ``code`` and HTTP ``status``: ``raise ApiError(404, "no_such_player", ...)``."""
+
+    def __init__(self, status_code: int, code: str, message: str) -> None:
+        super().__init__(detail=message, code=code)
+        self.status_code = status_code
+        self.code = code
+        self.message = message
+
+
+class BadQuery(ApiError):
+    """The query string was refused: ``fields`` maps each bad parameter to its problems (400)."""
+
+    def __init__(self, fields: dict[str, list[str]]) -> None:
+        names = ", ".join(sorted(fields))
+        super().__init__(status.HTTP_400_BAD_REQUEST, "bad_query", f"invalid query parameter(s): {names}")
+        self.fields = fields
+
+
+class ErrorSerializer(serializers.Serializer[Any]):
+    """Body of every API error (its schema component)."""
+
+    error = serializers.CharField(help_text="Machine-readable code, e.g. bad_query, not_found, throttled.")
+    message = serializers.CharField(help_text="What went wrong, in English.")
+    fields = serializers.DictField(
+        child=serializers.ListField(child=serializers.CharField()),
+        required=False,
+        help_text="bad_query only: each refused query parameter and its problems.",
+    )
+
+
+# DRF's own exceptions -> (code, English message). The message is ours: DRF's are translated, and the
+# API answers in English whatever the reader's language.
+_DRF_CODES: dict[type[exceptions.APIException], tuple[str, str]] = {
+    exceptions.NotFound: ("not_found", "not found"),
+    exceptions.MethodNotAllowed: ("method_not_allowed", "this API is read-only: use GET, HEAD or OPTIONS"),
+    exceptions.NotAcceptable: ("not_acceptable", "the API answers application/json only"),
+    exceptions.PermissionDenied: ("forbidden", "you may not read this"),
+    exceptions.NotAuthenticated: ("not_authenticated", "log in first"),
+    exceptions.AuthenticationFailed: ("not_authenticated", "log in first"),
+    exceptions.ParseError: ("bad_request", "the request could not be read"),
+    exceptions.UnsupportedMediaType: ("unsupported_media_type", "the API reads no request body"),
+}
+
+
+def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    """DRF's ``EXCEPTION_HANDLER``: DRF's handler (status, ``Retry-After``, ``Allow``), then our body.
+
+    Anything DRF does not handle (a bug) is left to Django: a 500, logged with its traceback.
+    """
+    response = exception_handler(exc, context)
+    if response is None:
+        return None
+    if isinstance(exc, BadQuery):
+        response.data = {"error": exc.code, "message": exc.message, "fields": exc.fields}
+    elif isinstance(exc, ApiError):
+        response.data = {"error": exc.code, "message": exc.message}
+    elif isinstance(exc, exceptions.Throttled):
+        wait = int(exc.wait) if exc.wait is not None else None
+        message = "too many requests" + (f": try again in {wait} s" if wait is not None else "")
+        response.data = {"error": "throttled", "message": message}
+    elif isinstance(exc, exceptions.ValidationError):
+        response.data = {"error": "bad_query", "message": "invalid request", "fields": exc.detail}
+    else:
+        code, message = next(
+            (known for kind, known in _DRF_CODES.items() if isinstance(exc, kind)),
+            ("error", str(getattr(exc, "default_code", "error")).replace("_", " ")),
+        )
+        response.data = {"error": code, "message": message}
+    return response
+
+
+@csrf_exempt
+def not_found(request: HttpRequest, path: str = "") -> JsonResponse:
+    """Any other address under ``/api/``: a JSON 404 (not the site's HTML page), whatever the method."""
+    return JsonResponse({"error": "not_found", "message": "no such API endpoint"}, status=404)

@@ -1,0 +1,61 @@
+"""A finished match's replay file (``/api/v1/matches/{id}/replay/``): ``replays.selectors.match_record``
+(docs/replay-format.md, verified before it is given out) under the replay page's own rules
+(``check_can_watch``): a live match is refused (409) until it ends, a private one needs its link's token."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from api.base import ApiView, parse_query
+from api.errors import ApiError, ErrorSerializer
+from games.selectors import match_get
+from replays.selectors import ReplayFailed, ReplayRefused, check_can_watch, match_record
+
+_STATUS = {"no_such_match": 404, "not_finished": 409, "private": 403}
+_MESSAGES = {
+    "no_such_match": "there is no finished match with this id",
+    "not_finished": "the match is still being played: its replay opens when it ends",
+    "private": "this replay is private: its players can share its link (with its token)",
+}
+
+
+class ReplayQuery(serializers.Serializer[Any]):
+    token = serializers.CharField(
+        max_length=64, required=False, help_text="The token of a private match's replay link."
+    )
+
+
+class ReplayView(ApiView):
+    @extend_schema(
+        operation_id="match_replay",
+        parameters=[ReplayQuery],
+        tags=["matches"],
+        responses={
+            200: OpenApiResponse(OpenApiTypes.OBJECT, description="The replay file (docs/replay-format.md)."),
+            403: OpenApiResponse(ErrorSerializer, description="`private`: a private match, no valid token."),
+            409: OpenApiResponse(ErrorSerializer, description="`not_finished`: the match is still in play."),
+            422: OpenApiResponse(
+                ErrorSerializer, description="`failed_verification`: its log does not re-run."
+            ),
+        },
+    )
+    def get(self, request: Request, match_id: int) -> Response:
+        """The replay file of a finished match: every deal, action and result, verifiable offline
+        (``python -m engine replay verify FILE``)."""
+        query = parse_query(ReplayQuery, request)
+        match = match_get(match_id=match_id)
+        try:
+            check_can_watch(match=match, user=request.user, token=query.get("token"))
+            assert match is not None
+            record = match_record(match=match)
+        except ReplayRefused as exc:
+            raise ApiError(_STATUS[exc.code], exc.code, _MESSAGES[exc.code]) from None
+        except ReplayFailed as exc:
+            raise ApiError(422, "failed_verification", str(exc)) from None
+        return Response(record)

@@ -1,0 +1,91 @@
+"""Page pagination of the API's lists: ``?page=`` (from 1) and ``?limit=`` (rows per page, 1..100).
+
+Every list answers ``{"count", "page", "pages", "limit", "next", "previous", "results"}``; ``next`` and
+``previous`` are absolute URLs (None at the ends). Page 1 always exists (maybe empty); a page past the
+last is a 404 ``no_such_page``.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from django.core.paginator import EmptyPage, Page, Paginator
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.utils.urls import remove_query_param, replace_query_param
+
+from api.errors import ApiError
+
+DEFAULT_LIMIT = 20
+MAX_LIMIT = 100
+MAX_PAGE = 1_000_000
+
+
+class PageQuery(serializers.Serializer[Any]):
+    """The pagination parameters (other query serializers of lists extend this)."""
+
+    page = serializers.IntegerField(
+        min_value=1, max_value=MAX_PAGE, default=1, help_text="Page number, from 1."
+    )
+    limit = serializers.IntegerField(
+        min_value=1, max_value=MAX_LIMIT, default=DEFAULT_LIMIT, help_text=f"Rows per page, 1 to {MAX_LIMIT}."
+    )
+
+
+def no_such_page(page: int, pages: int | None = None) -> ApiError:
+    """The 404 of a page past the last one."""
+    last = f" (pages: {pages})" if pages is not None else ""
+    return ApiError(404, "no_such_page", f"there is no page {page}{last}")
+
+
+def page_of(items: Any, *, page: int, limit: int) -> Page[Any]:
+    """Page ``page`` of ``items`` (a queryset or a list), ``limit`` rows each: two queries for a queryset
+    (its count, its rows).
+
+    :raises ApiError: ``no_such_page`` (404) past the last page.
+    """
+    paginator = Paginator(items, limit, allow_empty_first_page=True)
+    try:
+        return paginator.page(page)
+    except EmptyPage:
+        raise no_such_page(page, paginator.num_pages) from None
+
+
+def envelope(request: Request, page: Page[Any], limit: int, results: list[Any]) -> dict[str, Any]:
+    """The list body for ``page`` (a Django ``Page``) with its serialized ``results``."""
+    url = request.build_absolute_uri()
+
+    def link(number: int) -> str:
+        with_limit = replace_query_param(url, "limit", limit)
+        return (
+            remove_query_param(with_limit, "page")
+            if number == 1
+            else replace_query_param(with_limit, "page", number)
+        )
+
+    return {
+        "count": page.paginator.count,
+        "page": page.number,
+        "pages": page.paginator.num_pages,
+        "limit": limit,
+        "next": link(page.next_page_number()) if page.has_next() else None,
+        "previous": link(page.previous_page_number()) if page.has_previous() else None,
+        "results": results,
+    }
+
+
+@functools.cache
+def paged(item: type[serializers.Serializer[Any]]) -> type[serializers.Serializer[Any]]:
+    """The serializer (for the schema) of a list of ``item`` rows in the envelope above."""
+    name = item.__name__.removesuffix("Serializer") + "PageSerializer"
+    fields = {
+        "count": serializers.IntegerField(help_text="Rows in the whole list."),
+        "page": serializers.IntegerField(),
+        "pages": serializers.IntegerField(help_text="Number of pages (at least 1)."),
+        "limit": serializers.IntegerField(),
+        "next": serializers.URLField(allow_null=True),
+        "previous": serializers.URLField(allow_null=True),
+        "results": item(many=True),
+    }
+    return type(name, (serializers.Serializer,), {**fields, "__module__": item.__module__})

@@ -1,0 +1,49 @@
+"""OpenAPI schema tweaks (drf-spectacular ``POSTPROCESSING_HOOKS`` and the ``id`` path converter)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+MAX_ID_DIGITS = 18
+"""An id in a path has 1 to 18 digits (below PostgreSQL's bigint limit): a longer one is no address
+(404), never a database overflow error."""
+
+
+class IdConverter:
+    """``<id:name>`` in a path: a database id, 1 to :data:`MAX_ID_DIGITS` digits."""
+
+    regex = f"[0-9]{{1,{MAX_ID_DIGITS}}}"
+
+    def to_python(self, value: str) -> int:
+        return int(value)
+
+    def to_url(self, value: int) -> str:
+        return str(value)
+
+
+ID_SCHEMA = {"type": "integer", "minimum": 0, "maximum": 10**MAX_ID_DIGITS - 1}
+
+_ERROR = {"$ref": "#/components/schemas/Error"}
+_COMMON = {
+    "400": "The query string was refused (`bad_query`, with `fields`).",
+    "404": "No such resource (`not_found`, `no_such_player`, `no_such_page`, ...).",
+    "406": "The client accepts no JSON (`not_acceptable`).",
+    "429": "Too many requests (`throttled`); `Retry-After` says how many seconds to wait.",
+}
+
+
+def add_error_responses(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
+    """Every operation documents the errors every API view can answer (400, 404, 406, 429; the 429 with
+    its ``Retry-After`` header), all with the ``Error`` body; views add their own (403, 409, 422)."""
+    for path in result.get("paths", {}).values():
+        for operation in path.values():
+            responses = operation.setdefault("responses", {})
+            for status, description in _COMMON.items():
+                response = responses.setdefault(
+                    status, {"description": description, "content": {"application/json": {"schema": _ERROR}}}
+                )
+                if status == "429":
+                    response["headers"] = {
+                        "Retry-After": {"schema": {"type": "integer"}, "description": "Seconds to wait."}
+                    }
+    return result

@@ -1,0 +1,56 @@
+"""Request limits of the API (README "Limits"), counted in the default cache (Redis in production, so
+every Daphne process shares the counts).
+
+Anonymous clients are counted per IP address (``REMOTE_ADDR``: Daphne's ``--proxy-headers`` puts the
+browser's address there behind nginx; ``X-Forwarded-For`` from the client is never trusted), logged-in
+users per account. Over the limit: 429 ``throttled`` with ``Retry-After`` (seconds). The rates are read
+from the settings on each request (``API_ANON_RATE``, ``API_USER_RATE``: DRF's ``"count/period"``), and a
+cache outage lets requests through (logged), as the site's other limits do.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.conf import settings
+from rest_framework.request import Request
+from rest_framework.throttling import AnonRateThrottle, UserRateThrottle
+
+log = logging.getLogger(__name__)
+
+
+class _FailOpen:
+    """Rate from settings at request time; a cache error allows the request."""
+
+    setting: str
+
+    def get_rate(self) -> str:
+        return str(getattr(settings, self.setting))
+
+    def allow_request(self, request: Request, view: Any) -> bool:
+        # DRF makes one throttle per request and parses get_rate() then: a changed setting applies at once.
+        try:
+            return bool(super().allow_request(request, view))  # type: ignore[misc]
+        except Exception as exc:
+            log.warning(
+                "API throttle %s: cache unavailable (%s), request allowed", self.setting, type(exc).__name__
+            )
+            return True
+
+
+class AnonThrottle(_FailOpen, AnonRateThrottle):
+    """Anonymous clients, per IP address: ``API_ANON_RATE``."""
+
+    setting = "API_ANON_RATE"
+
+
+class UserThrottle(_FailOpen, UserRateThrottle):
+    """Logged-in users, per account: ``API_USER_RATE`` (anonymous clients fall to :class:`AnonThrottle`)."""
+
+    setting = "API_USER_RATE"
+
+    def get_cache_key(self, request: Request, view: Any) -> str | None:
+        if not (request.user and request.user.is_authenticated):
+            return None  # counted by AnonThrottle only
+        return super().get_cache_key(request, view)

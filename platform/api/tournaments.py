@@ -1,0 +1,243 @@
+"""Tournaments (``/api/v1/tournaments/``): the list by status, one tournament with its rounds, its
+standings (``tournaments.selectors.standings_of``: score and tie-breaks) and a round's pairings."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Count
+from django.urls import reverse
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from api.base import ApiView, parse_query
+from api.errors import ApiError
+from api.pagination import PageQuery, envelope, page_of, paged
+from api.players import PlayerRefSerializer, player_ref
+from games.models import MatchStatus
+from ratings import elo
+from tournaments.models import RoundStatus, Tournament, TournamentStatus
+from tournaments.selectors import pairings_of, rounds_of, standings_of, tournaments_by_status
+
+
+class TournamentsQuery(PageQuery):
+    status = serializers.ChoiceField(
+        choices=TournamentStatus.choices, required=False, help_text="Only tournaments in this state."
+    )
+
+
+class TournamentSerializer(serializers.Serializer[Any]):
+    id = serializers.IntegerField()
+    name = serializers.CharField(help_text="English name.")
+    name_pt = serializers.CharField(help_text="Brazilian Portuguese name.")
+    status = serializers.ChoiceField(choices=TournamentStatus.choices)
+    starts_at = serializers.DateTimeField()
+    started_at = serializers.DateTimeField(allow_null=True)
+    finished_at = serializers.DateTimeField(allow_null=True)
+    rules_preset = serializers.CharField()
+    match_target = serializers.IntegerField(help_text="Points to win each match.")
+    turn_timer_seconds = serializers.IntegerField()
+    rounds = serializers.IntegerField(allow_null=True, help_text="Number of rounds; fixed at the start.")
+    current_round = serializers.IntegerField(min_value=0, help_text="0 before round 1.")
+    min_players = serializers.IntegerField()
+    max_players = serializers.IntegerField()
+    players = serializers.IntegerField(min_value=0, help_text="Registered players (house bots included).")
+    winner = PlayerRefSerializer(allow_null=True)
+
+
+class RoundSerializer(serializers.Serializer[Any]):
+    number = serializers.IntegerField(min_value=1)
+    status = serializers.ChoiceField(choices=RoundStatus.choices)
+    started_at = serializers.DateTimeField()
+    finished_at = serializers.DateTimeField(allow_null=True)
+    boards = serializers.IntegerField(min_value=0, help_text="Pairings (byes included).")
+    pairings = serializers.URLField()
+
+
+class TournamentDetailSerializer(TournamentSerializer):
+    round_list = RoundSerializer(many=True, help_text="Rounds so far, first to last.")
+    standings = serializers.URLField()
+
+
+class StandingSerializer(serializers.Serializer[Any]):
+    rank = serializers.IntegerField(min_value=1, help_text="Shared by exact ties.")
+    player = PlayerRefSerializer()
+    score = serializers.FloatField(help_text="1 per win (a bye included), 0 per loss.")
+    buchholz = serializers.FloatField()
+    sonneborn_berger = serializers.FloatField()
+    hand_point_diff = serializers.IntegerField(help_text="Match points scored minus conceded.")
+    rating = serializers.IntegerField(help_text="Rating at the start, rounded.")
+    rating_change = serializers.FloatField(
+        allow_null=True, help_text="Sum of the Elo changes here; None for a house bot."
+    )
+    withdrawn = serializers.BooleanField()
+
+
+class StandingsSerializer(serializers.Serializer[Any]):
+    tournament_id = serializers.IntegerField()
+    current_round = serializers.IntegerField(min_value=0)
+    results = StandingSerializer(many=True, help_text="Empty before round 1.")
+
+
+class PairingSerializer(serializers.Serializer[Any]):
+    board = serializers.IntegerField(min_value=1)
+    players = PlayerRefSerializer(
+        many=True, allow_null=True, help_text="[seat 0, seat 1]; seat 1 None for a bye."
+    )
+    bye = serializers.BooleanField()
+    forfeit = serializers.BooleanField(help_text="Decided by a no-show.")
+    match_id = serializers.IntegerField(allow_null=True)
+    match_status = serializers.ChoiceField(choices=MatchStatus.choices, allow_null=True)
+    points = serializers.ListField(
+        child=serializers.FloatField(),
+        allow_null=True,
+        help_text="[seat 0, seat 1] tournament points once decided.",
+    )
+    hand_points = serializers.ListField(
+        child=serializers.IntegerField(), allow_null=True, help_text="The match's final score once decided."
+    )
+    replay = serializers.URLField(allow_null=True, help_text="Its replay file once the match finished.")
+
+
+class PairingsSerializer(serializers.Serializer[Any]):
+    tournament_id = serializers.IntegerField()
+    round = serializers.IntegerField(min_value=1)
+    status = serializers.ChoiceField(choices=RoundStatus.choices)
+    results = PairingSerializer(many=True)
+
+
+def _tournament_data(t: Tournament) -> dict[str, Any]:
+    return {
+        "id": t.pk,
+        "name": t.name_en,
+        "name_pt": t.name_pt,
+        "status": t.status,
+        "starts_at": t.starts_at,
+        "started_at": t.started_at,
+        "finished_at": t.finished_at,
+        "rules_preset": t.rules_preset,
+        "match_target": t.match_target,
+        "turn_timer_seconds": t.turn_timer_seconds,
+        "rounds": t.rounds,
+        "current_round": t.current_round,
+        "min_players": t.min_players,
+        "max_players": t.max_players,
+        "players": t.players,  # type: ignore[attr-defined]  # annotated by tournaments_by_status
+        "winner": player_ref(t.winner),
+    }
+
+
+def _tournament(tournament_id: int) -> Tournament:
+    tournament = tournaments_by_status().filter(pk=tournament_id).first()
+    if tournament is None:
+        raise ApiError(404, "no_such_tournament", "no such tournament")
+    return tournament
+
+
+class TournamentsView(ApiView):
+    @extend_schema(
+        operation_id="tournaments",
+        parameters=[TournamentsQuery],
+        responses=paged(TournamentSerializer),
+        tags=["tournaments"],
+    )
+    def get(self, request: Request) -> Response:
+        """Tournaments, newest start first; with ``status=scheduled`` or ``open`` soonest first."""
+        query = parse_query(TournamentsQuery, request)
+        page = page_of(
+            tournaments_by_status(status=query.get("status")), page=query["page"], limit=query["limit"]
+        )
+        rows = [_tournament_data(t) for t in page.object_list]
+        return Response(envelope(request, page, query["limit"], TournamentSerializer(rows, many=True).data))
+
+
+class TournamentView(ApiView):
+    @extend_schema(operation_id="tournament", responses=TournamentDetailSerializer, tags=["tournaments"])
+    def get(self, request: Request, tournament_id: int) -> Response:
+        """One tournament with its rounds so far."""
+        tournament = _tournament(tournament_id)
+        rounds = rounds_of(tournament).annotate(boards=Count("pairings"))
+        data = {
+            **_tournament_data(tournament),
+            "round_list": [
+                {
+                    "number": r.number,
+                    "status": r.status,
+                    "started_at": r.started_at,
+                    "finished_at": r.finished_at,
+                    "boards": r.boards,  # type: ignore[attr-defined]
+                    "pairings": request.build_absolute_uri(
+                        reverse("api:tournament_pairings", args=[tournament.pk, r.number])
+                    ),
+                }
+                for r in rounds
+            ],
+            "standings": request.build_absolute_uri(
+                reverse("api:tournament_standings", args=[tournament.pk])
+            ),
+        }
+        return Response(TournamentDetailSerializer(data).data)
+
+
+class StandingsView(ApiView):
+    @extend_schema(operation_id="tournament_standings", responses=StandingsSerializer, tags=["tournaments"])
+    def get(self, request: Request, tournament_id: int) -> Response:
+        """The standings so far: score, then Buchholz, Sonneborn-Berger, hand points, rating
+        (docs/tournaments.md)."""
+        tournament = _tournament(tournament_id)
+        rows = []
+        if tournament.current_round:  # before round 1 nobody has a rating fixed or a result
+            for row in standings_of(tournament):
+                line, registration = row.line, row.registration
+                rows.append(
+                    {
+                        "rank": line.rank,
+                        "player": player_ref(registration.user),
+                        "score": line.score,
+                        "buchholz": line.buchholz,
+                        "sonneborn_berger": line.sonneborn_berger,
+                        "hand_point_diff": line.hand_point_diff,
+                        "rating": elo.shown(line.rating),
+                        "rating_change": None if row.rating_change is None else round(row.rating_change, 2),
+                        "withdrawn": registration.withdrawn,
+                    }
+                )
+        data = {"tournament_id": tournament.pk, "current_round": tournament.current_round, "results": rows}
+        return Response(StandingsSerializer(data).data)
+
+
+class PairingsView(ApiView):
+    @extend_schema(operation_id="tournament_pairings", responses=PairingsSerializer, tags=["tournaments"])
+    def get(self, request: Request, tournament_id: int, number: int) -> Response:
+        """The boards of round ``number``: who plays whom, the match, the result once decided."""
+        tournament = _tournament(tournament_id)
+        round_ = rounds_of(tournament).filter(number=number).first()
+        if round_ is None:
+            raise ApiError(404, "no_such_round", f"this tournament has no round {number}")
+        rows = []
+        for p in pairings_of(tournament).filter(round=round_):
+            finished = p.match is not None and p.match.status == MatchStatus.FINISHED
+            rows.append(
+                {
+                    "board": p.board,
+                    "players": [player_ref(p.player0), player_ref(p.player1)],
+                    "bye": p.is_bye,
+                    "forfeit": p.forfeit,
+                    "match_id": p.match_id,
+                    "match_status": p.match.status if p.match is not None else None,
+                    "points": p.points,
+                    "hand_points": p.hand_points,
+                    "replay": request.build_absolute_uri(reverse("api:match_replay", args=[p.match_id]))
+                    if finished
+                    else None,
+                }
+            )
+        data = {
+            "tournament_id": tournament.pk,
+            "round": round_.number,
+            "status": round_.status,
+            "results": rows,
+        }
+        return Response(PairingsSerializer(data).data)
