@@ -27,6 +27,7 @@ from games import conf, ratelimit, scheduling, selectors, services
 from games.db import db_call
 from games.services import GameError, group_name, seat_group
 from games.user_sockets import user_group
+from web.log_context import bind_socket
 
 log = logging.getLogger(__name__)
 
@@ -76,6 +77,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
     async def connect(self) -> None:
         self.user = self.scope.get("user")
         self.match_id = int(self.scope["url_route"]["kwargs"]["match_id"])
+        bind_socket(self.scope, self.match_id)  # this socket's log records: its request id and match
         self.seat = None
         await self.accept()
         if self.user is None or not self.user.is_authenticated:

@@ -25,6 +25,7 @@ from games import conf, ratelimit
 from games.selectors import match_get
 from games.services import group_name
 from replays import selectors, watch
+from web.log_context import bind_socket
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +45,7 @@ class WatchConsumer(AsyncWebsocketConsumer):
 
     async def connect(self) -> None:
         self.match_id = int(self.scope["url_route"]["kwargs"]["match_id"])
+        bind_socket(self.scope, self.match_id)  # this socket's log records: its request id and match
         self.watching = False
         await self.accept()
         try:

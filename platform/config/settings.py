@@ -110,6 +110,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "corsheaders",
+    "django_guid",
     "api",
 ]
 
@@ -124,6 +125,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "web.middleware.MatchIdMiddleware",  # log records of a view with a match_id carry it (web.log_context)
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -299,20 +301,50 @@ if not DEBUG:
     CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
+# --- logging ---------------------------------------------------------------------------------------
+# One console handler. Every record carries ``request_id`` (the request's X-Request-ID: django-guid, see
+# below) and ``match_id`` (web.log_context: the match a view, WebSocket consumer or task works on; None
+# otherwise). Embedded profile: plain lines. Production profile (or LOG_FORMAT=json): one JSON object per
+# line (python-json-logger): time, level, logger, message, request_id, match_id, and exc_info when set.
+LOG_FORMAT = os.environ.get("LOG_FORMAT") or ("json" if PROFILE == "production" else "plain")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-    "filters": {"client_error_one_line": {"()": "web.log_filters.ClientErrorWithoutTraceback"}},
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
+        "json": {
+            "()": "pythonjsonlogger.json.JsonFormatter",
+            "fmt": "%(levelname)s %(name)s %(message)s %(request_id)s %(match_id)s",
+            "rename_fields": {"levelname": "level", "name": "logger"},
+            "timestamp": "time",  # ISO 8601, UTC
+        },
+    },
+    "filters": {
+        "client_error_one_line": {"()": "web.log_filters.ClientErrorWithoutTraceback"},
+        "context_ids": {"()": "web.log_filters.ContextIds"},
+    },
     "handlers": {
         "console": {
-            "class": "logging.StreamHandler", "formatter": "plain", "filters": ["client_error_one_line"],
+            "class": "logging.StreamHandler", "formatter": "json" if LOG_FORMAT == "json" else "plain",
+            "filters": ["client_error_one_line", "context_ids"],
         }
     },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     # Django's own default gives "django" a console handler (with DEBUG) and mail_admins: with the root
     # handler that printed each record twice. One path: propagate to root only.
-    "loggers": {"django": {"handlers": [], "level": "INFO", "propagate": True}},
+    "loggers": {
+        "django": {"handlers": [], "level": "INFO", "propagate": True},
+        # django-guid says at INFO, on every request, whether the header came: only its warnings.
+        "django_guid": {"level": "WARNING"},
+    },
+}
+
+# --- request ids (django-guid) --------------------------------------------------------------------------
+# An incoming X-Request-ID is kept when it is a UUID (32 hex digits, with or without dashes: nginx's
+# $request_id is one), else a new one is made; either way the response echoes it. First middleware, so
+# every later record of the request carries it (the CORS expose list is set below, not by django-guid).
+DJANGO_GUID = {
+    "GUID_HEADER_NAME": "X-Request-ID", "VALIDATE_GUID": True, "RETURN_HEADER": True, "EXPOSE_HEADER": False,
 }
 
 # --- HTTP throttles (README "Limits") -------------------------------------------------------------
@@ -340,6 +372,9 @@ RATELIMIT_FAIL_OPEN = True  # a cache outage must not refuse every guest
 # --- NUL never reaches the database (PostgreSQL text cannot hold it): web.middleware -------------------
 # First, so sessions and authentication never see a NUL path, query string or cookie.
 MIDDLEWARE.insert(0, "web.middleware.RefuseNulMiddleware")
+
+# Before it: the request id is set before anything can be refused or logged.
+MIDDLEWARE.insert(0, "django_guid.middleware.guid_middleware")
 
 # --- the public API (platform/api, docs/api.md) ----------------------------------------------------------
 # JSON only, GET/HEAD/OPTIONS only, errors {"error": code, "message": ...}; session log-in only counts for
@@ -383,7 +418,7 @@ CORS_URLS_REGEX = r"^/api/.*$"
 CORS_ALLOW_ALL_ORIGINS = True
 CORS_ALLOW_CREDENTIALS = False
 CORS_ALLOW_METHODS = ["GET", "HEAD", "OPTIONS"]
-CORS_EXPOSE_HEADERS = ["Retry-After"]
+CORS_EXPOSE_HEADERS = ["Retry-After", "X-Request-ID"]
 
 # --- passwords: refuse one of only spaces (accounts.validators) ---------------------------------------
 AUTH_PASSWORD_VALIDATORS += [{"NAME": "accounts.validators.NotOnlyWhitespacePasswordValidator"}]

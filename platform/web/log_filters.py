@@ -19,3 +19,16 @@ class ClientErrorWithoutTraceback(logging.Filter):
             record.exc_info = None
             record.exc_text = None
         return True
+
+
+class ContextIds(logging.Filter):
+    """Puts ``request_id`` and ``match_id`` (``web.log_context``; None when not set) on every record."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        from web.log_context import current_request_id, match_id
+
+        record.request_id = current_request_id()
+        # A record made with extra={"match_id": ...} keeps its own.
+        if getattr(record, "match_id", None) is None:
+            record.match_id = match_id.get()
+        return True

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from django.core.exceptions import BadRequest
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.utils import translation
+
+from web.log_context import match_id
 
 NUL = "\x00"
 
@@ -53,3 +56,22 @@ class RefuseNulMiddleware:
         """The error page is rendered before ``LocaleMiddleware`` runs: pick the reader's language here
         (cookie or Accept-Language; never the session, which is what this guards)."""
         translation.activate(translation.get_language_from_request(request))
+
+
+class MatchIdMiddleware:
+    """While a request to a view with a ``match_id`` argument is handled, its log records carry that
+    match (``web.log_context.match_id``)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        # Cleared when a request starts, not when it ends: Django logs the response's status ("Not Found:
+        # /replay/7/") after every middleware has returned, and that record belongs to the match too.
+        match_id.set(None)
+        return self.get_response(request)
+
+    def process_view(self, request: HttpRequest, view: Any, args: Any, kwargs: dict[str, Any]) -> None:
+        value = kwargs.get("match_id")
+        if isinstance(value, int):
+            match_id.set(value)

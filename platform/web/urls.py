@@ -9,4 +9,5 @@ app_name = "web"
 urlpatterns = [
     path("", views.home, name="home"),
     path("favicon.ico", views.favicon, name="favicon"),
+    path("healthz", views.healthz, name="healthz"),
 ]

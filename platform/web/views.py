@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import render
 from django.templatetags.static import static
-from django.views.decorators.cache import cache_control
-from django.views.decorators.http import require_GET
+from django.views.decorators.cache import cache_control, never_cache
+from django.views.decorators.http import require_GET, require_safe
 
 from accounts.selectors import house_bots_list
+from web import health
 
 
 @require_GET
@@ -26,3 +27,13 @@ def favicon(request: HttpRequest) -> HttpResponse:
     is not a 404 in the log. Temporary, so a later hashed static name is picked up.
     """
     return HttpResponseRedirect(static("web/favicon.svg"))
+
+
+@require_safe
+@never_cache
+def healthz(request: HttpRequest) -> JsonResponse:
+    """``/healthz``: 200 ``{"status": "ok", ...}`` when every part works, else 503 with ``failing``
+    naming the parts that do not (``web.health``). Not rate-limited; says nothing secret (no URLs, no
+    error messages: exception class names only)."""
+    result = health.health()
+    return JsonResponse(result, status=200 if result["status"] == "ok" else 503)

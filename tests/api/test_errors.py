@@ -126,6 +126,7 @@ def test_anonymous_limit_per_ip_with_retry_after(settings: Any) -> None:
     assert 1 <= wait <= 60 and data["message"] == f"too many requests: try again in {wait} s"
     assert body(client.get("/api/v1/tournaments/"), 429)["error"] == "throttled"  # one count for the API
     assert Client(REMOTE_ADDR="203.0.113.6").get("/api/v1/bots/").status_code == 200  # another address
+    assert client.get("/healthz").status_code in (200, 503)  # the health check is never limited
 
 
 def test_logged_in_users_have_their_own_higher_limit(settings: Any, alice: Any, bob: Any) -> None:
@@ -153,7 +154,7 @@ def test_cors_for_reads_only(client: Client) -> None:
     got = client.get("/api/v1/bots/", HTTP_ORIGIN="https://stats.example")
     assert got["Access-Control-Allow-Origin"] == "*"
     assert "Access-Control-Allow-Credentials" not in got
-    assert got["Access-Control-Expose-Headers"] == "Retry-After"
+    assert set(got["Access-Control-Expose-Headers"].split(", ")) == {"Retry-After", "X-Request-ID"}
     preflight = client.options(
         "/api/v1/bots/", HTTP_ORIGIN="https://stats.example", HTTP_ACCESS_CONTROL_REQUEST_METHOD="GET"
     )
@@ -163,6 +164,18 @@ def test_cors_for_reads_only(client: Client) -> None:
     assert "Access-Control-Allow-Origin" not in site  # the site's pages are not shared
 
 
+
+
+def test_request_id_echoed(client: Client) -> None:
+    given = "6f1c3e0a9b2d4c8e8f7a6b5c4d3e2f10"
+    assert client.get("/api/v1/bots/", HTTP_X_REQUEST_ID=given)["X-Request-ID"] == given
+    dashed = "6f1c3e0a-9b2d-4c8e-8f7a-6b5c4d3e2f10"
+    assert client.get("/", HTTP_X_REQUEST_ID=dashed)["X-Request-ID"] == dashed
+    for bad in ("", "not-an-id", "x" * 300, "<script>"):
+        made = client.get("/api/v1/bots/", HTTP_X_REQUEST_ID=bad)["X-Request-ID"]
+        assert made != bad and len(made) == 32 and int(made, 16) >= 0
+    first, second = (client.get("/api/v1/bots/")["X-Request-ID"] for _ in range(2))
+    assert first != second
 
 
 def test_json_only(client: Client) -> None:

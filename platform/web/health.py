@@ -1,0 +1,156 @@
+"""The health check behind ``/healthz`` (docs/api.md "Health"): each part the site needs, checked in
+its own thread with a short timeout, so one that hangs is reported as such instead of hanging the check.
+
+Parts, by profile:
+
+- ``database``: ``SELECT 1`` on a new connection (PostgreSQL in production, the SQLite file embedded).
+- ``redis`` (production, ``REDIS_URL``): ``PING``. Embedded: ``channel_layer``, a message sent to a new
+  channel of the in-process layer and received back.
+- ``broker``: Celery's broker connection and its default queue declared, which answers its message
+  count (Redis ``LLEN``, or a query on the SQLite broker's file); ``messages`` is that count.
+- ``beat``: how long ago beat last sent a scheduled task: the latest ``last_run_at`` of the enabled
+  ``django_celery_beat.PeriodicTask`` rows, which beat itself writes (a worker is not involved). Beat
+  writes them every 3 minutes (Celery's ``sync_every``) and sends ``tournaments-advance`` every 5 s, so
+  a running beat is never more than about 185 s behind; ``HEALTH_BEAT_MAX_AGE`` (default 300 s) past
+  that, or no tick recorded at all, fails the part.
+
+Each part answers ``{"ok": bool, "ms": float, ...}``; a failure adds ``error``: the exception's class
+name or ``timeout`` (never its message, which may name hosts), or what is wrong (``stale``, ``no tick``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import connection
+from django.utils import timezone
+
+TIMEOUT_SECONDS = 2.0
+"""Longest wait for one part (they run at the same time, so for the whole check too)."""
+BEAT_MAX_AGE_SECONDS = 300.0
+
+
+def check_database() -> dict[str, Any]:
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+            row = cursor.fetchone()
+        if row is None or row[0] != 1:
+            return {"ok": False, "error": "unexpected answer"}
+        return {"ok": True}
+    finally:
+        connection.close()  # this thread's own connection: it ends with the check
+
+
+def check_redis() -> dict[str, Any]:
+    import redis
+
+    client = redis.Redis.from_url(
+        settings.REDIS_URL, socket_timeout=TIMEOUT_SECONDS, socket_connect_timeout=TIMEOUT_SECONDS
+    )
+    try:
+        return {"ok": bool(client.ping())}
+    finally:
+        client.close()
+
+
+def check_channel_layer() -> dict[str, Any]:
+    from channels.layers import get_channel_layer
+
+    layer = get_channel_layer()
+    if layer is None:
+        return {"ok": False, "error": "no channel layer"}
+
+    async def round_trip() -> bool:
+        name = await layer.new_channel()
+        await layer.send(name, {"type": "health.ping"})
+        message = await asyncio.wait_for(layer.receive(name), TIMEOUT_SECONDS)
+        return bool(message.get("type") == "health.ping")
+
+    return {"ok": asyncio.run(round_trip()), "backend": type(layer).__name__}
+
+
+def check_broker() -> dict[str, Any]:
+    from config.celery import app
+
+    with app.connection_for_write() as conn:
+        conn.ensure_connection(max_retries=1, timeout=TIMEOUT_SECONDS)
+        declared = conn.default_channel.queue_declare(queue=app.conf.task_default_queue)
+        return {"ok": True, "messages": int(declared.message_count)}
+
+
+def check_beat() -> dict[str, Any]:
+    from django_celery_beat.models import PeriodicTask
+
+    try:
+        last = (
+            PeriodicTask.objects.filter(enabled=True, last_run_at__isnull=False)
+            .order_by("-last_run_at")
+            .values_list("last_run_at", flat=True)
+            .first()
+        )
+    finally:
+        connection.close()
+    if last is None:
+        return {"ok": False, "error": "no tick recorded", "last_tick": None}
+    age = (timezone.now() - last).total_seconds()
+    limit = float(getattr(settings, "HEALTH_BEAT_MAX_AGE", BEAT_MAX_AGE_SECONDS))
+    result = {"ok": age <= limit, "last_tick": last.isoformat(), "age_seconds": round(age, 1)}
+    if age > limit:
+        result["error"] = f"stale: no tick for more than {timedelta(seconds=int(limit))}"
+    return result
+
+
+def parts() -> dict[str, Callable[[], dict[str, Any]]]:
+    """The checks of this profile, by part name."""
+    checks: dict[str, Callable[[], dict[str, Any]]] = {"database": check_database}
+    if settings.REDIS_URL:
+        checks["redis"] = check_redis
+    else:
+        checks["channel_layer"] = check_channel_layer
+    checks["broker"] = check_broker
+    checks["beat"] = check_beat
+    return checks
+
+
+def _timed(check: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    start = time.perf_counter()
+    try:
+        result = check()
+    except Exception as exc:
+        result = {"ok": False, "error": type(exc).__name__}
+    result["ms"] = round((time.perf_counter() - start) * 1000, 1)
+    return result
+
+
+def health(checks: dict[str, Callable[[], dict[str, Any]]] | None = None) -> dict[str, Any]:
+    """Run every part at once: ``{"status": "ok" | "fail", "profile", "failing": [names], "parts":
+    {name: result}}``. A part still running after :data:`TIMEOUT_SECONDS` is ``{"ok": false, "error":
+    "timeout"}`` (its thread is left to finish on its own)."""
+    checks = parts() if checks is None else checks
+    pool = ThreadPoolExecutor(max_workers=len(checks), thread_name_prefix="gin-health")
+    try:
+        futures = {name: pool.submit(_timed, check) for name, check in checks.items()}
+        deadline = time.monotonic() + TIMEOUT_SECONDS
+        results: dict[str, dict[str, Any]] = {}
+        for name, future in futures.items():
+            try:
+                results[name] = future.result(timeout=max(0.0, deadline - time.monotonic()))
+            except FutureTimeout:
+                results[name] = {"ok": False, "error": "timeout", "ms": TIMEOUT_SECONDS * 1000}
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+    failing = [name for name, result in results.items() if not result["ok"]]
+    return {
+        "status": "fail" if failing else "ok",
+        "profile": settings.PROFILE,
+        "failing": failing,
+        "parts": results,
+    }

@@ -1,0 +1,122 @@
+"""``/healthz``: each part of the profile checked, 200 or 503 naming what fails; never limited; no secrets."""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from typing import Any
+
+import pytest
+from django.test import Client
+from django.utils import timezone
+
+# The parts run in their own threads (own connections): they see committed rows only.
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def beat_ticked(seconds_ago: float) -> None:
+    """A beat task as beat leaves it: sent ``seconds_ago`` seconds ago."""
+    from django_celery_beat.models import IntervalSchedule, PeriodicTask
+
+    every, _ = IntervalSchedule.objects.get_or_create(every=5, period=IntervalSchedule.SECONDS)
+    PeriodicTask.objects.update_or_create(
+        name="tournaments-advance",
+        defaults={
+            "task": "tournaments.tasks.advance",
+            "interval": every,
+            "last_run_at": timezone.now() - dt.timedelta(seconds=seconds_ago),
+        },
+    )
+
+
+def health(client: Client, status: int) -> dict[str, Any]:
+    response = client.get("/healthz")
+    assert response.status_code == status, response.content
+    assert response["Content-Type"] == "application/json"
+    assert "no-store" in response["Cache-Control"] or "no-cache" in response["Cache-Control"]
+    data: dict[str, Any] = response.json()
+    return data
+
+
+def test_embedded_profile_all_parts_ok(client: Client, settings: Any) -> None:
+    settings.REDIS_URL = ""
+    beat_ticked(12)
+    data = health(client, 200)
+    assert (data["status"], data["profile"], data["failing"]) == ("ok", settings.PROFILE, [])
+    parts = data["parts"]
+    assert list(parts) == ["database", "channel_layer", "broker", "beat"]
+    assert all(part["ok"] is True and part["ms"] >= 0 for part in parts.values())
+    from channels.layers import get_channel_layer
+
+    # The in-process layer (with DATABASE_URL set, the settings' Redis layer: only REDIS_URL is cleared here)
+    assert parts["channel_layer"]["backend"] == type(get_channel_layer()).__name__
+    assert isinstance(parts["broker"]["messages"], int)
+    assert 12 <= parts["beat"]["age_seconds"] < 60
+    assert client.head("/healthz").status_code == 200
+
+
+def test_beat_never_ticked_or_stale(client: Client, settings: Any) -> None:
+    settings.REDIS_URL = ""
+    data = health(client, 503)
+    assert data["failing"] == ["beat"] and data["parts"]["beat"]["error"] == "no tick recorded"
+    beat_ticked(301)
+    data = health(client, 503)
+    assert data["failing"] == ["beat"] and data["parts"]["beat"]["error"].startswith("stale")
+    settings.HEALTH_BEAT_MAX_AGE = 600
+    assert health(client, 200)["status"] == "ok"
+
+
+def test_a_failing_or_hanging_part_is_named(client: Client, settings: Any, monkeypatch: Any) -> None:
+    from web import health as checks
+
+    settings.REDIS_URL = ""
+    beat_ticked(1)
+
+    def broken() -> dict[str, Any]:
+        raise ConnectionRefusedError("connecting to secret-host:5672 with password hunter2")
+
+    def stuck() -> dict[str, Any]:
+        time.sleep(1.0)
+        return {"ok": True}
+
+    monkeypatch.setattr(checks, "check_broker", broken)
+    monkeypatch.setattr(checks, "check_channel_layer", stuck)
+    monkeypatch.setattr(checks, "TIMEOUT_SECONDS", 0.2)
+    started = time.monotonic()
+    response = client.get("/healthz")
+    assert time.monotonic() - started < 0.9  # the stuck part is not waited for
+    data = response.json()
+    assert response.status_code == 503 and data["status"] == "fail"
+    assert data["failing"] == ["channel_layer", "broker"]
+    assert data["parts"]["broker"] == {
+        "ok": False,
+        "error": "ConnectionRefusedError",
+        "ms": data["parts"]["broker"]["ms"],
+    }
+    assert data["parts"]["channel_layer"]["error"] == "timeout"
+    assert "secret-host" not in response.content.decode() and "hunter2" not in response.content.decode()
+
+
+def test_production_parts_ping_redis(client: Client, settings: Any, redis_url: str) -> None:
+    settings.REDIS_URL = redis_url
+    beat_ticked(1)
+    data = health(client, 200)
+    assert (
+        list(data["parts"]) == ["database", "redis", "broker", "beat"]
+        and data["parts"]["redis"]["ok"] is True
+    )
+    settings.REDIS_URL = "redis://127.0.0.1:1/0"  # nothing listens there
+    data = health(client, 503)
+    assert data["failing"] == ["redis"] and data["parts"]["redis"]["error"] == "ConnectionError"
+
+
+def test_never_limited_and_no_secrets(client: Client, settings: Any) -> None:
+    settings.REDIS_URL = ""
+    settings.API_ANON_RATE = "1/min"
+    beat_ticked(1)
+    for _ in range(5):
+        response = client.get("/healthz")
+        assert response.status_code == 200
+    text = response.content.decode()
+    assert settings.SECRET_KEY not in text and "sqlite:///" not in text and "sqla+" not in text
+    assert client.post("/healthz").status_code == 405

@@ -1,0 +1,174 @@
+"""Production logs: one JSON object per line with the request id and, for work on a match, its id;
+HTTP requests (X-Request-ID honoured when it is a UUID) and the table's WebSocket consumer alike."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import subprocess
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from channels.db import database_sync_to_async
+from django.test import Client
+
+from tests.ratings.conftest import alice, house_bots, make_member  # noqa: F401  (fixtures)
+
+SNIPPET = """
+import logging, django
+django.setup()
+from django_guid import set_guid
+from web.log_context import match_id
+log = logging.getLogger("games.consumers")
+log.info("outside any request")
+set_guid("0123456789abcdef0123456789abcdef")
+match_id.set(42)
+log.warning("match %s: something", 42)
+try:
+    raise RuntimeError("boom")
+except RuntimeError:
+    log.exception("failed")
+"""
+
+
+def run(env: dict[str, str]) -> list[str]:
+    done = subprocess.run(
+        [sys.executable, "-c", SNIPPET], env=env, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    return [line for line in done.stderr.splitlines() if "axes" not in line]
+
+
+def test_production_profile_logs_json_lines(subprocess_env: dict[str, str]) -> None:
+    env = {
+        **subprocess_env,
+        "DATABASE_URL": "postgres://gin@127.0.0.1:5432/gin",
+        "REDIS_URL": "redis://127.0.0.1:6379/0",
+        "SECRET_KEY": "x" * 50,
+    }
+    lines = [line for line in run(env) if not line.startswith(" ")]
+    records = [json.loads(line) for line in lines]
+    assert [(r["level"], r["logger"], r["message"], r["request_id"], r["match_id"]) for r in records] == [
+        ("INFO", "games.consumers", "outside any request", None, None),
+        ("WARNING", "games.consumers", "match 42: something", "0123456789abcdef0123456789abcdef", 42),
+        ("ERROR", "games.consumers", "failed", "0123456789abcdef0123456789abcdef", 42),
+    ]
+    assert "RuntimeError: boom" in records[2]["exc_info"]  # the traceback inside the one line
+    assert all(r["time"].endswith("+00:00") for r in records)
+
+
+def test_embedded_profile_keeps_plain_lines(subprocess_env: dict[str, str]) -> None:
+    lines = run(subprocess_env)
+    assert lines[0].endswith("INFO games.consumers: outside any request")
+    assert run({**subprocess_env, "LOG_FORMAT": "json"})[0].startswith("{")
+
+
+@pytest.fixture
+def json_log(settings: Any) -> Iterator[io.StringIO]:
+    """The production formatter and filters (from ``settings.LOGGING``) on a handler of the root logger."""
+    from pythonjsonlogger.json import JsonFormatter
+
+    import config.asgi  # noqa: F401  (its django.setup() reconfigures logging: before our handler)
+    from web.log_filters import ClientErrorWithoutTraceback, ContextIds
+
+    options = {k: v for k, v in settings.LOGGING["formatters"]["json"].items() if k != "()"}
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(JsonFormatter(**options))
+    handler.addFilter(ClientErrorWithoutTraceback())
+    handler.addFilter(ContextIds())
+    root = logging.getLogger()
+    root.addHandler(handler)
+    yield stream
+    root.removeHandler(handler)
+
+
+def records(stream: io.StringIO, logger: str) -> list[dict[str, Any]]:
+    found = [json.loads(line) for line in stream.getvalue().splitlines()]
+    return [r for r in found if r["logger"] == logger]
+
+
+@pytest.mark.django_db
+def test_request_records_carry_request_and_match_ids(json_log: io.StringIO) -> None:
+    given = "a3d5c7e9f1b2a4c6d8e0f1a2b3c4d5e6"
+    client = Client()
+    response = client.get("/replay/987654/", HTTP_X_REQUEST_ID=given)
+    assert response.status_code == 404 and response["X-Request-ID"] == given
+    client.get("/api/v1/matches/987653/replay/", HTTP_X_REQUEST_ID="not a uuid")
+    client.get("/no/such/page/")
+    first, second, third = records(json_log, "django.request")
+    assert (first["message"], first["request_id"], first["match_id"]) == (
+        "Not Found: /replay/987654/",
+        given,
+        987654,
+    )
+    assert second["match_id"] == 987653 and len(second["request_id"]) == 32 and second["request_id"] != given
+    assert third["match_id"] is None and third["request_id"] not in (given, second["request_id"])
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_websocket_consumer_records(
+    json_log: io.StringIO,
+    alice: Any,  # noqa: F811
+    house_bots: Any,  # noqa: F811
+    monkeypatch: Any,
+) -> None:
+    from channels.testing import WebsocketCommunicator
+
+    from config.asgi import application
+    from games import consumers, services
+    from tests.games.wsclient import ORIGIN, recv, send, session_cookie
+
+    match = await database_sync_to_async(services.match_create_vs_bot)(
+        user=alice, level=1, rules_preset="classic", target=50
+    )
+
+    async def broken(self: Any, message: Any) -> None:
+        raise RuntimeError("unexpected")
+
+    monkeypatch.setattr(consumers.MatchConsumer, "on_sync", broken)
+    cookie = await database_sync_to_async(session_cookie)(alice)
+    given = "0f0e0d0c0b0a09080706050403020100"
+    headers = [
+        (b"origin", ORIGIN),
+        (b"host", b"testserver"),
+        (b"cookie", cookie.encode()),
+        (b"x-request-id", given.encode()),
+    ]
+    comm = WebsocketCommunicator(application, f"/ws/match/{match.pk}/", headers=headers)
+    try:
+        connected, _ = await comm.connect(timeout=5)
+        assert connected
+        assert (await recv(comm))["type"] == "state"
+        await send(comm, {"type": "sync", "id": "s1"})
+        assert (await recv(comm))["code"] == "server_error"
+    finally:
+        await comm.disconnect()
+    (failed,) = records(json_log, "games.consumers")
+    assert failed["message"].startswith(f"match {match.pk}: failed on")
+    assert (failed["request_id"], failed["match_id"]) == (given, match.pk)
+    assert "RuntimeError: unexpected" in failed["exc_info"]
+
+
+def test_celery_tasks_about_a_match_carry_its_id(monkeypatch: Any) -> None:
+    from games import services, tasks
+    from web.log_context import match_id
+
+    seen: list[int | None] = []
+
+    def played(*, match_id: int, expected_seq: int | None = None) -> int:
+        seen.append(current())
+        return 0
+
+    current = match_id.get
+    monkeypatch.setattr(services, "match_play_server_moves", played)
+    tasks.play_server_moves.apply(args=(4242, 7))  # runs here, through Celery's task_prerun signal
+    tasks.play_server_moves.apply(kwargs={"match_id": 77})
+    assert seen == [4242, 77]
+    from web.log_context import bind_task
+
+    bind_task(tasks.sweep_server_moves, (), {})  # a task about no match in particular
+    assert match_id.get() is None
