@@ -31,6 +31,12 @@ from tests.ratings.conftest import (  # noqa: F401  (fixtures)
 )
 
 
+@pytest.fixture(autouse=True)
+def fast_password_hashing(settings: Any) -> None:
+    """The seeded members' passwords hashed cheaply (PBKDF2 costs ~0.3 s per member, per test)."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 def tournament_of(players: list[Any], *, matches: list[Any], name: str = "API Cup") -> Any:
     """A finished tournament of ``players`` (registered with ratings 1500): round 1 pairs them two by
     two in order, board k playing ``matches[k]`` (once finished, its winner seat scores 1; a live one
