@@ -495,3 +495,68 @@ def test_sound_is_off_by_default_and_the_toggle_is_remembered(
         assert page.evaluate(OUTSIDE_FELT) == []
         page.get_by_test_id("sound-toggle").click()  # off again for the next width's context
         page.close()
+
+
+COURT_CARDS = """() => [...document.querySelectorAll('#my-hand .card.court')].map((card) => {
+    const img = card.querySelector('img.court-figure');
+    const corner = card.querySelector('.corner.top');
+    const box = card.getBoundingClientRect();
+    const c = corner.getBoundingClientRect();
+    // the index is on top: the point at its middle hits the corner itself, not the figure
+    const hit = document.elementFromPoint(c.left + c.width / 2, c.top + c.height / 2);
+    return {
+        card: card.dataset.card, src: img && new URL(img.src).pathname, loaded: !!img && img.complete,
+        naturalWidth: img ? img.naturalWidth : 0, rank: corner.querySelector('.rank').textContent,
+        cornerInside: c.left >= box.left && c.top >= box.top && c.right <= box.right,
+        cornerOnTop: !!hit && corner.contains(hit),
+        cornerHeight: c.height / box.height, letters: card.querySelectorAll('.pip.court').length,
+    };
+})"""
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_court_cards_show_their_figure_under_the_large_corner_index(
+    daphne_server: Any, browser: Any, page: Any, width: int, seeded_decks: list[int]
+) -> None:
+    """A jack, queen or king in the hand draws its figure (a static SVG from the site itself:
+    games/static/games/cards/court, public-domain art) and keeps its large corner index readable on
+    top; no Content-Security-Policy refusal (the page as the browser gets it, CSP not bypassed)."""
+    from accounts.services import house_bots_ensure
+
+    house_bots_ensure()
+    user = make_user("rhea")
+    match = off_loop(
+        lambda: services.match_create_vs_bot(user=user, level=1, rules_preset="classic", target=100)
+    )
+    held = services_hand(match.pk)
+    courts = [c for c in held if c[0] in "JQK"]
+    assert courts, held  # the seeded deck deals seat 0 a court card
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    try:
+        tab = context.new_page()
+        refused: list[str] = []
+        tab.on("console", lambda m: refused.append(m.text) if "Content Security Policy" in m.text else None)
+        log_in(tab, daphne_server.url, "rhea", "en-US")
+        tab.goto(f"{daphne_server.url}/match/{match.pk}/")
+        tab.locator("#my-hand .card.court").first.wait_for()
+        tab.wait_for_load_state("load")  # every image loaded (or failed)
+        cards = tab.evaluate(COURT_CARDS)
+        assert sorted(c["card"] for c in cards) == sorted(courts)
+        for c in cards:
+            assert c["src"] == f"/static/games/cards/court/{c['card']}.svg", c
+            assert c["loaded"] and c["naturalWidth"] > 0 and c["letters"] == 0, c
+            assert c["rank"] == c["card"][0] and c["cornerInside"] and c["cornerOnTop"], c
+            assert c["cornerHeight"] > 0.25, c  # the large index, as on the number cards
+        assert refused == []
+        tab.screenshot(path=f"/tmp/court-cards-{width}.png")
+    finally:
+        context.close()
+
+
+def services_hand(match_id: int) -> list[str]:
+    """Seat 0's cards in ``match_id`` now (from the state payload the table renders)."""
+    from games import selectors
+
+    match = selectors.match_get(match_id=match_id)
+    assert match is not None
+    return list(selectors.match_state_payload(match=match, seat=0)["hand"]["cards"])

@@ -68,13 +68,37 @@ export function cardFace(card, opts = {}) {
     c.append(r, s);
     return c;
   };
-  const pip = document.createElement("span");
-  pip.className = "pip";
-  pip.setAttribute("aria-hidden", "true");
-  pip.textContent = "JQK".includes(card[0]) ? card[0] : symbol;
-  if ("JQK".includes(card[0])) pip.classList.add("court");
-  el.append(corner("top"), pip, corner("bottom"));
+  const court = COURT.includes(card[0]);
+  if (court) el.classList.add("court");
+  el.append(corner("top"), court ? courtFigure(card) : pip(symbol), corner("bottom"));
   return el;
+}
+
+const COURT = "JQK";
+/** Where the court figures are: games/static/games/cards/court/<card>.svg (public-domain art, see the
+ * NOTICE.txt there), beside this module's folder, so every page that imports it finds them. */
+const COURT_DIR = new URL("../cards/court/", import.meta.url);
+
+function pip(text, cls = "pip") {
+  const p = document.createElement("span");
+  p.className = cls;
+  p.setAttribute("aria-hidden", "true");
+  p.textContent = text;
+  return p;
+}
+
+/** A jack's, queen's or king's figure (the card's corners keep the large index); if the image cannot
+ * be loaded, the boxed letter instead. */
+function courtFigure(card) {
+  const img = document.createElement("img");
+  img.className = "court-figure";
+  img.src = new URL(`${card}.svg`, COURT_DIR).href;
+  img.alt = "";
+  img.setAttribute("aria-hidden", "true");
+  img.draggable = false;
+  img.decoding = "sync"; // a re-drawn hand shows the cached figure at once, without a blank frame
+  img.addEventListener("error", () => img.replaceWith(pip(card[0], "pip court")), { once: true });
+  return img;
 }
 
 /** A face-down card element (decorative: counts are announced by the surrounding label). */
