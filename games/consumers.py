@@ -23,7 +23,7 @@ from channels.auth import get_user
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.urls import reverse
 
-from games import conf, ratelimit, scheduling, selectors, services
+from games import conf, ratelimit, rematch, scheduling, selectors, services
 from games.db import db_call
 from games.services import GameError, group_name, seat_group
 from games.user_sockets import user_group
@@ -31,7 +31,12 @@ from web.log_context import bind_socket
 
 log = logging.getLogger(__name__)
 
-CLIENT_TYPES = ("action", "resign", "sync", "ping")
+CLIENT_TYPES = ("action", "resign", "sync", "ping", "rematch_offer", "rematch_cancel", "rematch_accept",
+                "rematch_decline")
+REMATCH_SERVICES = {
+    "rematch_offer": rematch.rematch_offer, "rematch_cancel": rematch.rematch_cancel,
+    "rematch_accept": rematch.rematch_accept, "rematch_decline": rematch.rematch_decline,
+}
 MAX_ID_LENGTH = 64
 MAX_SEQ = 2**53 - 1  # the largest integer JavaScript clients represent exactly
 SESSION_ENDED_CLOSE_CODE = 4001  # not fatal for the client: it reconnects and learns if it is logged out
@@ -73,6 +78,8 @@ class MatchConsumer(AsyncWebsocketConsumer):
     _slot_task: asyncio.Task[None] | None = None
     _closing: bool = False
     _sent_seq = -1  # seq of the latest state sent
+    _over = False  # the latest state sent was of a finished or aborted match
+    _rematch_sent: dict[str, Any] | None = None  # the latest ``rematch`` message sent (games.rematch)
 
     async def connect(self) -> None:
         self.user = self.scope.get("user")
@@ -112,6 +119,8 @@ class MatchConsumer(AsyncWebsocketConsumer):
         await self.channel_layer.group_add(seat_group(self.match_id, seat), self.channel_name)
         scheduling.table_opened(match)
         await self._send_state()
+        if self._over:
+            await self._tell_presence()  # the opponent's match-end card shows whether this player is here
 
     async def _keep_slot(self) -> None:
         """Every ``SLOT_REFRESH`` seconds while the socket is open: refresh its slot (it expires on its own
@@ -151,6 +160,8 @@ class MatchConsumer(AsyncWebsocketConsumer):
             await self.channel_layer.group_discard(group_name(self.match_id), self.channel_name)
             await self.channel_layer.group_discard(seat_group(self.match_id, self.seat), self.channel_name)
             await self.channel_layer.group_discard(user_group(self.user.pk), self.channel_name)
+            if self._over and self._slot_task is not None:
+                await self._tell_presence()  # the slot is released: the opponent sees this player left
 
     async def user_session_ended(self, event: dict[str, Any]) -> None:
         """Group message of ``games.user_sockets``: the user logged out or changed their password."""
@@ -266,6 +277,18 @@ class MatchConsumer(AsyncWebsocketConsumer):
     async def on_ping(self, message: dict[str, Any]) -> None:
         await self._send({"type": "pong", "id": message.get("id")})
 
+    async def _on_rematch(self, message: dict[str, Any]) -> None:
+        """``rematch_offer`` / ``rematch_cancel`` / ``rematch_accept`` / ``rematch_decline``
+        (docs/protocol.md "Rematch"): ``ack`` (``repeat`` when it changed nothing), then both seats get
+        their ``rematch`` message from the group notice the service sends after its commit."""
+        msg_id = self._field(message, "id", str, required=False)
+        done = await db_call(REMATCH_SERVICES[message["type"]])(match_id=self.match_id, user=self.user)
+        await self._send({"type": "ack", "id": msg_id, "seq": done.seq, "repeat": not done.changed})
+        if not done.changed:
+            await self._send_rematch(force=True)  # nothing was broadcast: answer with where things stand
+
+    on_rematch_offer = on_rematch_cancel = on_rematch_accept = on_rematch_decline = _on_rematch
+
     # ------------------------------------------------------------------------------------- group
 
     async def rating_update(self, event: dict[str, Any]) -> None:
@@ -286,6 +309,36 @@ class MatchConsumer(AsyncWebsocketConsumer):
         else:
             await self._send_payload(state)
 
+    async def rematch_update(self, event: dict[str, Any]) -> None:
+        """Group notice of ``games.rematch`` after a commit: send this seat its ``rematch`` message."""
+        await self._send_rematch()
+
+    async def presence_update(self, event: dict[str, Any]) -> None:
+        """Group notice: a player's socket to this finished match opened or closed; the ``rematch``
+        message says whether the opponent is still here."""
+        if self._over:
+            await self._send_rematch()
+
+    async def _tell_presence(self) -> None:
+        await self.channel_layer.group_send(group_name(self.match_id), {"type": "presence.update"})
+
+    async def _send_rematch(self, *, force: bool = False) -> None:
+        """Send this seat's ``rematch`` message unless it equals the last one sent (``force``: send it
+        anyway, as the answer to a repeated message). Friend matches that are over only."""
+        payload = await db_call(self._rematch_payload)()
+        if payload is not None and (force or payload != self._rematch_sent):
+            self._rematch_sent = payload
+            await self._send(payload)
+
+    def _rematch_payload(self) -> dict[str, Any] | None:
+        match = selectors.match_get(match_id=self.match_id)
+        if match is None or self.seat is None:
+            return None
+        opponent = match.player_id(1 - self.seat)
+        count = None if opponent is None else ratelimit.socket_count(match_id=self.match_id, user_id=opponent)
+        return rematch.rematch_payload(match=match, seat=self.seat,
+                                       opponent_present=None if count is None else count > 0)
+
     async def spectators_update(self, event: dict[str, Any]) -> None:
         """Group message of ``replays.consumers``: how many spectators watch this match now."""
         await self._send({"type": "spectators", "count": int(event.get("count", 0))})
@@ -304,6 +357,10 @@ class MatchConsumer(AsyncWebsocketConsumer):
             return
         self._sent_seq = payload["seq"]
         await self._send(payload)
+        was_over = self._over
+        self._over = payload["match"]["status"] in ("finished", "aborted")
+        if self._over and not was_over:
+            await self._send_rematch()  # a friend match's end: where the rematch stands
 
     def _state_payload(self) -> dict[str, Any] | None:
         match = selectors.match_get(match_id=self.match_id)

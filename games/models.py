@@ -52,6 +52,7 @@ class Match(models.Model):
       guest takes the second seat; a rated match always has a turn timer.
     - ``bot_seats``: the seats (0/1, ascending) held by house bots, moved by the server: ``[1]`` in a
       bot match, ``[]`` between two people, ``[0, 1]`` between two bots.
+    - ``rematch_of``: the finished friend match whose players agreed to this rematch (null otherwise).
     - ``server_move_at``: when the server's next move is due (a bot's move after its pause, or the
       automatic move at ``turn_deadline``); null when none is pending (a person to act without a timer,
       or the match not active). The on-commit task and the beat sweep of ``games.tasks`` read it.
@@ -87,6 +88,12 @@ class Match(models.Model):
     submission = models.UUIDField(_("form submission"), null=True, blank=True, editable=False)
     bot_seats = models.JSONField(_("bot seats"), default=list, blank=True)
     server_move_at = models.DateTimeField(_("server move due"), null=True, blank=True)
+    # The friend match this one is the rematch of (games.rematch). One-to-one: a match has at most one
+    # rematch, so two accepts (or a double click) cannot create two.
+    rematch_of = models.OneToOneField(
+        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="rematch",
+        verbose_name=_("rematch of"),
+    )
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     started_at = models.DateTimeField(_("started"), null=True, blank=True)
     finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
@@ -136,6 +143,39 @@ class Match(models.Model):
     def player_id(self, seat: int) -> int | None:
         """User id at ``seat`` (0/1)."""
         return self.player0_id if seat == 0 else self.player1_id
+
+
+class RematchStatus(models.TextChoices):
+    """An offer's life: ``open`` until the offerer cancels it, the opponent declines or accepts it."""
+
+    OPEN = "open", _("open")
+    CANCELLED = "cancelled", _("cancelled")
+    DECLINED = "declined", _("declined")
+    ACCEPTED = "accepted", _("accepted")
+
+
+class RematchOffer(models.Model):
+    """One player's offer of a rematch after a friend match (``games.rematch``; docs/protocol.md
+    "Rematch"): ``seat`` (0/1) offered it to the other seat. At most one offer per match is ``open``
+    (a partial unique constraint); an accepted offer's new match is ``match.rematch``."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="rematch_offers")
+    seat = models.PositiveSmallIntegerField(_("offered by seat"))
+    status = models.CharField(_("status"), max_length=10, choices=RematchStatus.choices,
+                              default=RematchStatus.OPEN)
+    created_at = models.DateTimeField(_("offered"), auto_now_add=True)
+    answered_at = models.DateTimeField(_("answered"), null=True, blank=True)
+
+    class Meta:
+        ordering = ("match", "id")
+        constraints = [
+            models.UniqueConstraint(fields=("match",), condition=Q(status="open"),
+                                    name="games_rematch_one_open_offer"),
+            models.CheckConstraint(condition=Q(seat__in=(0, 1)), name="games_rematch_offer_seat"),
+        ]
+
+    def __str__(self) -> str:
+        return f"rematch offer of match {self.match_id} by seat {self.seat} ({self.status})"
 
 
 class AppendOnlyError(RuntimeError):

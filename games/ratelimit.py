@@ -132,3 +132,14 @@ def socket_slot_release(*, match_id: int, user_id: int, slot: int, owner: str) -
             cache.delete(key)
     except Exception as exc:
         log.warning("socket slot of match %s not released: %s: %s", match_id, type(exc).__name__, exc)
+
+
+def socket_count(*, match_id: int, user_id: int) -> int | None:
+    """How many sockets ``user_id`` has open to ``match_id`` now (their held slots), or None when the
+    cache fails (unknown). A socket of a killed process counts until its slot expires (``SLOT_TTL``)."""
+    keys = [_slot_key(match_id, user_id, slot) for slot in range(SOCKETS_PER_USER_PER_MATCH)]
+    try:
+        return len(cache.get_many(keys))
+    except Exception as exc:
+        log.warning("socket slots of match %s unreadable: %s: %s", match_id, type(exc).__name__, exc)
+        return None

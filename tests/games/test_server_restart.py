@@ -56,8 +56,9 @@ def _play(
                     msg = json.loads(conns[seat].recv(timeout=0.02))
                 except TimeoutError:
                     break
-                # "rating": the finished match is rated (both seats are members) and its change is pushed
-                assert msg["type"] in ("state", "ack", "rating"), msg
+                # "rating": the finished match is rated (both seats are members) and its change is pushed;
+                # "rematch": a friend match's end says where its rematch stands
+                assert msg["type"] in ("state", "ack", "rating", "rematch"), msg
                 if msg["type"] == "ack":
                     done += 1
                 elif msg["type"] == "state":

@@ -238,6 +238,8 @@ async def test_taken_card_resign_and_match_over(alice: Any, bob: Any, seeded_dec
         assert final["last_hand"]["result"] is None and len(final["last_hand"]["deck"]) == 52
         m = await database_sync_to_async(Match.objects.get)(pk=match.pk)
         assert (m.status, m.winner, m.result_reason, m.last_seq) == ("finished", 1 - actor, "resign", seq + 3)
+        rematch, _ = await recv_until(comm, "rematch")  # a friend match's end: where its rematch stands
+        assert rematch["offer"] is None and rematch["can_offer"]
         await expect_error(
             comm,
             {"type": "action", "action": "discard 2c", "seq": m.last_seq, "id": "t3"},

@@ -36,7 +36,8 @@ async def test_each_seat_gets_its_own_rating_message(alice: Any, bob: Any) -> No
         seen_a, seen_b = await _drain(comm_a), await _drain(comm_b)
         [got_a] = [m for m in seen_a if m["type"] == "rating"]  # exactly one each
         [got_b] = [m for m in seen_b if m["type"] == "rating"]
-        assert seen_a[-1]["type"] in ("state", "rating") and any(
+        # ("rematch": a friend match's end says where its rematch stands)
+        assert seen_a[-1]["type"] in ("state", "rating", "rematch") and any(
             m["type"] == "state" and m["match"]["status"] == "finished" for m in seen_a)
     finally:
         await comm_a.disconnect()

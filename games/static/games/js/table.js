@@ -9,6 +9,7 @@ import { renderActions, renderPiles, renderSeats, renderStatus } from "./felt_vi
 import { enableArrowKeys, renderHand } from "./hand_view.js";
 import { has, t } from "./i18n.js";
 import { fetchRating, renderRatingLine } from "./rating_view.js";
+import { renderRematch } from "./rematch_view.js";
 import { renderHandResult, renderMatchEnd } from "./result_view.js";
 import { renderSide, updateTimer } from "./side_view.js";
 import { MatchSocket } from "./socket.js";
@@ -40,6 +41,8 @@ const ui = {
   rating: null, // this seat's `rating` message (docs/protocol.md), once the rating task has run
   ratingAsked: 0, // GET /ratings/match/<id>.json attempts (for a table opened after the push)
   ratingAsking: false,
+  rematch: null, // the latest `rematch` message (friend matches that are over; docs/protocol.md)
+  rematchSent: null, // the id of a rematch message sent and not answered yet
 };
 const checks = new ShuffleChecks(() => render(), root.dataset.verifyUrl);
 const sounds = new Sounds();
@@ -77,6 +80,33 @@ function resendLater(msg) {
   }, 6000);
 }
 
+/** Offer, cancel, accept or decline a rematch (``kind``: offer | cancel | accept | decline). */
+function sendRematch(kind) {
+  const id = nextId();
+  if (!socket.send({ type: `rematch_${kind}`, id })) {
+    toast(t("not_connected"), true);
+    return;
+  }
+  ui.rematchSent = id;
+  render();
+}
+
+/** A `rematch` message: keep it; when the rematch was made while this page is open, go to it (both
+ * players land on the new table). A page opened later shows a link instead. */
+function onRematch(msg) {
+  if (msg.match_id !== state.match.id) return;
+  const before = ui.rematch;
+  ui.rematch = msg;
+  ui.rematchSent = null;
+  const theirs = (r) => !!(r && r.offer && r.offer.status === "open" && r.offer.by !== state.match.you);
+  if (theirs(msg) && !theirs(before)) sounds.play("turn"); // an offer just came in
+  if (msg.new_match && before && !before.new_match) {
+    window.location.assign(msg.new_match.url);
+    return;
+  }
+  render();
+}
+
 function resign() {
   ui.confirmResign = false;
   if (!socket.send({ type: "resign", id: nextId() })) toast(t("not_connected"), true);
@@ -87,6 +117,7 @@ function resign() {
 function onMessage(msg) {
   if (msg.type === "state") onState(msg);
   else if (msg.type === "spectators") showSpectators(msg.count);
+  else if (msg.type === "rematch") onRematch(msg);
   else if (msg.type === "rating") {
     if (msg.match_id === state.match.id) ui.rating = msg;
     render();
@@ -98,6 +129,7 @@ function onMessage(msg) {
     render();
   } else if (msg.type === "error") {
     if (ui.pending && msg.id === ui.pending.msg.id) ui.pending = null;
+    if (msg.id && msg.id === ui.rematchSent) ui.rematchSent = null;
     toast(errorText(msg), true);
     if (msg.code === "stale_seq" || msg.code === "server_error") socket.send({ type: "sync" });
     render();
@@ -241,6 +273,7 @@ function renderOverlays() {
       again.elements.target.value = String(m.target);
     }
     show("play-again-friend", !bot);
+    renderRematch(state, ui.rematch, ui.rematchSent !== null);
     show("end-last-hand", !!lh);
     // "Play again" keeps the bot, the rules and the target: say so.
     show("play-again-note", bot);
@@ -375,6 +408,10 @@ $("btn-resign").addEventListener("click", () => {
   $("btn-resign-yes").focus();
 });
 $("btn-resign-yes").addEventListener("click", resign);
+$("btn-rematch").addEventListener("click", () => sendRematch("offer"));
+$("btn-rematch-cancel").addEventListener("click", () => sendRematch("cancel"));
+$("btn-rematch-accept").addEventListener("click", () => sendRematch("accept"));
+$("btn-rematch-decline").addEventListener("click", () => sendRematch("decline"));
 $("btn-resign-no").addEventListener("click", () => {
   ui.confirmResign = false;
   render();

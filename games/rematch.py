@@ -1,0 +1,285 @@
+"""Rematch after a friend match (docs/protocol.md "Rematch"): one player offers, over the finished
+match's socket; the other accepts or declines; the offerer may cancel. Accepting creates exactly one new
+match between the same two players with the same settings, its first dealer alternated.
+
+Writes lock the finished match's row (``services._locked``) and tell the match's socket group after the
+commit (a card-free ``rematch.update``: each socket then reads its own seat's ``rematch`` message from
+:func:`rematch_payload`). The new match is guarded twice: the row lock, and ``Match.rematch_of`` being
+one-to-one (a second insert fails and the first's match is returned), so two accepts, a double click or
+two racing servers create one match. At most one offer per match is open (a partial unique constraint).
+
+Friend matches only: a match created by ``services.table_create`` (an invitation link) or a rematch
+of one, between two people. Bot matches have "Play again" instead; tournament matches (seated by
+``services.match_create_seated``) never offer a rematch.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.db import IntegrityError, transaction
+from django.urls import reverse
+from django.utils import timezone
+
+from accounts.models import User
+from engine.rules import RuleSet
+from games import services
+from games.models import Match, MatchStatus, RematchOffer, RematchStatus
+from games.services import GameError, group_name
+
+log = logging.getLogger(__name__)
+
+MAX_OFFERS_PER_SEAT = 3
+"""Offers one player may make after one match (an offer cancelled counts): an offer is a message on the
+opponent's screen, so it cannot be repeated without end."""
+
+
+@dataclass(frozen=True, slots=True)
+class RematchDone:
+    """Outcome of a rematch message: ``changed`` False when it changed nothing (a repeat: the offer is
+    already open, the rematch already made); ``seq`` the finished match's ``last_seq`` (for the ``ack``);
+    ``new_match_id`` the rematch once it exists."""
+
+    changed: bool
+    seq: int
+    new_match_id: int | None = None
+
+
+def is_friend_match(match: Match) -> bool:
+    """Whether ``match`` is a friend match between two people (an invitation link's table, or a rematch
+    of one): the only kind that offers a rematch."""
+    return (
+        (match.invite_token is not None or match.rematch_of_id is not None)
+        and match.player1_id is not None and not match.bot_seats and match.first_dealer is not None
+    )
+
+
+def _check(match: Match, user: User) -> int:
+    """The seat of ``user`` in ``match``, which may have a rematch now.
+
+    :raises GameError: ``not_seated``, ``rematch_unavailable`` (not a friend match between two people,
+        or the opponent's account is closed), ``match_not_over`` (still waiting or in play).
+    """
+    seat = match.seat_of(user.pk)
+    if seat is None:
+        raise GameError("not_seated", "you are not a player of this match")
+    if not is_friend_match(match):
+        raise GameError("rematch_unavailable", "only a friend match between two people has a rematch"
+                        " (against a bot: Play again; a tournament's pairings are its own)")
+    if match.status not in (MatchStatus.FINISHED, MatchStatus.ABORTED):
+        raise GameError("match_not_over", "the match is still being played: a rematch is offered at its end")
+    opponent = match.player1 if seat == 0 else match.player0
+    if opponent is None or not opponent.is_active:
+        raise GameError("rematch_unavailable", "your opponent's account is closed")
+    return seat
+
+
+def _offers(match: Match) -> list[RematchOffer]:
+    return list(RematchOffer.objects.filter(match_id=match.pk).order_by("id"))
+
+
+def _open(offers: list[RematchOffer]) -> RematchOffer | None:
+    return next((o for o in offers if o.status == RematchStatus.OPEN), None)
+
+
+def _existing(match: Match) -> int | None:
+    pk = Match.objects.filter(rematch_of_id=match.pk).values_list("pk", flat=True).first()
+    return None if pk is None else int(pk)
+
+
+def _answer(offer: RematchOffer, status: str) -> None:
+    offer.status = status
+    offer.answered_at = timezone.now()
+    offer.save(update_fields=["status", "answered_at"])
+
+
+def rematch_offer(*, match_id: int, user: User) -> RematchDone:
+    """``user`` offers the opponent a rematch of the finished friend match ``match_id``. Their own open
+    offer already there, or the rematch already made: nothing changes. The opponent's open offer: this
+    accepts it (both want it).
+
+    :raises GameError: ``no_such_match``, ``not_seated``, ``rematch_unavailable``, ``match_not_over``,
+        ``rematch_declined`` (the opponent declined this player's offer: no new one after this match),
+        ``rematch_limit`` (:data:`MAX_OFFERS_PER_SEAT` offers made).
+    """
+    with transaction.atomic():
+        match = services._locked(match_id)
+        seat = _check(match, user)
+        new = _existing(match)
+        if new is not None:
+            return RematchDone(False, match.last_seq, new)
+        offers = _offers(match)
+        current = _open(offers)
+        if current is not None and current.seat == seat:
+            return RematchDone(False, match.last_seq)
+        if current is not None:
+            return _accept(match, current)
+        mine = [o for o in offers if o.seat == seat]
+        if any(o.status == RematchStatus.DECLINED for o in mine):
+            raise GameError("rematch_declined", "your opponent declined your rematch offer")
+        if len(mine) >= MAX_OFFERS_PER_SEAT:
+            raise GameError("rematch_limit", f"at most {MAX_OFFERS_PER_SEAT} rematch offers per match")
+        RematchOffer.objects.create(match=match, seat=seat)
+        _notify_on_commit(match.pk)
+        return RematchDone(True, match.last_seq)
+
+
+def rematch_cancel(*, match_id: int, user: User) -> RematchDone:
+    """``user`` takes back their open rematch offer.
+
+    :raises GameError: as :func:`rematch_offer`, and ``no_rematch_offer`` (no open offer of theirs:
+        never made, already answered, or the rematch made).
+    """
+    with transaction.atomic():
+        match = services._locked(match_id)
+        seat = _check(match, user)
+        current = _open(_offers(match))
+        if current is None or current.seat != seat:
+            raise GameError("no_rematch_offer", "you have no open rematch offer to cancel")
+        _answer(current, RematchStatus.CANCELLED)
+        _notify_on_commit(match.pk)
+        return RematchDone(True, match.last_seq)
+
+
+def rematch_decline(*, match_id: int, user: User) -> RematchDone:
+    """``user`` declines the opponent's open rematch offer.
+
+    :raises GameError: as :func:`rematch_offer`, and ``no_rematch_offer`` (no open offer from the
+        opponent).
+    """
+    with transaction.atomic():
+        match = services._locked(match_id)
+        seat = _check(match, user)
+        current = _open(_offers(match))
+        if current is None or current.seat == seat:
+            raise GameError("no_rematch_offer", "there is no rematch offer from your opponent to decline")
+        _answer(current, RematchStatus.DECLINED)
+        _notify_on_commit(match.pk)
+        return RematchDone(True, match.last_seq)
+
+
+def rematch_accept(*, match_id: int, user: User) -> RematchDone:
+    """``user`` accepts the opponent's open rematch offer: the new match is created and dealt (see
+    :func:`_create`). Idempotent: once the rematch exists, every accept returns it unchanged.
+
+    :raises GameError: as :func:`rematch_offer`, and ``no_rematch_offer`` (no open offer from the
+        opponent: your own cannot be accepted by you).
+    """
+    with transaction.atomic():
+        match = services._locked(match_id)
+        seat = _check(match, user)
+        new = _existing(match)
+        if new is not None:
+            return RematchDone(False, match.last_seq, new)
+        current = _open(_offers(match))
+        if current is None or current.seat == seat:
+            raise GameError("no_rematch_offer", "there is no rematch offer from your opponent to accept")
+        return _accept(match, current)
+
+
+def _accept(match: Match, offer: RematchOffer) -> RematchDone:
+    """Create the rematch of ``match`` (locked) and mark ``offer`` accepted; inside the caller's
+    transaction. A lost race on the one-to-one ``rematch_of`` returns the winner's match."""
+    try:
+        with transaction.atomic():
+            new = _create(match)
+    except IntegrityError:
+        existing = _existing(match)
+        if existing is None:
+            raise
+        return RematchDone(False, match.last_seq, existing)
+    _answer(offer, RematchStatus.ACCEPTED)
+    _notify_on_commit(match.pk)
+    return RematchDone(True, match.last_seq, new.pk)
+
+
+def next_first_dealer(match: Match) -> int | None:
+    """Who deals hand 1 of the rematch of ``match``: the seat that did not deal its hand 1 (they
+    alternate), or None when the rules cut for the deal (``first_dealer`` ``cut``: a new cut decides)."""
+    if RuleSet.from_dict(match.rules).first_dealer == "cut" or match.first_dealer is None:
+        return None
+    return 1 - match.first_dealer
+
+
+def _create(match: Match) -> Match:
+    """The rematch of ``match``: the same two players in the same seats, the same rules (preset and
+    target), turn timer and rated flag (a match with a guest is never rated, so neither is its
+    rematch), hand 1 dealt at once by :func:`next_first_dealer`."""
+    players = (match.player0, match.player1)
+    for player in players:
+        services._check_person(player)  # type: ignore[arg-type]
+    new = Match.objects.create(
+        rules=dict(match.rules), preset=match.preset, player0=match.player0, player1=match.player1,
+        status=MatchStatus.ACTIVE, turn_timer_seconds=match.turn_timer_seconds, scores=[0, 0],
+        timeout_strikes=[0, 0], rated=match.rated and not any(p.is_guest for p in players if p),
+        bot_seats=[], rematch_of=match,
+    )
+    dealer = next_first_dealer(match)
+    services._start(new, first_dealer=0 if dealer is None else dealer)  # schedules its timer, if any
+    new.save()
+    return new
+
+
+def rematch_payload(*, match: Match, seat: int, opponent_present: bool | None) -> dict[str, Any] | None:
+    """The ``rematch`` message for the player at ``seat`` of the finished friend ``match`` (players
+    loaded), or None when it has no rematch (not a friend match, not over). Shape (docs/protocol.md
+    "Rematch")::
+
+        {"type": "rematch", "match_id", "offer": null | {"by": seat, "status": "open" | "cancelled" |
+         "declined" | "accepted"} (the latest offer), "can_offer": bool, "offers_left": int,
+         "opponent_present": bool | null, "first_dealer": seat | null, "new_match": null | {"id", "url"}}
+    """
+    if not is_friend_match(match) or match.status not in (MatchStatus.FINISHED, MatchStatus.ABORTED):
+        return None
+    offers = _offers(match)
+    latest = offers[-1] if offers else None
+    new = _existing(match)
+    mine = [o for o in offers if o.seat == seat]
+    current = _open(offers)
+    left = max(0, MAX_OFFERS_PER_SEAT - len(mine))
+    theirs = current is not None and current.seat != seat
+    declined = any(o.status == RematchStatus.DECLINED for o in mine)
+    opponent = match.player1 if seat == 0 else match.player0
+    can_offer = new is None and opponent is not None and opponent.is_active and (
+        theirs or (current is None and not declined and left > 0)
+    )
+    return {
+        "type": "rematch",
+        "match_id": match.pk,
+        "offer": None if latest is None else {"by": latest.seat, "status": latest.status},
+        "can_offer": can_offer,
+        "offers_left": left,
+        "opponent_present": opponent_present,
+        "first_dealer": next_first_dealer(match),
+        "new_match": None if new is None else {"id": new, "url": reverse("games:table", args=[new])},
+    }
+
+
+NOTIFY_TIMEOUT = 2.0
+"""Seconds the after-commit notice may take before it is given up (as ``services.BROADCAST_TIMEOUT``)."""
+
+
+def _notify_on_commit(match_id: int) -> None:
+    """After the commit: a card-free ``rematch.update`` to the match's sockets (``match_<id>``); each
+    then sends its seat its own ``rematch`` message. Best effort, like every broadcast: a failure is
+    logged; a player's table reads the offer again on its next connect."""
+
+    async def bounded(layer: Any) -> None:
+        notice = {"type": "rematch.update"}
+        await asyncio.wait_for(layer.group_send(group_name(match_id), notice), NOTIFY_TIMEOUT)
+
+    def send() -> None:
+        layer = get_channel_layer()
+        if layer is None:
+            return
+        try:
+            async_to_sync(bounded)(layer)
+        except Exception as exc:  # committed is committed
+            log.warning("match %s: rematch notice failed: %s: %s", match_id, type(exc).__name__, exc)
+
+    transaction.on_commit(send, robust=True)

@@ -1,0 +1,155 @@
+"""Rematch over the finished match's WebSocket (docs/protocol.md "Rematch"): the offer reaches the
+opponent live, the answer reaches the offerer, both learn the new match; who is still at the table is
+shown; bad messages get the protocol's codes and change nothing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from channels.db import database_sync_to_async
+
+from games import services
+from games.models import Match, RematchOffer
+from tests.games.wsclient import connect, drain, recv, recv_until, send
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _finished(alice: Any, bob: Any, **options: Any) -> Match:
+    table = services.table_create(user=alice, rules_preset="classic", target=100, turn_timer=None,
+                                  rated=False, **options)
+    match = services.table_join(user=bob, token=table.invite_token or "")
+    services.match_resign(match_id=match.pk, user=bob)
+    match.refresh_from_db()
+    return match
+
+
+finished = database_sync_to_async(_finished)
+
+
+async def rematch_msg(comm: Any) -> dict[str, Any]:
+    """The next ``rematch`` message (acks and other messages before it are skipped)."""
+    msg, _ = await recv_until(comm, "rematch")
+    return msg
+
+
+async def latest_rematch(comm: Any) -> dict[str, Any]:
+    """The last ``rematch`` message among those already on their way."""
+    seen = [m for m in await drain(comm, settle=0.3) if m["type"] == "rematch"]
+    assert seen, "no rematch message"
+    return seen[-1]
+
+
+async def test_offer_accept_both_learn_the_new_match(alice: Any, bob: Any) -> None:
+    match = await finished(alice, bob)
+    a, first = await connect(alice, match.pk)
+    assert first["match"]["status"] == "finished"
+    shown = await rematch_msg(a)
+    assert shown["offer"] is None and shown["can_offer"] and shown["opponent_present"] is False
+    b, _ = await connect(bob, match.pk)
+    assert (await rematch_msg(b))["opponent_present"] is True
+    assert (await rematch_msg(a))["opponent_present"] is True  # bob came back to the table: alice sees it
+
+    await send(a, {"type": "rematch_offer", "id": "r1"})
+    ack = await recv(a)
+    assert ack == {"type": "ack", "id": "r1", "seq": match.last_seq, "repeat": False}
+    offered = await rematch_msg(b)  # live, on bob's socket
+    assert offered["offer"] == {"by": 0, "status": "open"} and offered["can_offer"]  # bob may accept
+    assert (await rematch_msg(a))["offer"] == {"by": 0, "status": "open"}
+
+    await send(b, {"type": "rematch_accept", "id": "x1"})
+    assert (await recv(b))["repeat"] is False
+    new = await database_sync_to_async(Match.objects.get)(rematch_of_id=match.pk)
+    for comm in (a, b):
+        msg = await latest_rematch(comm)
+        assert msg["offer"] == {"by": 0, "status": "accepted"}
+        assert msg["new_match"] == {"id": new.pk, "url": f"/match/{new.pk}/"}
+    # a double click: acked as a repeat, answered with the same new match, nothing created
+    await send(b, {"type": "rematch_accept", "id": "x2"})
+    assert (await recv(b))["repeat"] is True
+    assert (await rematch_msg(b))["new_match"]["id"] == new.pk
+    assert await database_sync_to_async(Match.objects.filter(rematch_of_id=match.pk).count)() == 1
+    # both can open the new table
+    for user in (alice, bob):
+        comm, state = await connect(user, new.pk)
+        assert state["match"]["status"] == "active" and state["hand"] is not None
+        await comm.disconnect()
+    await a.disconnect()
+    await b.disconnect()
+
+
+async def test_decline_and_cancel_reach_the_other_player(alice: Any, bob: Any) -> None:
+    match = await finished(alice, bob)
+    a, _ = await connect(alice, match.pk)
+    b, _ = await connect(bob, match.pk)
+    await drain(a, settle=0.3)
+    await drain(b, settle=0.3)
+    await send(b, {"type": "rematch_offer"})
+    assert (await recv(b)) == {"type": "ack", "id": None, "seq": match.last_seq, "repeat": False}
+    assert (await rematch_msg(a))["offer"] == {"by": 1, "status": "open"}
+    await send(b, {"type": "rematch_cancel"})
+    assert (await latest_rematch(a))["offer"] == {"by": 1, "status": "cancelled"}
+    await send(b, {"type": "rematch_offer"})
+    assert (await latest_rematch(a))["offer"] == {"by": 1, "status": "open"}
+    await send(a, {"type": "rematch_decline", "id": "no"})
+    declined = await latest_rematch(b)
+    assert declined["offer"] == {"by": 1, "status": "declined"}
+    assert not declined["can_offer"] and declined["offers_left"] == 1
+    assert (await latest_rematch(a))["can_offer"]  # the one who declined may still offer
+    await send(b, {"type": "rematch_offer", "id": "again"})
+    err = await recv(b)
+    assert (err["type"], err["code"], err["id"]) == ("error", "rematch_declined", "again")
+    await a.disconnect()
+    await b.disconnect()
+
+
+async def test_an_offer_to_a_player_who_left_says_so(alice: Any, bob: Any) -> None:
+    match = await finished(alice, bob)
+    a, _ = await connect(alice, match.pk)
+    b, _ = await connect(bob, match.pk)
+    await drain(a, settle=0.3)
+    await b.disconnect()
+    assert (await latest_rematch(a))["opponent_present"] is False  # bob closed his table
+    await send(a, {"type": "rematch_offer"})
+    msg = await latest_rematch(a)
+    assert msg["offer"] == {"by": 0, "status": "open"} and msg["opponent_present"] is False
+    # bob comes back: the offer is waiting for him
+    b, _ = await connect(bob, match.pk)
+    waiting = await rematch_msg(b)
+    assert waiting["offer"] == {"by": 0, "status": "open"} and waiting["opponent_present"] is True
+    assert (await latest_rematch(a))["opponent_present"] is True
+    await a.disconnect()
+    await b.disconnect()
+
+
+async def test_refusals_over_the_socket(alice: Any, bob: Any, house_bots: Any) -> None:
+    table = await database_sync_to_async(services.table_create)(
+        user=alice, rules_preset="classic", target=100, turn_timer=None, rated=False)
+    live = await database_sync_to_async(services.table_join)(user=bob, token=table.invite_token)
+    a, _ = await connect(alice, live.pk)
+    for kind in ("rematch_offer", "rematch_accept", "rematch_decline", "rematch_cancel"):
+        await send(a, {"type": kind, "id": kind})
+        err = await recv(a)
+        assert (err["type"], err["code"], err["id"]) == ("error", "match_not_over", kind)
+    await send(a, {"type": "rematch_offer", "id": 7})
+    assert (await recv(a))["code"] == "bad_field"  # an id is a string
+    await a.disconnect()
+    # a bot match: never a rematch message, and an offer is refused
+    bot = await database_sync_to_async(services.match_create_vs_bot)(
+        user=alice, level=1, rules_preset="classic", target=100, rated=False)
+    await database_sync_to_async(services.match_resign)(match_id=bot.pk, user=alice)
+    a, _ = await connect(alice, bot.pk)
+    assert [m["type"] for m in await drain(a, settle=0.3)] == []
+    await send(a, {"type": "rematch_offer"})
+    assert (await recv(a))["code"] == "rematch_unavailable"
+    await a.disconnect()
+    # on the finished friend match: accepting or declining without an offer
+    match = await finished(alice, bob)
+    a, _ = await connect(alice, match.pk)
+    await drain(a, settle=0.3)
+    for kind in ("rematch_accept", "rematch_decline", "rematch_cancel"):
+        await send(a, {"type": kind})
+        assert (await recv(a))["code"] == "no_rematch_offer"
+    await a.disconnect()
+    assert not await database_sync_to_async(RematchOffer.objects.exists)()
