@@ -119,7 +119,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
         await self.channel_layer.group_add(seat_group(self.match_id, seat), self.channel_name)
         scheduling.table_opened(match)
         await self._send_state()
-        if self._over:
+        if self._rematch_sent is not None:
             await self._tell_presence()  # the opponent's match-end card shows whether this player is here
 
     async def _keep_slot(self) -> None:
@@ -160,7 +160,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
             await self.channel_layer.group_discard(group_name(self.match_id), self.channel_name)
             await self.channel_layer.group_discard(seat_group(self.match_id, self.seat), self.channel_name)
             await self.channel_layer.group_discard(user_group(self.user.pk), self.channel_name)
-            if self._over and self._slot_task is not None:
+            if self._rematch_sent is not None and self._slot_task is not None:
                 await self._tell_presence()  # the slot is released: the opponent sees this player left
 
     async def user_session_ended(self, event: dict[str, Any]) -> None:
@@ -315,8 +315,8 @@ class MatchConsumer(AsyncWebsocketConsumer):
 
     async def presence_update(self, event: dict[str, Any]) -> None:
         """Group notice: a player's socket to this finished match opened or closed; the ``rematch``
-        message says whether the opponent is still here."""
-        if self._over:
+        message says whether the opponent is still here (friend matches: those with a rematch)."""
+        if self._rematch_sent is not None:
             await self._send_rematch()
 
     async def _tell_presence(self) -> None:
@@ -334,10 +334,8 @@ class MatchConsumer(AsyncWebsocketConsumer):
         match = selectors.match_get(match_id=self.match_id)
         if match is None or self.seat is None:
             return None
-        opponent = match.player_id(1 - self.seat)
-        count = None if opponent is None else ratelimit.socket_count(match_id=self.match_id, user_id=opponent)
-        return rematch.rematch_payload(match=match, seat=self.seat,
-                                       opponent_present=None if count is None else count > 0)
+        present = rematch.is_here(match, 1 - self.seat)
+        return rematch.rematch_payload(match=match, seat=self.seat, opponent_present=present)
 
     async def spectators_update(self, event: dict[str, Any]) -> None:
         """Group message of ``replays.consumers``: how many spectators watch this match now."""

@@ -28,7 +28,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from engine.rules import RuleSet
-from games import services
+from games import ratelimit, services
 from games.models import Match, MatchStatus, RematchOffer, RematchStatus
 from games.services import GameError, group_name
 
@@ -105,7 +105,8 @@ def rematch_offer(*, match_id: int, user: User) -> RematchDone:
 
     :raises GameError: ``no_such_match``, ``not_seated``, ``rematch_unavailable``, ``match_not_over``,
         ``rematch_declined`` (the opponent declined this player's offer: no new one after this match),
-        ``rematch_limit`` (:data:`MAX_OFFERS_PER_SEAT` offers made).
+        ``rematch_limit`` (:data:`MAX_OFFERS_PER_SEAT` offers made), ``opponent_left`` (accepting the
+        opponent's offer while they are away: see :func:`_accept`).
     """
     with transaction.atomic():
         match = services._locked(match_id)
@@ -168,7 +169,8 @@ def rematch_accept(*, match_id: int, user: User) -> RematchDone:
     :func:`_create`). Idempotent: once the rematch exists, every accept returns it unchanged.
 
     :raises GameError: as :func:`rematch_offer`, and ``no_rematch_offer`` (no open offer from the
-        opponent: your own cannot be accepted by you).
+        opponent: your own cannot be accepted by you), ``opponent_left`` (the offerer has left the
+        table: see :func:`_accept`).
     """
     with transaction.atomic():
         match = services._locked(match_id)
@@ -182,9 +184,26 @@ def rematch_accept(*, match_id: int, user: User) -> RematchDone:
         return _accept(match, current)
 
 
+def is_here(match: Match, seat: int) -> bool | None:
+    """Whether the player at ``seat`` has the table of ``match`` open (a socket to it, counted by
+    ``games.ratelimit``'s slots in the shared cache), or None when the cache cannot tell."""
+    user_id = match.player_id(seat)
+    count = None if user_id is None else ratelimit.socket_count(match_id=match.pk, user_id=user_id)
+    return None if count is None else count > 0
+
+
 def _accept(match: Match, offer: RematchOffer) -> RematchDone:
     """Create the rematch of ``match`` (locked) and mark ``offer`` accepted; inside the caller's
-    transaction. A lost race on the one-to-one ``rematch_of`` returns the winner's match."""
+    transaction. A lost race on the one-to-one ``rematch_of`` returns the winner's match.
+
+    The offerer must still be at the table: the new match deals at once, and with a turn timer an
+    absent player's clock would run (their offer stays open for when they come back).
+
+    :raises GameError: ``opponent_left``.
+    """
+    if is_here(match, offer.seat) is False:
+        raise GameError("opponent_left", "your opponent has left the table: the rematch can start when"
+                        " they are back (their offer stays open)")
     try:
         with transaction.atomic():
             new = _create(match)
@@ -246,7 +265,7 @@ def rematch_payload(*, match: Match, seat: int, opponent_present: bool | None) -
     declined = any(o.status == RematchStatus.DECLINED for o in mine)
     opponent = match.player1 if seat == 0 else match.player0
     can_offer = new is None and opponent is not None and opponent.is_active and (
-        theirs or (current is None and not declined and left > 0)
+        (theirs and opponent_present is not False) or (current is None and not declined and left > 0)
     )
     return {
         "type": "rematch",

@@ -26,6 +26,14 @@ def finished_friend_match(host: Any, friend: Any, **options: Any) -> Match:
     return match
 
 
+def here(match: Match, *users: Any) -> None:
+    """``users`` have the table of ``match`` open: a socket slot each, as a connected socket holds."""
+    from games import ratelimit
+
+    for user in users:
+        assert ratelimit.socket_slot_acquire(match_id=match.pk, user_id=user.pk, owner=f"test-{user.pk}") == 0
+
+
 def code(call: Any, **kwargs: Any) -> str:
     with pytest.raises(GameError) as info:
         call(**kwargs)
@@ -36,6 +44,7 @@ def test_an_accepted_offer_makes_one_match_with_the_same_settings_and_the_other_
     alice: Any, bob: Any, seeded_decks: list[int]
 ) -> None:
     old = finished_friend_match(alice, bob, rules_preset="oklahoma", target=50, turn_timer=45, rated=True)
+    here(old, alice, bob)
     assert old.status == MatchStatus.ABORTED and old.rated  # rated, resigned before a move: aborted
     offered = rematch.rematch_offer(match_id=old.pk, user=bob)
     assert offered.changed and offered.new_match_id is None
@@ -65,8 +74,10 @@ def test_an_accepted_offer_makes_one_match_with_the_same_settings_and_the_other_
 
 def test_the_rematch_of_a_rematch_alternates_again(alice: Any, bob: Any) -> None:
     old = finished_friend_match(alice, bob)
+    here(old, alice, bob)
     rematch.rematch_offer(match_id=old.pk, user=alice)
     second = Match.objects.get(pk=rematch.rematch_accept(match_id=old.pk, user=bob).new_match_id)
+    here(second, alice, bob)
     services.match_resign(match_id=second.pk, user=alice)
     rematch.rematch_offer(match_id=second.pk, user=bob)
     third = Match.objects.get(pk=rematch.rematch_accept(match_id=second.pk, user=alice).new_match_id)
@@ -78,6 +89,7 @@ def test_under_rules_that_cut_for_the_deal_the_rematch_cuts_again(alice: Any, bo
     from games.models import MatchEvent
 
     old = finished_friend_match(alice, bob, rules_preset="two_deck")
+    here(old, alice, bob)
     assert rematch.next_first_dealer(old) is None
     rematch.rematch_offer(match_id=old.pk, user=alice)
     new = Match.objects.get(pk=rematch.rematch_accept(match_id=old.pk, user=bob).new_match_id)
@@ -87,6 +99,7 @@ def test_under_rules_that_cut_for_the_deal_the_rematch_cuts_again(alice: Any, bo
 
 def test_a_guest_opponent_gets_a_rematch_never_rated(alice: Any, guest: Any) -> None:
     old = finished_friend_match(alice, guest, rated=True)  # a guest joined: the table stopped being rated
+    here(old, alice, guest)
     assert not old.rated
     rematch.rematch_offer(match_id=old.pk, user=guest)
     new = Match.objects.get(pk=rematch.rematch_accept(match_id=old.pk, user=alice).new_match_id)
@@ -95,6 +108,7 @@ def test_a_guest_opponent_gets_a_rematch_never_rated(alice: Any, guest: Any) -> 
 
 def test_cancel_decline_and_the_limits(alice: Any, bob: Any) -> None:
     old = finished_friend_match(alice, bob)
+    here(old, alice, bob)
     assert code(rematch.rematch_cancel, match_id=old.pk, user=alice) == "no_rematch_offer"
     assert code(rematch.rematch_accept, match_id=old.pk, user=alice) == "no_rematch_offer"
     rematch.rematch_offer(match_id=old.pk, user=alice)
@@ -123,8 +137,25 @@ def test_cancel_decline_and_the_limits(alice: Any, bob: Any) -> None:
     assert not Match.objects.filter(rematch_of=old).exists()
 
 
+def test_an_offer_cannot_be_accepted_while_the_offerer_is_away(alice: Any, bob: Any) -> None:
+    """The new match deals at once (its timer would run for a player not there): accepting needs the
+    offerer at the table; the offer stays open until they are back."""
+    old = finished_friend_match(alice, bob, turn_timer=30)
+    here(old, alice)  # alice at the table, bob not
+    rematch.rematch_offer(match_id=old.pk, user=bob)
+    assert code(rematch.rematch_accept, match_id=old.pk, user=alice) == "opponent_left"
+    assert code(rematch.rematch_offer, match_id=old.pk, user=alice) == "opponent_left"  # offering back
+    payload = rematch.rematch_payload(match=old, seat=0, opponent_present=False)
+    assert payload is not None and payload["offer"] == {"by": 1, "status": "open"}
+    assert not payload["can_offer"]
+    assert not Match.objects.filter(rematch_of=old).exists()
+    here(old, bob)  # bob opens his table again
+    assert rematch.rematch_accept(match_id=old.pk, user=alice).new_match_id is not None
+
+
 def test_offering_when_the_opponent_already_offered_accepts(alice: Any, bob: Any) -> None:
     old = finished_friend_match(alice, bob)
+    here(old, alice, bob)
     rematch.rematch_offer(match_id=old.pk, user=alice)
     done = rematch.rematch_offer(match_id=old.pk, user=bob)
     assert done.changed and done.new_match_id == Match.objects.get(rematch_of=old).pk
@@ -167,6 +198,7 @@ def test_racing_accepts_make_one_match(
         monkeypatch.setattr(services, "_locked", lambda match_id: Match.objects.select_related(
             "player0", "player1").get(pk=match_id))
     old = finished_friend_match(alice, bob)
+    here(old, alice, bob)
     rematch.rematch_offer(match_id=old.pk, user=bob)
     barrier = threading.Barrier(8)
     results: list[int | str | None] = [None] * 8

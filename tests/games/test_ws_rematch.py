@@ -119,7 +119,14 @@ async def test_an_offer_to_a_player_who_left_says_so(alice: Any, bob: Any) -> No
     waiting = await rematch_msg(b)
     assert waiting["offer"] == {"by": 0, "status": "open"} and waiting["opponent_present"] is True
     assert (await latest_rematch(a))["opponent_present"] is True
+    # alice leaves before bob answers: her offer stays, but it cannot start without her
     await a.disconnect()
+    gone = await latest_rematch(b)
+    assert gone["opponent_present"] is False and gone["offer"]["status"] == "open" and not gone["can_offer"]
+    await send(b, {"type": "rematch_accept", "id": "late"})
+    err = await recv(b)
+    assert (err["type"], err["code"], err["id"]) == ("error", "opponent_left", "late")
+    assert not await database_sync_to_async(Match.objects.filter(rematch_of_id=match.pk).exists)()
     await b.disconnect()
 
 

@@ -26,8 +26,9 @@ function view(match, r) {
     return v;
   }
   if (open) {
+    // Accepting deals the new match at once: the offerer has to be at the table (the server says so).
     v.text = away ? t("rematch_received_away", { name }) : t("rematch_received", { name });
-    v.buttons = ["btn-rematch-accept", "btn-rematch-decline"];
+    v.buttons = away ? ["btn-rematch-decline"] : ["btn-rematch-accept", "btn-rematch-decline"];
   } else {
     if (offer && offer.status === "declined") {
       v.text = mine ? t("rematch_declined_them", { name }) : t("rematch_declined_you");
