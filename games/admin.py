@@ -7,7 +7,7 @@ from typing import Any
 from django.contrib import admin
 from django.http import HttpRequest
 
-from games.models import Match, MatchEvent
+from games.models import Match, MatchEvent, RematchOffer
 
 
 class MatchEventInline(admin.TabularInline):
@@ -26,6 +26,22 @@ class MatchEventInline(admin.TabularInline):
         return False
 
 
+class RematchOfferInline(admin.TabularInline):
+    """Rematch offers made after the match (games.rematch), read-only: they change through the socket."""
+
+    model = RematchOffer
+    extra = 0
+    can_delete = False
+    fields = ("seat", "status", "created_at", "answered_at")
+    readonly_fields = fields
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
 @admin.register(Match)
 class MatchAdmin(admin.ModelAdmin):
     """Matches with players, status and scores; the log inline."""
@@ -34,8 +50,9 @@ class MatchAdmin(admin.ModelAdmin):
                     "result_reason", "last_seq", "created_at")
     list_filter = ("status", "preset", "bot_level", "result_reason")
     search_fields = ("player0__username", "player1__username", "invite_token")
-    readonly_fields = ("last_seq", "scores", "first_dealer", "created_at", "started_at", "finished_at")
-    inlines = (MatchEventInline,)
+    readonly_fields = ("last_seq", "scores", "first_dealer", "created_at", "started_at", "finished_at",
+                       "rematch_of")
+    inlines = (MatchEventInline, RematchOfferInline)
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False

@@ -220,3 +220,12 @@ def test_racing_accepts_make_one_match(
     new = Match.objects.get(rematch_of=old)
     assert results == [new.pk] * 8
     assert list(RematchOffer.objects.filter(match=old).values_list("status", flat=True)) == ["accepted"]
+
+
+def test_the_admin_shows_a_matchs_offers_read_only(alice: Any, bob: Any, admin_client: Any) -> None:
+    old = finished_friend_match(alice, bob)
+    rematch.rematch_offer(match_id=old.pk, user=alice)
+    page = admin_client.get(f"/admin/games/match/{old.pk}/change/")
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "Rematch offer" in html and "open" in html
