@@ -114,7 +114,10 @@ def postgres_url() -> str:
 @pytest.fixture(scope="session")
 def redis_url() -> str:
     """URL of a reachable Redis server (skip, or fail under CI, if none)."""
-    url = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
+    from tests.parallel import worker_redis_url
+
+    # REDIS_URL was already moved to this worker's database (tests/parallel.py); the default is moved here.
+    url = os.environ.get("REDIS_URL") or worker_redis_url("redis://127.0.0.1:6379/0")
     if not tcp_reachable(url, 6379):
         skip_or_fail(f"Redis is not reachable at {url}")
     return url
