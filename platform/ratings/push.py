@@ -34,10 +34,19 @@ def _process_loop() -> asyncio.AbstractEventLoop:
         return _loop
 
 
-def group_send(group: str, message: dict[str, Any]) -> None:
-    """``group_send`` ``message`` to ``group`` on the default channel layer (a no-op without one),
-    waiting at most :data:`PUSH_TIMEOUT` seconds; the layer's errors are raised to the caller."""
+def group_send_many(messages: list[tuple[str, dict[str, Any]]]) -> None:
+    """``group_send`` each ``(group, message)`` on the default channel layer, all at once on the loop
+    (a batch of ratings pushes hundreds), waiting at most :data:`PUSH_TIMEOUT` seconds in all; the first
+    error of the layer is raised to the caller after every send has been tried."""
     layer = get_channel_layer()
-    if layer is None:
+    if layer is None or not messages:
         return
-    asyncio.run_coroutine_threadsafe(layer.group_send(group, message), _process_loop()).result(PUSH_TIMEOUT)
+
+    async def send_all() -> None:
+        results = await asyncio.gather(*(layer.group_send(group, message) for group, message in messages),
+                                       return_exceptions=True)
+        for result in results:
+            if isinstance(result, BaseException):
+                raise result
+
+    asyncio.run_coroutine_threadsafe(send_all(), _process_loop()).result(PUSH_TIMEOUT)

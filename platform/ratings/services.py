@@ -11,11 +11,12 @@ The public API for other apps (tournaments rate their matches through it; docs/r
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, OuterRef, QuerySet
 from django.utils import timezone
 
 from accounts.models import User
@@ -29,6 +30,10 @@ SWEEP_AFTER = timedelta(minutes=1)
 """A finished rated match with no rating change this long after it finished is enqueued again."""
 SWEEP_BATCH = 1000
 """Most matches one sweep enqueues (the rest wait for the next one)."""
+RATE_BATCH = 200
+"""Most matches ``ratings.rate_pending`` rates in one transaction."""
+PENDING_WINDOW = timedelta(minutes=10)
+"""How far back ``ratings.rate_pending`` looks for unrated matches."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,56 +50,106 @@ class _Side:
 
 
 def match_rate(*, match_id: int) -> list[RatingChange]:
-    """Rate finished match ``match_id`` exactly once: one :class:`RatingChange` per human player and
-    their new :class:`PlayerRating`, in one transaction.
+    """Rate finished match ``match_id`` exactly once (:func:`matches_rate` of that one match).
 
-    The human players' rating rows are locked in user-id order (two tasks never deadlock) and the update
-    is computed from their CURRENT ratings, so two overlapping matches of one player both count. The
-    unique (match, player) constraint makes a repeat a no-op. After the commit each human seat gets a
-    ``rating`` message on the table's WebSocket (docs/protocol.md).
-
-    :returns: the changes written; ``[]`` when the match is unknown, not rated, not finished (aborted,
-        in play), has no winner, has a guest, or was already rated.
+    :returns: its changes; ``[]`` when the match is unknown, not rated, not finished (aborted, in play),
+        has no winner, has a guest, or was already rated.
     """
+    return matches_rate(match_ids=[match_id])
+
+
+def matches_rate(*, match_ids: Iterable[int]) -> list[RatingChange]:
+    """Rate each finished match of ``match_ids`` exactly once, all in one transaction: one
+    :class:`RatingChange` per human player of each, and the players' new :class:`PlayerRating`.
+
+    The matches are rated in the order they finished (``finished_at``, then id), each from the ratings
+    left by the ones before it, so a player's matches in one batch chain like separate tasks would. The
+    human players' rating rows are locked in user-id order (two batches never deadlock) and read under
+    the lock (never a stale number). Matches that already have changes are skipped, under the locks;
+    the unique (match, player) constraint backs that up (a concurrent writer's :class:`IntegrityError`
+    rolls this batch back and it is retried one match at a time). After the commit each human seat of
+    each match gets a ``rating`` message on the table's WebSocket (docs/protocol.md).
+
+    Statements: 6 per batch whatever its size (the matches, the missing rating rows, the locks, the
+    existing changes, the insert, the update), which is what makes 10,000 updates cheap.
+
+    :returns: the changes written (skipped matches write none).
+    """
+    ids = sorted(set(match_ids))
+    if not ids:
+        return []
     try:
         with transaction.atomic():
-            return _rate(match_id)
+            return _rate_many(ids)
     except IntegrityError:
-        # A concurrent task wrote this match's changes first (the unique constraint): nothing to do.
-        return []
+        if len(ids) == 1:  # a concurrent task wrote this match's changes first: nothing to do
+            return []
+        return [change for match_id in ids for change in match_rate(match_id=match_id)]
 
 
-def _rate(match_id: int) -> list[RatingChange]:
-    match = Match.objects.select_related("player0", "player1").filter(pk=match_id).first()
-    if match is None or not match.rated or match.status != MatchStatus.FINISHED or match.winner is None:
-        return []
+def _rateable(match: Match) -> bool:
+    if not match.rated or match.status != MatchStatus.FINISHED or match.winner is None:
+        return False
     players = (match.player0, match.player1)
-    if any(p is None or p.is_guest for p in players) or all(p.is_bot for p in players if p is not None):
+    if any(p is None or p.is_guest for p in players):
+        return False
+    return not all(p.is_bot for p in players if p is not None)
+
+
+def _rate_many(ids: list[int]) -> list[RatingChange]:
+    matches = [m for m in Match.objects.select_related("player0", "player1").filter(pk__in=ids)
+               if _rateable(m)]
+    if not matches:
         return []
-    humans = sorted(p.pk for p in players if p is not None and not p.is_bot)
+    humans = sorted({p.pk for m in matches for p in (m.player0, m.player1) if p is not None and not p.is_bot})
     PlayerRating.objects.bulk_create([PlayerRating(user_id=pk) for pk in humans], ignore_conflicts=True)
     rows = {r.user_id: r for r in PlayerRating.objects.select_for_update().filter(user_id__in=humans)
             .order_by("user_id")}
-    # Checked under the locks: a task that held them may have just rated this match.
-    if RatingChange.objects.filter(match_id=match_id).exists():
-        return []
-    sides = [_Side(seat, p, rows.get(p.pk)) for seat, p in enumerate(players) if p is not None]
+    # Checked under the locks: a task that held them may have just rated some of these matches.
+    done = set(RatingChange.objects.filter(match_id__in=[m.pk for m in matches])
+               .values_list("match_id", flat=True))
+    never = datetime.min.replace(tzinfo=UTC)  # (a finished match always has finished_at; rows made by hand)
+    matches = sorted((m for m in matches if m.pk not in done), key=lambda m: (m.finished_at or never, m.pk))
     now = timezone.now()
+    changes: list[RatingChange] = []
+    pushes: list[tuple[int, dict[int, dict[str, object]]]] = []
+    for match in matches:
+        written = _rate_one(match, rows, now)
+        changes.extend(written)
+        seat_of = {p.pk: seat for seat, p in enumerate((match.player0, match.player1)) if p is not None}
+        pushes.append((match.pk, {seat_of[c.player_id]: rating_message(c) for c in written}))
+    RatingChange.objects.bulk_create(changes, batch_size=1000)
+    touched = [rows[pk] for pk in sorted({c.player_id for c in changes})]
+    fields = ["rating", "peak", "rated_matches", "wins", "losses", "last_rated_at"]
+    if len(touched) <= 2:  # one plain UPDATE per row: cheaper than bulk_update's CASE for 1-2 rows
+        for row in touched:
+            PlayerRating.objects.filter(user_id=row.user_id).update(**{f: getattr(row, f) for f in fields})
+    else:
+        PlayerRating.objects.bulk_update(touched, fields, batch_size=500)
+    _push_on_commit(pushes)
+    return changes
+
+
+def _rate_one(match: Match, rows: dict[int, PlayerRating], now: datetime) -> list[RatingChange]:
+    """The changes of ``match`` from the current ``rows`` (updated in place for the next match)."""
+    players = (match.player0, match.player1)
+    sides = [_Side(seat, p, rows.get(p.pk) if not p.is_bot else None)
+             for seat, p in enumerate(players) if p is not None]
+    ratings_before = [side.rating for side in sides]  # both sides' ratings before this match
     changes = []
     for side in sides:
         if side.row is None:
             continue
-        other = sides[1 - side.seat]
+        other = 1 - side.seat
         won = match.winner == side.seat
         row = side.row
         k = elo.k_factor(rated_matches=row.rated_matches, peak_rating=row.peak)
-        update = elo.rate(rating=row.rating, opponent=other.rating, score=1 if won else 0, k=k)
+        update = elo.rate(rating=row.rating, opponent=ratings_before[other], score=1 if won else 0, k=k)
         changes.append(RatingChange(
-            match_id=match_id, player_id=side.user.pk, opponent_id=other.user.pk,
-            opponent_is_bot=other.user.is_bot, before=update.before, after=update.after,
-            delta=update.delta, k=k, expected=update.expected, opponent_rating=other.rating, won=won,
+            match_id=match.pk, player_id=side.user.pk, opponent_id=sides[other].user.pk,
+            opponent_is_bot=sides[other].user.is_bot, before=update.before, after=update.after,
+            delta=update.delta, k=k, expected=update.expected, opponent_rating=ratings_before[other], won=won,
         ))
-    RatingChange.objects.bulk_create(changes)
     for change in changes:
         row = rows[change.player_id]
         row.rating = change.after
@@ -103,33 +158,37 @@ def _rate(match_id: int) -> list[RatingChange]:
         row.wins += int(change.won)
         row.losses += int(not change.won)
         row.last_rated_at = now
-    for change in changes:  # one plain UPDATE per row: cheaper than bulk_update's CASE for 1-2 rows
-        row = rows[change.player_id]
-        PlayerRating.objects.filter(user_id=row.user_id).update(
-            rating=row.rating, peak=row.peak, rated_matches=row.rated_matches, wins=row.wins,
-            losses=row.losses, last_rated_at=row.last_rated_at,
-        )
-    seat_of = {p.pk: seat for seat, p in enumerate(players) if p is not None}
-    _push_on_commit(match_id, {seat_of[c.player_id]: rating_message(c) for c in changes})
     return changes
 
 
-def _push_on_commit(match_id: int, seats: dict[int, dict[str, object]]) -> None:
-    def send() -> None:
-        push.group_send(group_name(match_id),
-                        {"type": "rating.update", "seats": {str(k): v for k, v in seats.items()}})
+def _push_on_commit(pushes: list[tuple[int, dict[int, dict[str, object]]]]) -> None:
+    messages = [
+        (group_name(match_id), {"type": "rating.update", "seats": {str(k): v for k, v in seats.items()}})
+        for match_id, seats in pushes if seats
+    ]
+    if messages:
+        transaction.on_commit(lambda: push.group_send_many(messages), robust=True)
 
-    transaction.on_commit(send)
+
+def _unrated(**since: object) -> QuerySet[Match]:
+    rated = RatingChange.objects.filter(match_id=OuterRef("pk"))
+    return (
+        Match.objects.filter(rated=True, status=MatchStatus.FINISHED, winner__isnull=False, **since)
+        .exclude(player0__is_guest=True).exclude(player1__is_guest=True)
+        .filter(~Exists(rated)).order_by("finished_at", "pk")
+    )
 
 
 def matches_unrated_ids(*, limit: int = SWEEP_BATCH) -> list[int]:
     """Ids of finished rated matches (with a winner) that finished more than :data:`SWEEP_AFTER` ago and
     have no rating change, oldest first, at most ``limit``."""
-    cutoff = timezone.now() - SWEEP_AFTER
-    rated = RatingChange.objects.filter(match_id=OuterRef("pk"))
-    return list(
-        Match.objects.filter(rated=True, status=MatchStatus.FINISHED, winner__isnull=False,
-                             finished_at__lte=cutoff)
-        .exclude(player0__is_guest=True).exclude(player1__is_guest=True)
-        .filter(~Exists(rated)).order_by("finished_at", "pk").values_list("pk", flat=True)[:limit]
-    )
+    return list(_unrated(finished_at__lte=timezone.now() - SWEEP_AFTER).values_list("pk", flat=True)[:limit])
+
+
+def matches_pending_ids(*, limit: int | None = None) -> list[int]:
+    """Ids of finished rated matches (with a winner) that finished in the last :data:`PENDING_WINDOW`
+    and have no rating change, oldest first, at most ``limit`` (default :data:`RATE_BATCH`): what
+    ``ratings.rate_pending`` rates.
+    (The window keeps it on the recent end of the finished-matches index; older ones are the sweep's.)"""
+    since = timezone.now() - PENDING_WINDOW
+    return list(_unrated(finished_at__gte=since).values_list("pk", flat=True)[:limit or RATE_BATCH])

@@ -1,7 +1,12 @@
-"""Celery tasks of the ratings app (thin: each calls one service).
+"""Celery tasks of the ratings app (thin: each calls services).
 
-- ``ratings.rate_match(match_id)``: rate one finished match (idempotent; enqueued after the commit that
-  finished it, and again by the sweep).
+- ``ratings.rate_pending()``: rate every finished rated match of the last :data:`services.PENDING_WINDOW`
+  still unrated, :data:`services.RATE_BATCH` per transaction, in the order they finished. A finished
+  match enqueues it (``ratings.receivers``) at most once per :data:`DEBOUNCE_SECONDS` per cache, with a
+  countdown of :data:`COUNTDOWN_SECONDS`: a burst of finishes costs one task and a few transactions
+  instead of one task and one transaction each (10,000 ratings in a few seconds of worker time).
+- ``ratings.rate_match(match_id)``: rate one finished match (idempotent); the sweep's message, and the
+  finish's when tasks run eagerly or the cache is down.
 - ``ratings.sweep_unrated()``: beat, every :data:`SWEEP_SECONDS`: re-enqueue finished rated matches that
   have no rating change :data:`services.SWEEP_AFTER` after they finished (a lost message).
 """
@@ -14,6 +19,16 @@ from django.db import OperationalError
 from ratings import services
 
 SWEEP_SECONDS = 60.0
+DEBOUNCE_SECONDS = 1
+"""A finish enqueues ``rate_pending`` only if no other did in the last this many seconds (a cache key;
+whole seconds: Django's Redis cache truncates a timeout to an int)."""
+COUNTDOWN_SECONDS = 1.5
+"""``rate_pending`` runs this long after it is enqueued: after the key has expired, so every finish that
+found the key set had committed before the task starts and reads the pending matches (clocks of the
+hosts within half a second of each other)."""
+MAX_BATCHES = 50
+"""Batches one ``rate_pending`` rates before it enqueues itself again (a long backlog never holds one
+worker process for long)."""
 
 current_app.conf.beat_schedule = {
     **(current_app.conf.beat_schedule or {}),
@@ -27,6 +42,23 @@ def rate_match(match_id: int) -> int:
     """Rate match ``match_id``; returns how many rating changes were written (0 when already rated,
     not rated, or not finished)."""
     return len(services.match_rate(match_id=match_id))
+
+
+@shared_task(name="ratings.rate_pending", ignore_result=True, acks_late=True,
+             autoretry_for=(OperationalError,), retry_backoff=True, max_retries=5)
+def rate_pending() -> int:
+    """Rate the recent finished rated matches still unrated (see the module docstring); returns how many
+    rating changes were written. Idempotent: a second run, or one racing another, finds nothing to do
+    (the batches lock the players' rows and skip rated matches)."""
+    written = 0
+    for _ in range(MAX_BATCHES):
+        match_ids = services.matches_pending_ids()
+        if not match_ids:
+            return written
+        written += len(services.matches_rate(match_ids=match_ids))
+    if services.matches_pending_ids():
+        rate_pending.delay()
+    return written
 
 
 @shared_task(name="ratings.sweep_unrated", ignore_result=True)

@@ -133,3 +133,20 @@ def finish_bot(db: None) -> Callable[..., Any]:
         return Match.objects.get(pk=match.pk)
 
     return finish
+
+
+def ratings_one_at_a_time(results: list[tuple[Any, Any, Any]]) -> dict[int, float]:
+    """Each player's rating after rating ``results`` ``(player a, player b, winner)`` one at a time in
+    that order, from 1500 with no matches (members only): the brute-force reference for batches.
+    ``{user id: exact rating}``."""
+    from ratings import elo
+
+    state: dict[int, tuple[float, float, int]] = {}  # rating, peak, rated matches
+    for a, b, winner in results:
+        before = {p.pk: state.get(p.pk, (elo.INITIAL_RATING, elo.INITIAL_RATING, 0)) for p in (a, b)}
+        for me, other in ((a, b), (b, a)):
+            rating, peak, played = before[me.pk]
+            k = elo.k_factor(rated_matches=played, peak_rating=peak)
+            after = elo.rate(rating=rating, opponent=before[other.pk][0], score=int(winner == me), k=k).after
+            state[me.pk] = (after, max(peak, after), played + 1)
+    return {pk: value[0] for pk, value in state.items()}

@@ -246,3 +246,78 @@ def test_abandoned_rated_bot_match_ends_on_time_and_is_rated(alice: Any, house_b
     assert match.timeout_strikes[1] == 0
     [change] = RatingChange.objects.filter(match=match)
     assert change.player_id == alice.pk and not change.won and change.opponent_rating == bot_rating(2)
+
+
+# ------------------------------------------------------------------------------------------ batches
+
+
+def _unrated_round_robin(people: list[Any], n: int, finish_friend: Callable[..., Any],
+                         monkeypatch: pytest.MonkeyPatch) -> tuple[list[Match], list[tuple[Any, Any, Any]]]:
+    results = []
+    matches = []
+    for i in range(n):
+        a, b = people[i % len(people)], people[(i + 1) % len(people)]
+        winner = a if i % 3 != 2 else b
+        matches.append(_unrated_match(a, b, finish_friend, monkeypatch, winner=winner))
+        results.append((a, b, winner))
+    return matches, results
+
+
+def test_rate_pending_rates_in_the_order_matches_finished_and_twice_changes_nothing(
+    alice: Any, bob: Any, carol: Any, finish_friend: Callable[..., Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.ratings.conftest import ratings_one_at_a_time
+
+    matches, results = _unrated_round_robin([alice, bob, carol], 9, finish_friend, monkeypatch)
+    # Stored out of id order on purpose: the batch follows finished_at, not ids.
+    Match.objects.filter(pk=matches[0].pk).update(finished_at=timezone.now())
+    results = results[1:] + results[:1]
+    monkeypatch.setattr(services, "RATE_BATCH", 4)  # three transactions: the batches chain
+    assert services.matches_pending_ids(limit=100) == [m.pk for m in matches[1:]] + [matches[0].pk]
+    assert tasks.rate_pending.apply().get() == 18
+    expected = ratings_one_at_a_time(results)
+    assert {p.pk: rating_get(user=p).rating for p in (alice, bob, carol)} == expected
+    assert tasks.rate_pending.apply().get() == 0
+    assert RatingChange.objects.count() == 18 and services.matches_pending_ids() == []
+
+
+def test_two_racing_batches_rate_each_match_once(
+    alice: Any, bob: Any, carol: Any, finish_friend: Callable[..., Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.ratings.conftest import ratings_one_at_a_time
+
+    matches, results = _unrated_round_robin([alice, bob, carol], 6, finish_friend, monkeypatch)
+    ids = [m.pk for m in matches]
+    outcomes = _concurrently([lambda: len(services.matches_rate(match_ids=ids)),
+                              lambda: len(services.matches_rate(match_ids=list(reversed(ids))))])
+    assert sorted(outcomes) == [0, 12], outcomes
+    assert RatingChange.objects.count() == 12
+    assert {p.pk: rating_get(user=p).rating for p in (alice, bob, carol)} == ratings_one_at_a_time(results)
+
+
+def test_a_finish_enqueues_one_batch_per_second_of_finishes(
+    alice: Any, bob: Any, finish_friend: Callable[..., Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not eager (a real broker message would be sent): the receiver enqueues ``rate_pending`` for the
+    first finish and not for the next ones within the second; the cache failing falls back to the
+    match's own ``rate_match``."""
+    from config.celery import app
+    from ratings import receivers
+
+    sent: list[tuple[str, Any]] = []
+    app.conf.task_always_eager = False  # (the eager_tasks fixture puts it back)
+    monkeypatch.setattr(tasks.rate_pending, "apply_async", lambda **kw: sent.append(("pending", kw)))
+    monkeypatch.setattr(tasks.rate_match, "delay", lambda match_id: sent.append(("match", match_id)))
+    for match_id in (101, 102, 103):
+        receivers.enqueue_rating(sender=None, match_id=match_id, rated=True)
+    receivers.enqueue_rating(sender=None, match_id=104, rated=False)
+    assert sent == [("pending", {"countdown": tasks.COUNTDOWN_SECONDS})]
+
+    from django.core.cache import caches
+
+    def broken(*args: Any, **kwargs: Any) -> bool:
+        raise ConnectionError("cache down")
+
+    monkeypatch.setattr(caches["default"], "add", broken)  # (the instance: the proxy cannot undo it)
+    receivers.enqueue_rating(sender=None, match_id=105, rated=True)
+    assert sent[1:] == [("match", 105)]

@@ -6,6 +6,7 @@ broker never takes the message."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import time
@@ -17,14 +18,26 @@ from typing import Any
 import pytest
 
 from tests.conftest import ROOT, database_url_of
+from tests.ratings.conftest import ratings_one_at_a_time
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 BOUND_S = 120  # against a hung worker only; nothing here measures speed
+SUCCEEDED = re.compile(r"Task ratings\.rate_pending\[[-0-9a-f]+\] succeeded in [0-9.e-]+s: (\d+)")
+
+
+def rate_pending_results(log_path: Path, changes: int) -> list[int]:
+    """What each ``rate_pending`` run returned, as the worker logged them, once they add up to
+    ``changes`` (the log line follows the commit)."""
+    deadline = time.monotonic() + BOUND_S
+    while sum(results := [int(n) for n in SUCCEEDED.findall(log_path.read_text(errors="replace"))]) < changes:
+        assert time.monotonic() < deadline, results
+        time.sleep(0.2)
+    return results
 
 
 @pytest.fixture
 def worker_queue(tmp_path: Path) -> Iterator[str]:
-    """A worker subprocess consuming a fresh queue; ``ratings.rate_match`` is routed there meanwhile."""
+    """A worker subprocess consuming a fresh queue; the rating tasks are routed there meanwhile."""
     from django.db import connection
 
     from config.celery import app
@@ -45,7 +58,7 @@ def worker_queue(tmp_path: Path) -> Iterator[str]:
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
     )
     before_routes, before_eager = app.conf.task_routes, app.conf.task_always_eager
-    app.conf.task_routes = {"ratings.rate_match": {"queue": queue}}
+    app.conf.task_routes = {"ratings.rate_match": {"queue": queue}, "ratings.rate_pending": {"queue": queue}}
     # The routing table is prepared once and cached (AMQP._rtable): an earlier real send in this process
     # would keep the old table, and the message would go to the default queue that nobody here consumes.
     app.amqp.flush_routes()
@@ -83,5 +96,40 @@ def test_a_finished_match_is_rated_by_a_real_worker(
         assert time.monotonic() < deadline, "the worker did not rate the match"
         time.sleep(0.2)
     assert rating_get(user=bob).rating == 1520.0 and rating_get(user=alice).rating == 1480.0
-    log = (tmp_path / "worker.log").read_text(errors="replace")
-    assert "Task ratings.rate_match[" in log and "succeeded" in log and ": 2" in log
+    assert rate_pending_results(tmp_path / "worker.log", 2) == [2]
+
+
+def test_a_burst_of_finishes_is_rated_in_one_batch_in_the_order_they_finished(
+    alice: Any, bob: Any, carol: Any, finish_friend: Callable[..., Any], worker_queue: str, tmp_path: Path
+) -> None:
+    """30 matches between three players finishing within a second (their signals sent at once): one or
+    two ``rate_pending`` tasks rate all of them, and the ratings are exactly those of rating the matches
+    one at a time in the order they finished (Elo is path-dependent: another order, or a stale rating
+    read, gives other numbers)."""
+    from games.signals import match_finished
+    from ratings import receivers
+    from ratings.models import RatingChange
+    from ratings.selectors import rating_get
+
+    people = [alice, bob, carol]
+    pairs = [(people[i % 3], people[(i + 1) % 3]) for i in range(30)]
+    winners = [a if i % 4 != 1 else b for i, (a, b) in enumerate(pairs)]
+    match_finished.disconnect(dispatch_uid="ratings.enqueue_rating")  # all 30 finish first, unrated
+    try:
+        matches = [finish_friend(a, b, winner=w) for (a, b), w in zip(pairs, winners, strict=True)]
+    finally:
+        match_finished.connect(receivers.enqueue_rating, dispatch_uid="ratings.enqueue_rating")
+    assert [m.finished_at for m in matches] == sorted(m.finished_at for m in matches)
+
+    expected = ratings_one_at_a_time([(a, b, w) for (a, b), w in zip(pairs, winners, strict=True)])
+
+    for match in matches:  # what the 30 finishing commits would have sent
+        receivers.enqueue_rating(sender=None, match_id=match.pk, rated=True)
+    deadline = time.monotonic() + BOUND_S
+    while RatingChange.objects.count() < 60:
+        assert time.monotonic() < deadline, "the worker did not rate the 30 matches"
+        time.sleep(0.2)
+    for p in people:
+        assert rating_get(user=p).rating == expected[p.pk], p.username
+    results = rate_pending_results(tmp_path / "worker.log", 60)
+    assert sum(results) == 60 and 1 <= len(results) <= 2, results  # 2 if the sends straddled the 1 s key
