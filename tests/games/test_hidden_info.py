@@ -19,7 +19,7 @@ from tests.games.wsclient import choose
 # transaction=True: on_commit fires, so the replay cache is used as in production.
 pytestmark = pytest.mark.django_db(transaction=True)
 
-HANDS = 30
+HANDS = 15  # about 500 steps, each checked from both seats
 
 
 @pytest.mark.parametrize("preset", ["oklahoma"])
