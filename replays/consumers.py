@@ -9,6 +9,14 @@ view, ``ping`` gets ``pong``; anything else gets the protocol's error codes (``b
 ``not_an_object``, ``unknown_type``, ``frame_too_large``; ``rate_limited`` past the players' own
 per-connection limit, and a flood closes with 4429). Opening and closing a spectator socket
 updates the count the players see (``spectators`` message on their table's socket).
+
+The analysis' WebSocket (``ws/analysis/<id>/?token=...``, :class:`AnalysisConsumer`): the replay page's
+view of its computer analysis (docs/analysis.md). Same access as the replay (a finished match; its
+players, a public match, or the link's token), else an ``error`` then close (4404 no such match, 4409
+not finished, 4403 private). Then an ``analysis`` message (``replays.analyses.analysis_payload``), a
+new one at each progress report the run pushes (``analysis_<id>`` group), the result with the last.
+Read-only like the spectators': ``sync`` resends, ``ping`` gets ``pong``, the same error codes and
+limits.
 """
 
 from __future__ import annotations
@@ -17,6 +25,7 @@ import json
 import logging
 import time
 from typing import Any
+from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
@@ -24,7 +33,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from games import conf, ratelimit
 from games.selectors import match_get
 from games.services import group_name
-from replays import selectors, watch
+from replays import analyses, analysis_driver, selectors, watch
 from web.log_context import bind_socket
 
 log = logging.getLogger(__name__)
@@ -36,63 +45,29 @@ def _error(code: str, message: str) -> dict[str, Any]:
     return {"type": "error", "code": code, "message": message, "id": None}
 
 
-class WatchConsumer(AsyncWebsocketConsumer):
-    """One spectator's connection to one match."""
+class _ReadOnlySocket(AsyncWebsocketConsumer):
+    """A socket whose client only reads: frames are rate-limited (the players' per-connection limit,
+    ``games.ratelimit``) and parsed here; a JSON object goes to :meth:`on_message`."""
 
-    match_id: int
-    watching: bool = False
-    last_seq: int = -1
+    reading: bool = False
+    kinds: tuple[str, ...] = ("sync", "ping")
 
-    async def connect(self) -> None:
-        self.match_id = int(self.scope["url_route"]["kwargs"]["match_id"])
-        bind_socket(self.scope, self.match_id)  # this socket's log records: its request id and match
-        self.watching = False
-        await self.accept()
-        try:
-            await database_sync_to_async(self._check)()
-        except selectors.ReplayRefused as exc:
-            code = 4404 if exc.code == "no_such_match" else 4403
-            await self.send(text_data=json.dumps(_error("no_such_match" if code == 4404 else "not_public",
-                                                        exc.message)))
-            await self.close(code=code)
-            return
-        self.watching = True
-        self._limiter = ratelimit.MessageLimiter(time.monotonic())
-        await self.channel_layer.group_add(watch.watch_group(self.match_id), self.channel_name)
-        await self._count(1)
-        await self._send_view()
+    async def on_message(self, kind: str, message: dict[str, Any]) -> None:
+        raise NotImplementedError
 
-    def _check(self) -> None:
-        """:raises ReplayRefused: the match does not exist or is not public."""
-        match = match_get(match_id=self.match_id)
-        selectors.check_can_watch(match=match, user=self.scope.get("user"), token=None, live=True)
-
-    async def disconnect(self, code: int) -> None:
-        if self.watching:
-            self.watching = False
-            await self.channel_layer.group_discard(watch.watch_group(self.match_id), self.channel_name)
-            await self._count(-1)
-
-    async def _count(self, delta: int) -> None:
-        count = await database_sync_to_async(watch.spectators_add)(match_id=self.match_id, delta=delta)
-        message = {"type": "spectators.update", "count": count}
-        for group in (group_name(self.match_id), watch.watch_group(self.match_id)):
-            try:
-                await self.channel_layer.group_send(group, message)
-            except Exception as exc:  # a count that is not shown is not worth failing the socket
-                log.warning("match %s: spectator count not sent: %s", self.match_id, exc)
+    async def on_flood(self) -> None:
+        """The client flooded the socket (it is being closed with ``FLOOD_CLOSE_CODE``)."""
+        self.reading = False
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        if not self.watching:
+        if not self.reading:
             return
         verdict = self._limiter.admit(time.monotonic())
         if verdict != "ok":  # the players' limit (games.ratelimit): a flood is refused unread
             await self._send(_error("rate_limited", "too many messages; this one was ignored"))
             if verdict == "flood":
                 await self.close(code=ratelimit.FLOOD_CLOSE_CODE)
-                self.watching = False
-                await self.channel_layer.group_discard(watch.watch_group(self.match_id), self.channel_name)
-                await self._count(-1)
+                await self.on_flood()
             return
         if text_data is None or len(text_data) > conf.MAX_FRAME_BYTES:
             big = text_data is not None or len(bytes_data or b"") > conf.MAX_FRAME_BYTES
@@ -109,13 +84,73 @@ class WatchConsumer(AsyncWebsocketConsumer):
             await self._send(_error("not_an_object", "a message must be a JSON object"))
             return
         kind = message.get("type")
-        if kind not in TYPES:
-            await self._send(_error("unknown_type", "a spectator may send sync or ping"))
-        elif kind in ("action", "resign"):
-            await self._send(_error("not_seated", "spectators watch: they cannot play"))
+        if kind not in self.kinds:
+            await self._send(_error("unknown_type", "this socket takes sync or ping"))
         elif kind == "ping":
             msg_id = message.get("id")
             await self._send({"type": "pong", "id": msg_id if isinstance(msg_id, str) else None})
+        else:
+            await self.on_message(str(kind), message)
+
+    def start_reading(self) -> None:
+        self._limiter = ratelimit.MessageLimiter(time.monotonic())
+        self.reading = True
+
+    async def _send(self, payload: dict[str, Any]) -> None:
+        await self.send(text_data=json.dumps(payload))
+
+
+class WatchConsumer(_ReadOnlySocket):
+    """One spectator's connection to one match."""
+
+    match_id: int
+    last_seq: int = -1
+    kinds = TYPES
+
+    async def connect(self) -> None:
+        self.match_id = int(self.scope["url_route"]["kwargs"]["match_id"])
+        bind_socket(self.scope, self.match_id)  # this socket's log records: its request id and match
+        self.reading = False
+        await self.accept()
+        try:
+            await database_sync_to_async(self._check)()
+        except selectors.ReplayRefused as exc:
+            code = 4404 if exc.code == "no_such_match" else 4403
+            await self.send(text_data=json.dumps(_error("no_such_match" if code == 4404 else "not_public",
+                                                        exc.message)))
+            await self.close(code=code)
+            return
+        self.start_reading()
+        await self.channel_layer.group_add(watch.watch_group(self.match_id), self.channel_name)
+        await self._count(1)
+        await self._send_view()
+
+    def _check(self) -> None:
+        """:raises ReplayRefused: the match does not exist or is not public."""
+        match = match_get(match_id=self.match_id)
+        selectors.check_can_watch(match=match, user=self.scope.get("user"), token=None, live=True)
+
+    async def disconnect(self, code: int) -> None:
+        if self.reading:
+            await self.on_flood()
+
+    async def on_flood(self) -> None:
+        self.reading = False
+        await self.channel_layer.group_discard(watch.watch_group(self.match_id), self.channel_name)
+        await self._count(-1)
+
+    async def _count(self, delta: int) -> None:
+        count = await database_sync_to_async(watch.spectators_add)(match_id=self.match_id, delta=delta)
+        message = {"type": "spectators.update", "count": count}
+        for group in (group_name(self.match_id), watch.watch_group(self.match_id)):
+            try:
+                await self.channel_layer.group_send(group, message)
+            except Exception as exc:  # a count that is not shown is not worth failing the socket
+                log.warning("match %s: spectator count not sent: %s", self.match_id, exc)
+
+    async def on_message(self, kind: str, message: dict[str, Any]) -> None:
+        if kind in ("action", "resign"):
+            await self._send(_error("not_seated", "spectators watch: they cannot play"))
         else:
             self.last_seq = -1
             await self._send_view()
@@ -138,5 +173,61 @@ class WatchConsumer(AsyncWebsocketConsumer):
         match = match_get(match_id=self.match_id)
         return None if match is None else watch.watch_payload(match=match)
 
-    async def _send(self, payload: dict[str, Any]) -> None:
-        await self.send(text_data=json.dumps(payload))
+
+_REFUSED_CLOSE = {"no_such_match": 4404, "not_finished": 4409, "private": 4403}
+
+
+class AnalysisConsumer(_ReadOnlySocket):
+    """The replay page's socket for its match's computer analysis (module docstring)."""
+
+    match_id: int
+
+    async def connect(self) -> None:
+        self.match_id = int(self.scope["url_route"]["kwargs"]["match_id"])
+        bind_socket(self.scope, self.match_id)  # this socket's log records: its request id and match
+        self.reading = False
+        await self.accept()
+        try:
+            await database_sync_to_async(self._check)()
+        except selectors.ReplayRefused as exc:
+            await self._send(_error(exc.code, exc.message))
+            await self.close(code=_REFUSED_CLOSE[exc.code])
+            return
+        analysis_driver.socket_opened()
+        self.start_reading()
+        await self.channel_layer.group_add(analyses.analysis_group(self.match_id), self.channel_name)
+        await self._send_state()
+
+    def _check(self) -> None:
+        """:raises ReplayRefused: no such match, not finished, or private without the link's token."""
+        query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
+        token = (query.get("token") or [None])[0]
+        match = match_get(match_id=self.match_id)
+        selectors.check_can_watch(match=match, user=self.scope.get("user"), token=token)
+
+    async def disconnect(self, code: int) -> None:
+        if self.reading:
+            await self.on_flood()
+
+    async def on_flood(self) -> None:
+        self.reading = False
+        await self.channel_layer.group_discard(analyses.analysis_group(self.match_id), self.channel_name)
+
+    async def on_message(self, kind: str, message: dict[str, Any]) -> None:
+        await self._send_state()  # sync
+
+    async def analysis_progress(self, event: dict[str, Any]) -> None:
+        """A run's progress report (group message): the counts, or the whole analysis once done."""
+        if event.get("status") in ("done", "failed"):
+            await self._send_state()
+            return
+        await self._send({"type": "analysis", "status": event.get("status"), "done": event.get("done"),
+                          "total": event.get("total"), "error": "", "result": None})
+
+    async def _send_state(self) -> None:
+        payload = await database_sync_to_async(self._payload)()
+        await self._send(payload)
+
+    def _payload(self) -> dict[str, Any]:
+        match = match_get(match_id=self.match_id)
+        return analyses.analysis_payload(None if match is None else analyses.analysis_get(match=match))

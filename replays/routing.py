@@ -1,11 +1,13 @@
-"""WebSocket routes of the replays app: ``ws/watch/<id>/`` (spectators)."""
+"""WebSocket routes of the replays app: ``ws/watch/<id>/`` (spectators), ``ws/analysis/<id>/`` (the replay
+page's computer analysis)."""
 
 from __future__ import annotations
 
 from django.urls import URLPattern, path
 
-from replays.consumers import WatchConsumer
+from replays.consumers import AnalysisConsumer, WatchConsumer
 
 websocket_urlpatterns: list[URLPattern] = [
     path("ws/watch/<int:match_id>/", WatchConsumer.as_asgi(), name="watch_ws"),
+    path("ws/analysis/<int:match_id>/", AnalysisConsumer.as_asgi(), name="analysis_ws"),
 ]

@@ -13,5 +13,7 @@ urlpatterns: list[URLPattern] = [
     path("replay/<int:match_id>/", views.replay_page, name="replay"),
     path("replay/<int:match_id>.json", views.replay_json, name="replay_json"),
     path("replay/<int:match_id>/visibility/", views.replay_visibility, name="visibility"),
+    path("replay/<int:match_id>/analyse/", views.replay_analyse, name="analyse"),
+    path("replay/<int:match_id>/analysis.json", views.replay_analysis_json, name="analysis_json"),
     path("watch/<int:match_id>/", views.watch_page, name="watch"),
 ]

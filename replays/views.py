@@ -4,6 +4,9 @@
 - ``/replay/<id>.json``: its replay file (docs/replay-format.md); ``?download=1`` as an attachment.
 - ``/replay/open/``: open a replay file from disk; it is verified here and shown in the same viewer.
 - ``/replay/<id>/visibility/`` (POST, owner): make the replay public or private.
+- ``/replay/<id>/analyse/`` (POST, same access as the page): ask for the match's computer analysis
+  (docs/analysis.md); JSON with ``Accept: application/json``, else back to the page.
+- ``/replay/<id>/analysis.json``: the stored analysis (same access; ``not_analysed`` 404 when none).
 - ``/watch/<id>/``: watch a public match live (third-party view, ``replays.consumers``); a finished
   match redirects to its replay.
 
@@ -27,7 +30,7 @@ from engine.replay_format import ReplayVerificationError, verify_text
 from games.forms import bot_level_choices
 from games.models import Match, MatchStatus
 from games.selectors import match_get
-from replays import selectors, services, watch
+from replays import analyses, selectors, services, watch
 
 MAX_FILE_BYTES = 4 * 1024 * 1024
 """Largest replay file the open page reads (a 500-point match is well under 1 MB)."""
@@ -116,9 +119,14 @@ def replay_page(request: HttpRequest, match_id: int) -> HttpResponse:
     json_url = reverse("replays:replay_json", args=[match.pk])
     if token and access is not None and token == access.token:
         json_url += f"?token={access.token}"
+    analysis_query = f"?token={token}" if token and access is not None and token == access.token else ""
     extra = {
         "match": match,
         "json_url": json_url,
+        "analysis": analyses.analysis_payload(analyses.analysis_get(match=match)),
+        "analyse_url": reverse("replays:analyse", args=[match.pk]),
+        "analysis_ws": f"/ws/analysis/{match.pk}/{analysis_query}",
+        "token": token if analysis_query else "",
         "share_url": request.build_absolute_uri(reverse("replays:replay", args=[match.pk]))
         + f"?token={access.token}" if seated and access is not None else None,
         "is_owner": request.user.is_authenticated and match.player0_id == request.user.pk,
@@ -135,7 +143,7 @@ def replay_json(request: HttpRequest, match_id: int) -> HttpResponse:
         match = _load(request, match_id)
         record = selectors.match_record(match=match)
     except selectors.ReplayRefused as exc:
-        return JsonResponse({"error": exc.code, "message": _refusal_text(exc.code)}, status=_STATUS[exc.code])
+        return _refused_json(exc)
     except selectors.ReplayFailed as exc:
         body = {"error": "failed_verification", "event": exc.event, "message": str(exc)}
         return JsonResponse(body, status=422)
@@ -143,6 +151,53 @@ def replay_json(request: HttpRequest, match_id: int) -> HttpResponse:
     if request.GET.get("download"):
         response["Content-Disposition"] = f'attachment; filename="gin-rummy-match-{match.pk}.json"'
     return response
+
+
+def _wants_json(request: HttpRequest) -> bool:
+    return "application/json" in request.headers.get("Accept", "")
+
+
+def _refused_json(exc: selectors.ReplayRefused) -> JsonResponse:
+    return JsonResponse({"error": exc.code, "message": _refusal_text(exc.code)}, status=_STATUS[exc.code])
+
+
+@require_POST
+def replay_analyse(request: HttpRequest, match_id: int) -> HttpResponse:
+    """Ask for the computer analysis of a finished match (whoever may watch its replay; a private one
+    with the link's ``token`` field). Asking again changes nothing: the analysis is stored once.
+
+    JSON (``Accept: application/json``): 202 ``replays.analyses.analysis_payload`` (without the result)
+    while it is queued or running, 200 once done; refusals ``{"error", "message"}`` 404/403/409.
+    Otherwise a redirect to the replay page (a refusal is its page)."""
+    token = request.POST.get("token") or None
+    match = match_get(match_id=match_id)
+    try:
+        selectors.check_can_watch(match=match, user=request.user, token=token)
+    except selectors.ReplayRefused as exc:
+        return _refused_json(exc) if _wants_json(request) else _refused(request, exc, match_id)
+    assert match is not None
+    analysis, _started = analyses.analysis_request(match=match, user=request.user)
+    analysis.refresh_from_db()  # an in-process run without a page open has already run
+    if _wants_json(request):
+        payload = analyses.analysis_payload(analysis, result=False)
+        return JsonResponse(payload, status=200 if analysis.status == "done" else 202)
+    url = reverse("replays:replay", args=[match.pk]) + (f"?token={token}" if token else "")
+    return redirect(url + "#analysis")
+
+
+@require_GET
+def replay_analysis_json(request: HttpRequest, match_id: int) -> HttpResponse:
+    """The match's computer analysis (same access as the replay): ``analysis_payload`` with the result
+    once done; 404 ``not_analysed`` when nobody asked for it."""
+    try:
+        match = _load(request, match_id)
+    except selectors.ReplayRefused as exc:
+        return _refused_json(exc)
+    analysis = analyses.analysis_get(match=match)
+    if analysis is None:
+        return JsonResponse({"error": "not_analysed", "message": _("This match has not been analysed yet.")},
+                            status=404)
+    return JsonResponse(analyses.analysis_payload(analysis), json_dumps_params={"ensure_ascii": False})
 
 
 @require_http_methods(["GET", "POST"])

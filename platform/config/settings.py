@@ -13,6 +13,7 @@ default on in the embedded profile, off when ``DATABASE_URL`` is set), ``ALLOWED
 ``CSRF_TRUSTED_ORIGINS`` (comma-separated), ``CELERY_BROKER_URL`` / ``CELERY_RESULT_BACKEND`` (override
 the derived ones), ``CELERY_TASK_ALWAYS_EAGER`` (``1`` runs tasks in the calling process),
 ``GAMES_BOT_DELAY`` (``low,high`` seconds) and ``GAMES_HAND_PAUSE`` (seconds) for live-play timings,
+``REPLAYS_ANALYSIS_WORLDS`` (worlds per decision of the computer analysis; fewer is faster and noisier),
 ``CACHE_KEY_PREFIX`` (default ``gin``: keys of the Redis cache; tests give each live server its own).
 """
 
@@ -290,6 +291,9 @@ GAMES_ECHO_WS = env_bool("GAMES_ECHO_WS", default=False)
 # Tournaments start this many seconds before their start time (a test setting; default 0).
 if os.environ.get("TOURNAMENTS_START_EARLY_SECONDS"):
     TOURNAMENTS_START_EARLY_SECONDS = float(os.environ["TOURNAMENTS_START_EARLY_SECONDS"])
+# Worlds the computer analysis samples per decision (replays.analyses; default: engine.analysis.Settings).
+if os.environ.get("REPLAYS_ANALYSIS_WORLDS"):
+    REPLAYS_ANALYSIS_WORLDS = int(os.environ["REPLAYS_ANALYSIS_WORLDS"])
 # Database threads (and connections) per process for the sockets' work (games/db.py; default there).
 if os.environ.get("GAMES_DB_THREADS"):
     GAMES_DB_THREADS = int(os.environ["GAMES_DB_THREADS"])

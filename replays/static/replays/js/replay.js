@@ -7,9 +7,10 @@ import { $, badge, el, setText, show } from "../../games/js/dom.js";
 import { ShuffleChecks } from "../../games/js/fairness.js";
 import { renderLimitCard } from "../../games/js/felt_view.js";
 import { renderHand } from "../../games/js/hand_view.js";
-import { has, t } from "../../games/js/i18n.js";
+import { has, t, tn } from "../../games/js/i18n.js";
 import { renderHandResult, renderMatchEnd } from "../../games/js/result_view.js";
 import { actionText, headline, playerName } from "../../games/js/text.js";
+import { AnalysisView, markElement } from "./analysis_view.js";
 
 const root = $("replay-app");
 const data = JSON.parse($("replay-data").textContent);
@@ -24,6 +25,8 @@ const checks = new ShuffleChecks(() => render());
 const frames = (h = pos.hand) => hands[h].frames;
 const lastStep = (h = pos.hand) => frames(h).length - 1;
 const name = (seat) => playerName(match.players[seat]);
+// The computer analysis (stored matches only): its marks join the move list and each step.
+const analysis = new AnalysisView({ onChange: () => render(), name });
 
 /** The hand as the result modules expect it (games/selectors.py `last_hand`). */
 function lastHand(h) {
@@ -170,7 +173,7 @@ function renderSide() {
     setText(`score-name-${seat}`, name(seat));
     setText(`score-${seat}`, String(scores[seat]));
   });
-  setText("target", t("target_n", { n: match.target }));
+  setText("target", tn("target_n", match.target, { n: match.target }));
   setText("rules-name", has("preset_" + match.preset) ? t("preset_" + match.preset) : match.preset);
   setText("hand-number", t("hand_n", { n: h.number }));
   const limit = h.knock_limit === 0 ? t("knock_limit_gin") : t("knock_limit_n", { n: h.knock_limit });
@@ -199,6 +202,8 @@ function renderSide() {
     }
     b.addEventListener("click", () => go(pos.hand, k));
     li.append(b);
+    const mark = markElement(analysis.decision(hands[pos.hand].number, k));
+    if (mark) li.append(" ", mark);
     return li;
   }));
   const current = moves.querySelector("li.current");
@@ -239,6 +244,7 @@ function render() {
   renderStatus(frame);
   renderSide();
   renderReveal();
+  analysis.renderStep(hands[pos.hand].number, pos.step, frame.seat === null ? "" : name(frame.seat));
 }
 
 // ---- wiring -------------------------------------------------------------------------------------

@@ -5,7 +5,7 @@
 import { cardBack, cardFace } from "../../games/js/cards.js";
 import { $, badge, el, setText, show } from "../../games/js/dom.js";
 import { renderPiles } from "../../games/js/felt_view.js";
-import { has, t } from "../../games/js/i18n.js";
+import { has, t, tn } from "../../games/js/i18n.js";
 import { renderHandResult } from "../../games/js/result_view.js";
 import { MatchSocket } from "../../games/js/socket.js";
 import { actionText, headline, playerName } from "../../games/js/text.js";
@@ -65,7 +65,7 @@ function render() {
     setText(`score-name-${seat}`, name(seat));
     setText(`score-${seat}`, String(m.scores[seat]));
   });
-  setText("target", t("target_n", { n: m.target }));
+  setText("target", tn("target_n", m.target, { n: m.target }));
   setText("rules-name", has("preset_" + m.preset) ? t("preset_" + m.preset) : m.preset);
   setText("hand-number", h ? t("hand_n", { n: h.number }) : "");
   setText("spectators", t("spectators_n", { n: m.spectators }));

@@ -1,0 +1,74 @@
+"""The analysis through a real Celery worker process (not eager, not in-process): asking for it
+enqueues ``replays.analyse_match`` after the commit, a ``celery -A config worker`` subprocess on the
+test database computes it, and a re-delivered task computes nothing. The worker fixture is the ratings
+one (its own queue), with this task routed there too."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.urls import reverse
+
+from tests.ratings.test_real_worker import BOUND_S, worker_queue  # noqa: F401  (fixture)
+from tests.replays.test_analysis import WORLDS, short_finished
+
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def few_worlds_env(monkeypatch: pytest.MonkeyPatch, settings: Any) -> None:
+    """The worker (which copies this environment) and this process analyse with few worlds."""
+    monkeypatch.setenv("REPLAYS_ANALYSIS_WORLDS", str(WORLDS))
+    settings.REPLAYS_ANALYSIS_WORLDS = WORLDS
+
+
+@pytest.fixture
+def analysis_queue(few_worlds_env: None, worker_queue: str, settings: Any) -> Iterator[str]:  # noqa: F811
+    from config.celery import app
+
+    app.conf.task_routes = {**(app.conf.task_routes or {}), "replays.analyse_match": {"queue": worker_queue}}
+    app.amqp.flush_routes()
+    app.amqp.router = app.amqp.Router()
+    settings.GAMES_SERVER_MOVES_IN_PROCESS = False  # the Celery driver
+    yield worker_queue
+
+
+def wait_for(predicate: Any, what: str) -> None:
+    deadline = time.monotonic() + BOUND_S
+    while not predicate():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.2)
+
+
+def test_a_real_worker_analyses_once(
+    house_bots: Any, seeded_decks: Any, alice: Any, client: Any, analysis_queue: str, tmp_path: Path
+) -> None:
+    from engine import analysis as engine_analysis
+    from replays import analyses, selectors
+    from replays.models import AnalysisStatus, MatchAnalysis
+    from replays.tasks import analyse_match
+
+    match = short_finished(alice)
+    client.force_login(alice)
+    answer = client.post(reverse("replays:analyse", args=[match.pk]), HTTP_ACCEPT="application/json")
+    assert answer.status_code == 202 and answer.json()["status"] in ("queued", "running")
+    row = MatchAnalysis.objects.get(match=match)
+    wait_for(lambda: MatchAnalysis.objects.get(pk=row.pk).status == AnalysisStatus.DONE, "not analysed")
+    row.refresh_from_db()
+    expected = engine_analysis.analyse(selectors.match_record(match=match), analyses.engine_settings())
+    assert row.result == expected and row.done == row.total == len(expected["decisions"])
+    # the same message delivered again: the worker finds it done and computes nothing
+    analyse_match.apply_async(kwargs={"analysis_id": row.pk})
+    log = tmp_path / "worker.log"
+
+    def runs() -> list[str]:
+        return [line for line in log.read_text(errors="replace").splitlines()
+                if "Task replays.analyse_match[" in line and " succeeded " in line]
+
+    wait_for(lambda: len(runs()) >= 2, "the second task did not run")
+    assert [line.rsplit(": ", 1)[1] for line in runs()] == ["True", "False"]
+    assert MatchAnalysis.objects.get(pk=row.pk).finished_at == row.finished_at
