@@ -2,9 +2,9 @@
 
 A deck is a ``list[Card]`` of the 52 cards in dealing order (see ``docs/engine.md``, "Dealing
 convention"). Live play shuffles with :func:`shuffled_deck` (``secrets.SystemRandom``, rules.md "One
-hand", point 1); tests and simulations use :func:`seeded_deck`. The whole order is recorded so a hand
-can be rebuilt exactly; :func:`deck_commitment` lets the platform publish a hash of the order before
-play and reveal ``salt`` and order afterwards.
+hand", point 1); tests and simulations use :func:`seeded_deck` (a simulation's seeds derived by
+:func:`sub_seed`). The whole order is recorded so a hand can be rebuilt exactly; :func:`deck_commitment`
+lets the platform publish a hash of the order before play and reveal ``salt`` and order afterwards.
 
 Commitment format (fixed; verifiers depend on it): the SHA-256 hex digest of the UTF-8 string
 ``"<salt>:" + " ".join(card names in deck order)``, e.g. ``"ab12:7h As ... Kc"``.
@@ -42,6 +42,23 @@ def seeded_deck(seed: int) -> list[Card]:
     if type(seed) is not int:
         raise TypeError(f"seed must be an int, got {type(seed).__name__}")
     return shuffled_deck(random.Random(seed))
+
+
+def sub_seed(seed: int, *path: int | str) -> int:
+    """A seed in ``0 .. 2**63 - 1`` derived from ``seed`` and ``path`` (the first 8 bytes of the
+    SHA-256 of ``"<seed>/<part>/<part>..."``): independent, named streams of one seeded simulation
+    (a tournament's matches, a match's deals and its bots' choices), the same on every run, process and
+    platform (no ``hash()``: string hashing is randomized per process).
+
+    :raises TypeError: ``seed`` is not an ``int``, or a part of ``path`` is neither ``int`` nor ``str``.
+    """
+    if type(seed) is not int:
+        raise TypeError(f"seed must be an int, got {type(seed).__name__}")
+    for part in path:
+        if type(part) not in (int, str):
+            raise TypeError(f"seed path parts must be int or str, got {type(part).__name__}")
+    text = "/".join(str(part) for part in (seed, *path))
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> 1
 
 
 def new_salt() -> str:

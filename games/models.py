@@ -56,6 +56,10 @@ class Match(models.Model):
     - ``server_move_at``: when the server's next move is due (a bot's move after its pause, or the
       automatic move at ``turn_deadline``); null when none is pending (a person to act without a timer,
       or the match not active). The on-commit task and the beat sweep of ``games.tasks`` read it.
+    - ``simulation_seed``: null for every real match (secure shuffles, ``secrets``). Set only by a
+      simulation (``manage.py tournament_simulate``, through ``services.match_create_seated``): the
+      match's first dealer, cut, every deal and its bots' choices then come from this seed, so a
+      simulated tournament can be replayed exactly (``services`` "Seeded matches").
     """
 
     rules = models.JSONField(_("rules"))
@@ -94,6 +98,7 @@ class Match(models.Model):
         "self", on_delete=models.PROTECT, null=True, blank=True, related_name="rematch",
         verbose_name=_("rematch of"),
     )
+    simulation_seed = models.BigIntegerField(_("simulation seed"), null=True, blank=True, editable=False)
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     started_at = models.DateTimeField(_("started"), null=True, blank=True)
     finished_at = models.DateTimeField(_("finished"), null=True, blank=True)

@@ -4,6 +4,13 @@ Every write locks the match row, rebuilds the engine state from the event log (`
 validates through the engine, appends the new events with the next seqs AND updates the match in one
 transaction, and only after commit tells the ``match_<id>`` group (Zulip's events-after-commit). A write
 that fails raises :class:`GameError` and changes nothing. Protocol: docs/protocol.md.
+
+Seeded matches: every real match draws its first dealer, its cut and its decks from ``secrets``. A
+simulation (``manage.py tournament_simulate``) passes ``simulation_seed`` to
+:func:`match_create_seated` instead; it is stored on the match (``Match.simulation_seed``), and that
+match's first dealer, cut, every deal (hand ``n`` from ``engine.deck.sub_seed(seed, "deal", n)``) and
+its bots' choices (``sub_seed(seed, "bot", seq)``) are then functions of the seed alone, never of row
+ids or the order matches are played in. The deal's commitment salt stays secret-random either way.
 """
 
 from __future__ import annotations
@@ -28,7 +35,7 @@ from accounts.models import User
 from accounts.selectors import house_bot_get
 from engine.actions import Action, ActionKind
 from engine.cards import Card, card_value
-from engine.deck import deck_commitment, new_salt, shuffled_deck
+from engine.deck import deck_commitment, new_salt, seeded_deck, shuffled_deck, sub_seed
 from engine.errors import EngineError, IllegalActionError
 from engine.events import DealEvent, Event, to_json
 from engine.match import cut_for_deal
@@ -81,6 +88,18 @@ def new_deck() -> list[Card]:
     return shuffled_deck()
 
 
+MAX_SIMULATION_SEED = 2**63 - 1
+"""Largest ``simulation_seed`` (a signed 64-bit column)."""
+
+
+def _random_seat(seed: int | None) -> int:
+    """Seat 0 or 1 at random: a secure draw for a real match (``seed`` None), else one drawn from the
+    simulation seed (module docstring, "Seeded matches")."""
+    if seed is None:
+        return secrets.randbelow(2)
+    return random.Random(sub_seed(seed, "first-dealer")).randrange(2)
+
+
 # --------------------------------------------------------------------------------------------- create
 
 
@@ -98,8 +117,9 @@ def _start(match: Match, *, first_dealer: int) -> LiveMatch:
     deal instead (``engine.match.cut_for_deal``, a secure shuffle per round) and the cut is stored
     first, so the log shows why that seat deals."""
     cut = None
+    seed = match.simulation_seed
     if RuleSet.from_dict(match.rules).first_dealer == "cut":
-        cut, first_dealer = cut_for_deal()
+        cut, first_dealer = cut_for_deal(None if seed is None else random.Random(sub_seed(seed, "cut")))
     match.first_dealer = first_dealer
     match.status = MatchStatus.ACTIVE
     match.started_at = timezone.now()
@@ -107,7 +127,7 @@ def _start(match: Match, *, first_dealer: int) -> LiveMatch:
     match.timeout_strikes = [0, 0]
     live = load(match).clone()
     first: list[tuple[Event, dict[str, Any]]] = [] if cut is None else [(live.state.cut(cut), {})]
-    _store(match, live, [*first, _deal(live)])
+    _store(match, live, [*first, _deal(live, seed)])
     _refresh(match, live, dealt=True)
     transaction.on_commit(lambda: cache_put(match.pk, match.last_seq, live))
     return live
@@ -213,7 +233,7 @@ def _check_turn_timer(turn_timer: int | None) -> None:
 @transaction.atomic
 def match_create_seated(
     *, player0: User, player1: User, rules_preset: str = "classic", target: int = 100,
-    turn_timer: int | None = None, rated: bool = False,
+    turn_timer: int | None = None, rated: bool = False, simulation_seed: int | None = None,
 ) -> Match:
     """Create and start a match between any two different users: two people, a person and a house bot
     (either seat), or two house bots (tournaments seat their pairings with this).
@@ -227,7 +247,11 @@ def match_create_seated(
         :data:`RATED_TURN_TIMER`).
     :param rated: the result moves Elo (docs/ratings.md); ignored (not rated) when a seat is a guest or
         both are bots.
-    :raises GameError: ``bad_field`` (same user twice, preset, target, timer), ``not_authenticated``
+    :param simulation_seed: only for simulations (``manage.py tournament_simulate``), never for a
+        match people play: an int ``0 .. 2**63 - 1`` from which the first dealer, the cut, every deal
+        and the bots' choices are drawn (module docstring, "Seeded matches"); None (the default): secure
+        randomness.
+    :raises GameError: ``bad_field`` (same user twice, preset, target, timer, seed), ``not_authenticated``
         (an anonymous or inactive user).
     """
     players = (player0, player1)
@@ -240,6 +264,10 @@ def match_create_seated(
         raise GameError("bad_field", "a match needs two different players")
     rules = _rules(rules_preset, target)
     _check_turn_timer(turn_timer)
+    if simulation_seed is not None and (
+        type(simulation_seed) is not int or not 0 <= simulation_seed <= MAX_SIMULATION_SEED
+    ):
+        raise GameError("bad_field", f"simulation seed must be an int 0..2**63-1, got {simulation_seed!r}")
     bot_seats = [seat for seat, user in enumerate(players) if user.is_bot]
     rated = bool(rated) and len(bot_seats) < 2 and not any(user.is_guest for user in players)
     if rated and turn_timer is None:
@@ -248,9 +276,9 @@ def match_create_seated(
         rules=rules.to_dict(), preset=rules_preset, player0=player0, player1=player1,
         bot_level=players[bot_seats[0]].bot_level if len(bot_seats) == 1 else None, bot_seats=bot_seats,
         status=MatchStatus.ACTIVE, turn_timer_seconds=turn_timer, scores=[0, 0], timeout_strikes=[0, 0],
-        rated=rated,
+        rated=rated, simulation_seed=simulation_seed,
     )
-    first = bot_seats[0] if rules.first_dealer == "computer" and bot_seats else secrets.randbelow(2)
+    first = bot_seats[0] if rules.first_dealer == "computer" and bot_seats else _random_seat(simulation_seed)
     _start(match, first_dealer=first)
     match.save()
     return match
@@ -258,7 +286,7 @@ def match_create_seated(
 
 def match_create_bot_vs_bot(
     *, bot0: User, bot1: User, rules_preset: str = "classic", target: int = 100,
-    turn_timer: int | None = None,
+    turn_timer: int | None = None, simulation_seed: int | None = None,
 ) -> Match:
     """Create and start a match between two house-bot accounts (``bot0`` at seat 0): the server plays
     it out at engine speed right after the commit, without any socket, every action stored in the event
@@ -266,12 +294,13 @@ def match_create_bot_vs_bot(
     The returned match is active; it is ``finished`` once played out (wait for ``status``, or listen to
     the ``match_<id>`` group). Being both bots, it is never meant to be rated.
 
-    :raises GameError: ``bad_field`` (not two different house bots, preset, target, timer).
+    :param simulation_seed: see :func:`match_create_seated` (simulations only).
+    :raises GameError: ``bad_field`` (not two different house bots, preset, target, timer, seed).
     """
     if not (getattr(bot0, "is_bot", False) and getattr(bot1, "is_bot", False)):
         raise GameError("bad_field", "both players of a bot-vs-bot match must be house bots")
     return match_create_seated(player0=bot0, player1=bot1, rules_preset=rules_preset, target=target,
-                               turn_timer=turn_timer)
+                               turn_timer=turn_timer, simulation_seed=simulation_seed)
 
 
 def table_join(*, user: User, token: str) -> Match:
@@ -334,7 +363,7 @@ def match_apply_action(
         if client_seq != match.last_seq:
             when = "stale" if client_seq < match.last_seq else "ahead of the match"
             raise GameError("stale_seq", f"seq {client_seq} is {when}: the match is at seq {match.last_seq}")
-        return _play(live, action, seat)
+        return _play(live, action, seat, match.simulation_seed)
 
     return _write(match_id=match_id, user=user, msg_id=msg_id, kind="action", body=play)
 
@@ -477,8 +506,9 @@ def _check_active(match: Match) -> None:
         raise GameError("match_over", "the match is over")
 
 
-def _play(live: LiveMatch, action: Action, seat: int) -> list[tuple[Event, dict[str, Any]]]:
-    """Apply ``action`` for ``seat``, then deal the next hand if one ended and the match goes on."""
+def _play(live: LiveMatch, action: Action, seat: int, seed: int | None) -> list[tuple[Event, dict[str, Any]]]:
+    """Apply ``action`` for ``seat``, then deal the next hand if one ended and the match goes on
+    (``seed``: the match's ``simulation_seed``, see :func:`_deal`)."""
     try:
         events: list[tuple[Event, dict[str, Any]]] = [(e, {}) for e in live.state.apply(action, seat)]
     except IllegalActionError as exc:
@@ -486,17 +516,24 @@ def _play(live: LiveMatch, action: Action, seat: int) -> list[tuple[Event, dict[
     except EngineError as exc:
         raise GameError("illegal_action", str(exc)) from None
     if live.state.awaiting_deal:
-        events.append(_deal(live))
+        events.append(_deal(live, seed))
     return events
 
 
-def _deal(live: LiveMatch) -> tuple[Event, dict[str, Any]]:
+def _deal(live: LiveMatch, seed: int | None) -> tuple[Event, dict[str, Any]]:
     """Deal the next hand from a fresh secure shuffle, with its salt and commitment; under rules that
     take the knock limit from a second deck, also turn that deck's card (recorded in the deal event,
-    public at once, so it needs no commitment)."""
-    deck = new_deck()
+    public at once, so it needs no commitment). A simulated match (``seed``, its ``simulation_seed``)
+    deals hand ``n`` from ``sub_seed(seed, "deal", n)`` (and its limit card from ``"limit"``)."""
+    second = live.state.rules.knock_limit_from_second_deck
+    if seed is None:
+        deck = new_deck()
+        limit_card = new_deck()[0] if second else None
+    else:
+        hand = live.state.hand_number + 1
+        deck = seeded_deck(sub_seed(seed, "deal", hand))
+        limit_card = seeded_deck(sub_seed(seed, "limit", hand))[0] if second else None
     salt = new_salt()
-    limit_card = new_deck()[0] if live.state.rules.knock_limit_from_second_deck else None
     event = live.deal(deck, limit_card)
     return event, {"salt": salt, "commitment": deck_commitment(deck, salt)}
 
@@ -699,8 +736,11 @@ def _play_bot_turn(match_id: int, expected_seq: int | None) -> int | None:
             return None
         level = _bot_level(match, seat)
         view = live.state.view(seat)
-        action = choose_bot_action(level, view, seed=match.pk * 100_003 + match.last_seq)
-        events = _play(live, action, seat)
+        seed = match.simulation_seed
+        bot_seed = (match.pk * 100_003 + match.last_seq if seed is None
+                    else sub_seed(seed, "bot", match.last_seq))
+        action = choose_bot_action(level, view, seed=bot_seed)
+        events = _play(live, action, seat, seed)
         before = match.last_seq
         _store(match, live, events, seat=seat)
         _refresh(match, live, dealt=any(isinstance(e, DealEvent) for e, _ in events))
@@ -797,7 +837,7 @@ def _expire_turn(match_id: int, expected_seq: int | None) -> int | None:
             _store(match, live, [(e, {}) for e in live.state.resign(seat)], seat=seat, auto=True)
         else:
             for action in safe_moves(live, seat):
-                events = _play(live, action, seat)
+                events = _play(live, action, seat, match.simulation_seed)
                 dealt = dealt or any(isinstance(e, DealEvent) for e, _ in events)
                 _store(match, live, events, seat=seat, auto=True)
                 if live.state.current_player != seat:

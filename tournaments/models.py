@@ -111,7 +111,9 @@ class TournamentStatus(models.TextChoices):
 class Tournament(models.Model):
     """One event. Settings are copied from the schedule at creation (editing a schedule changes only
     tournaments created afterwards). ``rounds`` is fixed at the start (null before); ``current_round``
-    is 0 before round 1."""
+    is 0 before round 1. ``simulation_seed`` is null for every real tournament; ``manage.py
+    tournament_simulate`` sets it, and each of its matches is then seeded from it (round, board) so
+    the whole tournament is reproducible (``games.services`` "Seeded matches")."""
 
     schedule = models.ForeignKey(TournamentSchedule, on_delete=models.PROTECT, related_name="tournaments",
                                  null=True, blank=True)
@@ -134,6 +136,7 @@ class Tournament(models.Model):
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     started_at = models.DateTimeField(_("started"), null=True, blank=True)
     finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
+    simulation_seed = models.BigIntegerField(_("simulation seed"), null=True, blank=True, editable=False)
 
     class Meta:
         ordering = ("starts_at", "id")

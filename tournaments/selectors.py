@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -92,6 +93,15 @@ def results_of(tournament: Tournament) -> list[tiebreaks.Result]:
     return out
 
 
+def pairing_numbers(registrations: Iterable[Registration], ratings: Mapping[str, float]) -> dict[str, int]:
+    """Each player's pairing number (``swiss.Player.number``: 1 = first of the starting rank), keyed by
+    user id as text: ``ratings`` (at the start) descending, then username. It orders players equal on
+    score and rating in the pairing and exact ties in the standings by name, never by row id, so a
+    seeded simulation pairs alike on every database (house bots of one level share their rating)."""
+    order = sorted(registrations, key=lambda r: (-ratings[str(r.user_id)], r.user.username))
+    return {str(r.user_id): number for number, r in enumerate(order, start=1)}
+
+
 @dataclass(frozen=True)
 class StandingRow:
     """A line of the standings with its registration (user, withdrawn) and, for a person, the sum of
@@ -107,7 +117,8 @@ def standings_of(tournament: Tournament) -> list[StandingRow]:
     registrations = {str(r.user_id): r for r in tournament.registrations.select_related("user")}
     ratings = {uid: (r.rating if r.rating is not None else rating_of(r.user))
                for uid, r in registrations.items()}
-    lines = tiebreaks.standings(ratings, results_of(tournament))
+    numbers = pairing_numbers(registrations.values(), ratings)
+    lines = tiebreaks.standings(ratings, results_of(tournament), numbers)
     changes = dict(
         RatingChange.objects.filter(match__tournament_pairing__round__tournament=tournament)
         .values("player_id").annotate(total=Sum("delta")).values_list("player_id", "total")
@@ -136,9 +147,12 @@ def swiss_field(tournament: Tournament) -> list[swiss.Player]:
             score[pairing.player0_id] += pairing.points[0]
             if pairing.player1_id is not None:
                 score[pairing.player1_id] += pairing.points[1]
+    ratings = {str(r.user_id): r.rating or DEFAULT_RATING for r in registrations}
+    numbers = pairing_numbers(registrations, ratings)
     return [
-        swiss.Player(id=str(r.user_id), score=score[r.user_id], rating=r.rating or DEFAULT_RATING,
-                     opponents=frozenset(met[r.user_id]), had_bye=r.user_id in byes, withdrawn=r.withdrawn)
+        swiss.Player(id=str(r.user_id), score=score[r.user_id], rating=ratings[str(r.user_id)],
+                     opponents=frozenset(met[r.user_id]), had_bye=r.user_id in byes, withdrawn=r.withdrawn,
+                     number=numbers[str(r.user_id)])
         for r in registrations
     ]
 

@@ -241,14 +241,19 @@ def tournament_start(*, tournament_id: int, now: datetime | None = None, bots_on
 # --------------------------------------------------------------------------------------------- rounds
 
 
-def _create_match(tournament: Tournament, player0: User, player1: User) -> Match:
+def _create_match(tournament: Tournament, number: int, board: int, player0: User, player1: User) -> Match:
     """A tournament match through the games app, with the schedule's turn timer; rated unless both
-    seats are house bots (the ratings path rates it when it finishes)."""
+    seats are house bots (the ratings path rates it when it finishes). A simulated tournament's match
+    (``tournament.simulation_seed``) is seeded by ``sub_seed(simulation_seed, "match", number, board)``
+    (round ``number``, ``board``): never by ids, so every database plays the same tournament."""
+    from engine.deck import sub_seed
     from games.services import match_create_seated  # server-driven moves (issue 11, first part)
 
+    seed = tournament.simulation_seed
     match = match_create_seated(
         player0=player0, player1=player1, rules_preset=tournament.rules_preset,
         target=tournament.match_target, turn_timer=tournament.turn_timer_seconds,
+        simulation_seed=None if seed is None else sub_seed(seed, "match", number, board),
     )
     rated = not (player0.is_bot and player1.is_bot)
     if match.rated != rated:
@@ -279,7 +284,7 @@ def round_pair(*, tournament_id: int, number: int) -> bool:
         if p0.is_bot and not p1.is_bot:
             p0, p1 = p1, p0  # the person at seat 0, the bot at seat 1, as at a bot table
         boards.append(Pairing(round=round_, board=board, player0=p0, player1=p1,
-                              match=_create_match(tournament, p0, p1)))
+                              match=_create_match(tournament, number, board, p0, p1)))
     if pairing.bye is not None:
         boards.append(Pairing(round=round_, board=len(pairing.pairs) + 1, player0=users[int(pairing.bye)],
                               points=[1, 0], hand_points=[0, 0]))

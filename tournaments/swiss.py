@@ -1,6 +1,7 @@
 """Swiss pairing of one round, framework-free (no Django): the tournament runner's core.
 
-Input: the field's players (:class:`Player`: id, score, rating, past opponents, bye taken, withdrawn).
+Input: the field's players (:class:`Player`: id, score, rating, past opponents, bye taken, withdrawn,
+pairing number).
 Output: a :class:`Pairing` (pairs in board order, the bye or ``None``). The rules, in priority order:
 
 1. Withdrawn players are never paired. With an odd number of active players one gets the bye; only a
@@ -11,7 +12,7 @@ Output: a :class:`Pairing` (pairs in board order, the bye or ``None``). The rule
    minimum-weight perfect matching (Edmonds' blossom algorithm, networkx) when its fast path cannot
    prove its own answer optimal.
 3. The bye goes to the lowest-ranked eligible player (ranking: score, then rating, both descending;
-   then id, for a deterministic order).
+   then pairing number, then id, for a deterministic order).
 4. Pairing within score groups, floating to the next group when needed: the sum over the pairs of the
    squared score difference is within 10% of the least possible among the pairings that satisfy 1-3
    (in practice it is the least possible: the exact matching minimises it).
@@ -75,6 +76,9 @@ class Player:
       both players when either lists the other.
     - ``had_bye``: received a bye in an earlier round.
     - ``withdrawn``: left the tournament; never paired again, keeps its points.
+    - ``number``: pairing number, the player's place in the starting rank (1 first; 0 when the caller
+      has none): ranks players equal on score and rating, before the id. A tournament gives it from
+      the field's ratings and names, so the order never depends on database ids.
     """
 
     id: str
@@ -83,6 +87,7 @@ class Player:
     opponents: frozenset[str] = field(default_factory=frozenset)
     had_bye: bool = False
     withdrawn: bool = False
+    number: int = 0
 
 
 @dataclass(frozen=True)
@@ -100,12 +105,13 @@ class Pairing:
     score_gap: float
 
 
-def _rank_key(player: Player) -> tuple[float, float, str]:
-    return (-player.score, -player.rating, player.id)
+def _rank_key(player: Player) -> tuple[float, float, int, str]:
+    return (-player.score, -player.rating, player.number, player.id)
 
 
 def ranked(players: Iterable[Player]) -> list[Player]:
-    """The players in ranking order: score, then rating (both descending), then id."""
+    """The players in ranking order: score, then rating (both descending), then pairing number, then
+    id."""
     return sorted(players, key=_rank_key)
 
 
@@ -124,6 +130,8 @@ def _validate(players: Sequence[Player]) -> None:
             raise PairingError(f"{where}.rating: must be a finite number, got {player.rating!r}")
         if player.id in player.opponents:
             raise PairingError(f"{where}.opponents: {player.id!r} lists itself")
+        if type(player.number) is not int or player.number < 0:
+            raise PairingError(f"{where}.number: must be an integer >= 0, got {player.number!r}")
 
 
 class _Field:
@@ -305,7 +313,7 @@ def pair_round(players: Sequence[Player]) -> Pairing:
 
 # --- JSONL command line -------------------------------------------------------------------------------
 
-_PLAYER_KEYS = {"id", "score", "rating", "opponents", "had_bye", "withdrawn"}
+_PLAYER_KEYS = {"id", "score", "rating", "opponents", "had_bye", "withdrawn", "number"}
 
 
 def _number(value: Any, where: str) -> float:
@@ -324,7 +332,8 @@ def _flag(value: Any, where: str) -> bool:
 
 def parse_problem(problem: Any) -> list[Player]:
     """The players of one JSONL problem ``{"players": [{"id", "score", "rating", "opponents"?,
-    "had_bye"?, "withdrawn"?}, ...]}`` (``opponents`` defaults to ``[]``, the flags to ``false``).
+    "had_bye"?, "withdrawn"?, "number"?}, ...]}`` (``opponents`` defaults to ``[]``, the flags to
+    ``false``, ``number`` to 0).
 
     :raises PairingError: the shape is wrong (the message names the field); unknown keys are errors,
         so a misspelt ``withdrawn`` is not silently ignored.
@@ -353,6 +362,9 @@ def parse_problem(problem: Any) -> list[Player]:
             raise PairingError(
                 f"{where}.id: must be a non-empty string of at most {MAX_ID_LENGTH} characters"
             )
+        number = entry.get("number", 0)
+        if isinstance(number, bool) or not isinstance(number, int) or number < 0:
+            raise PairingError(f"{where}.number: must be an integer >= 0")
         opponents = entry.get("opponents", [])
         if not isinstance(opponents, list) or not all(isinstance(o, str) for o in opponents):
             raise PairingError(f"{where}.opponents: must be a list of ids")
@@ -364,6 +376,7 @@ def parse_problem(problem: Any) -> list[Player]:
                 opponents=frozenset(opponents),
                 had_bye=_flag(entry.get("had_bye", False), f"{where}.had_bye"),
                 withdrawn=_flag(entry.get("withdrawn", False), f"{where}.withdrawn"),
+                number=number,
             )
         )
     return players

@@ -12,7 +12,8 @@ Players are ordered by score, then by these tie-breaks in turn (all descending):
    conceded (a bye counts 0).
 4. **Rating**: the player's rating at the start.
 
-Ties left after all four share a rank (``rank`` is the position of the first of them, 1-based).
+Ties left after all four share a rank (``rank`` is the position of the first of them, 1-based); they
+are listed by pairing number (the starting rank), then id.
 """
 
 from __future__ import annotations
@@ -61,13 +62,16 @@ class Standing:
         return (self.score, self.buchholz, self.sonneborn_berger, self.hand_point_diff, self.rating)
 
 
-def standings(ratings: Mapping[str, float], results: Iterable[Result]) -> list[Standing]:
+def standings(
+    ratings: Mapping[str, float], results: Iterable[Result], numbers: Mapping[str, int] | None = None
+) -> list[Standing]:
     """The standings of a tournament from its results so far.
 
     :param ratings: every player's rating (players with no result yet get a line with zeros).
     :param results: each player's result per round (a played match yields a ``Result`` for each side).
-    :returns: the lines in order (score, then the tie-breaks; the id breaks exact ties for a stable
-        order, the shared ``rank`` shows them).
+    :param numbers: the players' pairing numbers (``swiss.Player.number``; missing: 0).
+    :returns: the lines in order (score, then the tie-breaks; exact ties, which share their ``rank``,
+        in the order of ``numbers``, then id, for a stable order).
     :raises ValueError: a result for a player not in ``ratings``, or two results of one player in one
         round.
     """
@@ -104,11 +108,11 @@ def standings(ratings: Mapping[str, float], results: Iterable[Result]) -> list[S
                 rating=ratings[player],
             )
         )
-    return _ranked(lines)
+    return _ranked(lines, numbers or {})
 
 
-def _ranked(lines: Sequence[Standing]) -> list[Standing]:
-    ordered = sorted(lines, key=lambda s: (tuple(-v for v in s.key()), s.player))
+def _ranked(lines: Sequence[Standing], numbers: Mapping[str, int]) -> list[Standing]:
+    ordered = sorted(lines, key=lambda s: (tuple(-v for v in s.key()), numbers.get(s.player, 0), s.player))
     out: list[Standing] = []
     for position, line in enumerate(ordered, start=1):
         rank = out[-1].rank if out and out[-1].key() == line.key() else position

@@ -11,6 +11,7 @@ from engine.deck import (
     new_salt,
     seeded_deck,
     shuffled_deck,
+    sub_seed,
     validate_deck,
     verify_commitment,
 )
@@ -29,6 +30,20 @@ def test_seeded_deck_is_reproducible_and_seed_dependent() -> None:
     assert seeded_deck(7) == shuffled_deck(random.Random(7))
     with pytest.raises(TypeError):
         seeded_deck("7")  # type: ignore[arg-type]
+
+
+def test_sub_seed_is_the_documented_digest_and_names_independent_streams() -> None:
+    digest = hashlib.sha256(b"7/deal/3").digest()
+    assert sub_seed(7, "deal", 3) == int.from_bytes(digest[:8], "big") >> 1
+    assert sub_seed(7) == int.from_bytes(hashlib.sha256(b"7").digest()[:8], "big") >> 1
+    seeds = {sub_seed(seed, kind, n) for seed in (0, 1, 2**62) for kind in ("deal", "bot") for n in range(50)}
+    assert len(seeds) == 300 and all(0 <= s < 2**63 for s in seeds)
+    with pytest.raises(TypeError):
+        sub_seed("7")  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        sub_seed(7, 1.5)  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        sub_seed(7, True)
 
 
 def test_commitment_is_sha256_of_the_documented_string() -> None:

@@ -12,6 +12,7 @@ import pytest
 from django.db import connections
 from django.utils import timezone
 
+from engine.cards import format_cards
 from engine.match import replay
 from engine.rules import RuleSet
 from games import scheduling, services
@@ -47,6 +48,44 @@ def test_bot_vs_bot_match_plays_to_the_end_with_no_socket(house_bots: Any, seede
     assert {r.seat for r in actions} == {0, 1}
     assert all(not r.msg_id and not r.auto for r in actions)  # bot moves, none made for a late player
     assert len(seeded_decks) == sum(1 for r in rows if r.type == "deal")
+    assert done.simulation_seed is None  # a real match: secure randomness (here the tests' decks)
+
+
+def _log(match: Match) -> list[tuple[str, dict[str, Any]]]:
+    """The event log without the deals' salts and commitments (secret-random in every match)."""
+    skip = {"salt", "commitment"}
+    return [(r.type, {k: v for k, v in r.payload.items() if k not in skip}) for r in _rows(match.pk)]
+
+
+def test_a_seeded_bot_match_is_a_function_of_its_seed(house_bots: Any, seeded_decks: list[int]) -> None:
+    """``simulation_seed`` (simulations only): the same seed replays the same match, move for move,
+    whatever its row id; hand n is dealt from ``sub_seed(seed, "deal", n)``; another seed differs."""
+    from engine.deck import seeded_deck, sub_seed
+
+    bots = house_bots[0], house_bots[1]
+    one = services.match_create_bot_vs_bot(bot0=bots[0], bot1=bots[1], target=50, simulation_seed=42)
+    two = services.match_create_bot_vs_bot(bot0=bots[0], bot1=bots[1], target=50, simulation_seed=42)
+    other = services.match_create_bot_vs_bot(bot0=bots[0], bot1=bots[1], target=50, simulation_seed=43)
+    one, two, other = (Match.objects.get(pk=m.pk) for m in (one, two, other))
+    assert one.pk != two.pk and one.simulation_seed == two.simulation_seed == 42
+    assert (one.first_dealer, one.scores, one.winner, one.last_seq) == (
+        two.first_dealer, two.scores, two.winner, two.last_seq)
+    assert _log(one) == _log(two)
+    deals = [r for r in _rows(one.pk) if r.type == "deal"]
+    assert [r.payload["deck"] for r in deals] == [
+        format_cards(seeded_deck(sub_seed(42, "deal", n))).split() for n in range(1, len(deals) + 1)
+    ]
+    assert _log(other) != _log(one)
+    assert seeded_decks == []  # no seeded match drew a deck from new_deck()
+    _assert_replays(one)
+
+
+@pytest.mark.parametrize("seed", [-1, 2**63, "7", 1.0, True])
+def test_a_bad_simulation_seed_is_refused(house_bots: Any, seed: Any) -> None:
+    with pytest.raises(GameError) as err:
+        services.match_create_bot_vs_bot(bot0=house_bots[0], bot1=house_bots[1], simulation_seed=seed)
+    assert err.value.code == "bad_field" and "simulation seed" in err.value.message
+    assert not Match.objects.exists()
 
 
 def test_bot_vs_bot_refuses_people_and_one_bot_twice(alice: Any, house_bots: Any) -> None:

@@ -16,7 +16,7 @@ from django.utils import timezone
 from accounts.models import User
 from accounts.services import house_bot_pool
 from games import services as game_services
-from games.models import Match, MatchStatus
+from games.models import Match, MatchEvent, MatchStatus
 from tests.tournaments.test_lifecycle import race
 from tournaments import services, tiebreaks
 from tournaments.models import Pairing, Registration, Round, RoundStatus, Tournament, TournamentStatus
@@ -157,6 +157,60 @@ def test_simulated_tournament_json_is_consistent() -> None:
     ]
     assert all(User.objects.get(username=r["player"]).is_bot for r in report["standings"])
     assert house_bot_pool  # the bots came from the level pools
+
+
+def simulate(*args: str) -> dict[str, Any]:
+    out = io.StringIO()
+    call_command("tournament_simulate", *args, "--json", stdout=out, stderr=io.StringIO())
+    report: dict[str, Any] = json.loads(out.getvalue())
+    return report
+
+
+def test_the_same_seed_gives_the_same_tournament() -> None:
+    """Pairings, results, standings and tie-breaks are a function of the arguments: the second run
+    (new match rows, new ids, the bots' accounts already there) prints the same JSON but for the
+    tournament id and the timings; another seed plays other matches. CI runs it on PostgreSQL."""
+    args = ("--players", "6", "--rounds", "3", "--levels", "1")
+    first, second, other = simulate(*args, "--seed", "11"), simulate(*args, "--seed", "11"), simulate(
+        *args, "--seed", "12")
+    assert first["tournament"] != second["tournament"]
+    timings = [report.pop("timings") for report in (first, second, other)]
+    for report in (first, second, other):
+        del report["tournament"]
+    assert first == second
+    assert first["rounds"] != other["rounds"] and first["seed"] == 11 and other["seed"] == 12
+    assert len(first["rounds"]) == 3 and all(len(r["pairings"]) == 3 for r in first["rounds"])
+    # The timings: one line per round, its three matches and every bot move stored in them.
+    tournament = Tournament.objects.order_by("pk").first()
+    assert tournament is not None and tournament.simulation_seed == 11
+    for number, line in enumerate(timings[0]["rounds"], start=1):
+        assert line["number"] == number and line["matches"] == 3
+        assert line["moves"] == MatchEvent.objects.filter(
+            match__tournament_pairing__round__tournament=tournament,
+            match__tournament_pairing__round__number=number, type="action").count() > 0
+        assert line["wall_seconds"] >= line["pairing_seconds"] >= 0 and line["cpu_seconds"] > 0
+    assert timings[0]["database"] in ("sqlite", "postgresql")
+    assert timings[0]["wall_seconds"] >= sum(line["wall_seconds"] for line in timings[0]["rounds"])
+
+
+def test_pairing_numbers_follow_rating_then_name_never_the_row_id(members: list[User]) -> None:
+    """House bots share their level's rating: registered in reverse name order (descending ids), the
+    pairing numbers still follow the names, so the pairing is the same on any database."""
+    from tournaments import selectors
+
+    bots = house_bot_pool(level=2, count=4)
+    tournament = Tournament.objects.create(name_en="Sim", name_pt="Sim", starts_at=timezone.now(),
+                                           status=TournamentStatus.OPEN, min_players=2, max_players=8)
+    for user in [members[0], *reversed(bots)]:
+        Registration.objects.create(tournament=tournament, user=user, rating=selectors.rating_of(user))
+    field = {p.id: p for p in selectors.swiss_field(tournament)}
+    names = {str(u.pk): u.username for u in [members[0], *bots]}
+    by_number = sorted(field.values(), key=lambda p: p.number)
+    expected = sorted(field.values(), key=lambda p: (-p.rating, names[p.id]))
+    assert [p.number for p in by_number] == [1, 2, 3, 4, 5]
+    assert [names[p.id] for p in by_number] == [names[p.id] for p in expected]
+    bot_names = [names[p.id] for p in by_number if p.id != str(members[0].pk)]
+    assert bot_names == ["bot-2", "bot-2-2", "bot-2-3", "bot-2-4"]
 
 
 def test_a_closed_tab_still_ends_the_match_on_time(members: list[User], steps: list[Any]) -> None:

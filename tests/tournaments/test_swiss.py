@@ -49,6 +49,20 @@ def test_equal_scores_pair_neighbours_in_rating_order_monrad() -> None:
     assert pair_round(players) == swiss.Pairing((("b", "c"), ("a", "d")), None, rematches=0, score_gap=0)
 
 
+def test_pairing_numbers_order_equal_score_and_rating_before_the_id() -> None:
+    # Four players of one rating (house bots of one level): the pairing numbers, not the ids, give the
+    # ranking, so the same field pairs alike whatever ids a database gave them.
+    numbers = (("9", 1), ("10", 4), ("2", 2), ("30", 3))
+    players = [Player(pid, 0, 1500, number=number) for pid, number in numbers]
+    assert [p.id for p in swiss.ranked(players)] == ["9", "2", "30", "10"]
+    assert pair_round(players).pairs == (("9", "2"), ("30", "10"))
+    # The rating still ranks first; without numbers (all 0) the id decides, as before.
+    assert swiss.ranked([*players, Player("1", 0, 1600, number=5)])[0].id == "1"
+    assert pair_round([Player(p.id, 0, 1500) for p in players]).pairs == (("10", "2"), ("30", "9"))
+    bye = pair_round([*players, Player("5", 0, 1500, number=5)])
+    assert bye.bye == "5"  # the last pairing number of the lowest group
+
+
 def test_greedy_top_down_would_force_a_rematch_the_global_matching_avoids() -> None:
     # Greedy down the ranking: a-b (first one a has not met), then c-d have met: a forced rematch.
     # The only rematch-free pairing is a-c, b-d.
@@ -126,6 +140,7 @@ def test_tiny_fields() -> None:
         (field(("a", 0.3, 1)), "players[0].score: must be a multiple of 0.5, >= 0, got 0.3"),
         (field(("a", 0, float("nan"))), "players[0].rating: must be a finite number, got nan"),
         ([Player("a", 0, 1, frozenset({"a"}))], "players[0].opponents: 'a' lists itself"),
+        ([Player("a", 0, 1, number=-1)], "players[0].number: must be an integer >= 0, got -1"),
     ],
 )
 def test_malformed_players_raise(players: list[Player], message: str) -> None:
@@ -275,6 +290,9 @@ def test_jsonl_answers_and_errors_line_by_line() -> None:
         "[" * 100_000,
         json.dumps({"players": [], "round": 2}),
         json.dumps({"players": [{"id": "", "score": 0, "rating": 1}]}),
+        json.dumps({"players": [{"id": "a", "score": 0, "rating": 1, "number": 2},
+                                {"id": "b", "score": 0, "rating": 1, "number": 1}]}),
+        json.dumps({"players": [{"id": "a", "score": 0, "rating": 1, "number": 1.5}]}),
     )
     assert out[0] == {"pairs": [["p1", "p3"], ["p2", "p4"]], "bye": "p5"}
     assert out[1]["error"].startswith("bad JSON: Expecting value")
@@ -290,6 +308,8 @@ def test_jsonl_answers_and_errors_line_by_line() -> None:
         out[10],
         {"error": "unknown key 'round' (only 'players')"},
         {"error": "players[0].id: must be a non-empty string of at most 200 characters"},
+        {"pairs": [["b", "a"]], "bye": None},
+        {"error": "players[0].number: must be an integer >= 0"},
     ]
     assert out[10]["error"].startswith("bad JSON")
 

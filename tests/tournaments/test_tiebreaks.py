@@ -58,6 +58,9 @@ def test_each_tie_break_decides_in_turn_and_exact_ties_share_a_rank() -> None:
     ]
     tied = standings({"m": 1500, "n": 1500, "o": 1400}, [])
     assert [(s.rank, s.player) for s in tied] == [(1, "m"), (1, "n"), (3, "o")]
+    # Exact ties are listed by pairing number when given (then id), never changing the shared rank.
+    numbered = standings({"m": 1500, "n": 1500, "o": 1400}, [], {"n": 1, "m": 2, "o": 3})
+    assert [(s.rank, s.player) for s in numbered] == [(1, "n"), (1, "m"), (3, "o")]
 
 
 def test_bad_results_raise() -> None:

@@ -1,12 +1,31 @@
 """``manage.py tournament_simulate --players N --rounds R --seed S --json``: a whole Swiss tournament of
 house bots through the real services and tasks (Celery eager), bot-vs-bot matches at engine speed.
 
-``--seed`` fixes the field (bot levels, drawn uniformly from ``--levels``, default 1..5) and every
-deal (seeded decks); the bots' own choices are seeded by match id and seq.
-Prints JSON: ``{"players": N, "rounds": [{"number", "seconds", "pairings": [{"board", "players":
-[a, b], "points": [1, 0], "hand_points": [x, y]}], "bye": name | null}], "standings": [{"rank",
-"player", "level", "score", "buchholz", "sonneborn_berger", "hand_point_diff", "rating"}],
-"seconds": total}``. A tqdm bar on stderr counts finished matches (not in the JSON).
+Reproducible: ``--seed`` fixes the field (bot levels, drawn uniformly from ``--levels``, default 1..5)
+and is stored as the tournament's ``simulation_seed``, from which every match is seeded by its round
+and board (first dealer, cut, deals, the bots' choices: ``games.services`` "Seeded matches"); players
+equal on score and rating are ordered by name, never by row id. The same arguments give the same JSON
+on SQLite and on PostgreSQL, on a fresh database or a used one, except ``tournament`` (the row's id)
+and ``timings``.
+
+Prints JSON::
+
+    {"seed": S, "players": N, "target": T, "levels": [1, 2],
+     "rounds": [{"number", "pairings": [{"board", "players": [a, b], "points": [1, 0],
+                                         "hand_points": [x, y]}], "bye": name | null}],
+     "standings": [{"rank", "player", "level", "score", "buchholz", "sonneborn_berger",
+                    "hand_point_diff", "rating"}],
+     "tournament": id,
+     "timings": {"database": "sqlite" | "postgresql", "wall_seconds", "cpu_seconds",
+                 "rounds": [{"number", "wall_seconds", "cpu_seconds", "pairing_seconds",
+                             "matches", "moves"}]}}
+
+``timings``: a round's wall and CPU seconds run from the start of its ``pair_round`` task to the commit
+that closes it (its pairing, every match played out, the records); ``pairing_seconds`` is the wall time
+of its pairing step up to the round's row; ``moves`` counts the round's player actions (bot moves).
+CPU is this process's (every thread), so on PostgreSQL the database server's own CPU is not in it;
+the totals also hold the setup (bot accounts, registrations) and the finish. A tqdm bar on stderr
+counts finished matches (never in the JSON).
 """
 
 from __future__ import annotations
@@ -18,20 +37,50 @@ import time
 from typing import Any
 
 from celery import current_app
+from celery.signals import task_prerun
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import connection
+from django.db.models.signals import post_save
 from django.utils import timezone
 from tqdm import tqdm
 
 from accounts.services import house_bot_pool
-from engine.deck import seeded_deck
 from games import services as game_services
-from games.models import Match, MatchStatus
+from games.models import Match, MatchEvent, MatchStatus
 from games.signals import match_finished
 from tournaments import selectors, services
-from tournaments.models import Registration, Tournament, TournamentStatus
+from tournaments.models import Registration, Round, RoundStatus, Tournament, TournamentStatus
 
 _UNSET = object()
+
+
+class _Clock:
+    """Wall (``perf_counter``) and CPU (``process_time``) stamps of each round's start, pairing and
+    end, taken from the ``pair_round`` task's start and the round row's saves."""
+
+    def __init__(self) -> None:
+        self.pending: tuple[float, float] | None = None
+        self.start: dict[int, tuple[float, float]] = {}
+        self.paired: dict[int, float] = {}
+        self.end: dict[int, tuple[float, float]] = {}
+
+    @staticmethod
+    def now() -> tuple[float, float]:
+        return time.perf_counter(), time.process_time()
+
+    def task_started(self, sender: Any = None, **kwargs: Any) -> None:
+        if getattr(sender, "name", "") == "tournaments.tasks.pair_round":
+            self.pending = self.now()
+
+    def round_saved(self, sender: Any, instance: Round, created: bool, **kwargs: Any) -> None:
+        stamp = self.now()
+        if created:
+            self.start[instance.number] = self.pending or stamp
+            self.paired[instance.number] = stamp[0]
+            self.pending = None
+        elif instance.status == RoundStatus.FINISHED and instance.number not in self.end:
+            self.end[instance.number] = stamp
 
 
 class Command(BaseCommand):
@@ -40,7 +89,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--players", type=int, required=True)
         parser.add_argument("--rounds", type=int, required=True)
-        parser.add_argument("--seed", type=int, default=1)
+        parser.add_argument("--seed", type=int, default=1, help="0..2**63-1; the same seed, the same JSON")
         parser.add_argument("--target", type=int, default=50, choices=(50, 100))
         parser.add_argument("--levels", default="1,2,3,4,5",
                             help="bot levels to draw the field from, e.g. 1,2,3 (level 5 samples: slow)")
@@ -52,6 +101,8 @@ class Command(BaseCommand):
             raise CommandError("--players must be 2..500")
         if not 1 <= rounds <= 15:
             raise CommandError("--rounds must be 1..15")
+        if not 0 <= seed <= game_services.MAX_SIMULATION_SEED:
+            raise CommandError("--seed must be 0..2**63-1")
         try:
             pool = sorted({int(level) for level in options["levels"].split(",")})
         except ValueError:
@@ -60,9 +111,6 @@ class Command(BaseCommand):
             raise CommandError("--levels must be bot levels 1..5, e.g. 1,2,3")
         rng = random.Random(seed)
         levels = [rng.choice(pool) for _ in range(players)]
-        deals = random.Random(seed * 7919 + 1)
-        original_deck = game_services.new_deck
-        game_services.new_deck = lambda: seeded_deck(deals.getrandbits(48))  # type: ignore[assignment]
         eager = current_app.conf.task_always_eager
         current_app.conf.task_always_eager = True
         # Server moves through the Celery driver (eager: the task plays a bot-vs-bot match out in this
@@ -76,12 +124,18 @@ class Command(BaseCommand):
         def tick(sender: Any, **kwargs: Any) -> None:
             bar.update(1)
 
+        clock = _Clock()
         match_finished.connect(tick, dispatch_uid="tournament_simulate.tick")
-        started = time.perf_counter()
+        task_prerun.connect(clock.task_started, dispatch_uid="tournament_simulate.clock", weak=False)
+        post_save.connect(clock.round_saved, sender=Round, dispatch_uid="tournament_simulate.clock",
+                          weak=False)
+        started = clock.now()
         try:
-            tournament = self._run(levels, rounds, options["target"])
+            tournament = self._run(levels, rounds, options["target"], seed)
         finally:
             match_finished.disconnect(dispatch_uid="tournament_simulate.tick")
+            task_prerun.disconnect(dispatch_uid="tournament_simulate.clock")
+            post_save.disconnect(sender=Round, dispatch_uid="tournament_simulate.clock")
             bar.close()
             current_app.conf.task_always_eager = eager
             for name, value in saved.items():
@@ -89,15 +143,17 @@ class Command(BaseCommand):
                     delattr(settings, name)
                 else:
                     setattr(settings, name, value)
-            game_services.new_deck = original_deck  # type: ignore[assignment]
-        elapsed = time.perf_counter() - started
-        self.stdout.write(json.dumps(self._report(tournament, elapsed), ensure_ascii=False))
+        ended = clock.now()
+        report = self._report(tournament, seed=seed, target=options["target"], pool=pool)
+        report["timings"] = self._timings(tournament, clock, started, ended)
+        self.stdout.write(json.dumps(report, ensure_ascii=False))
 
-    def _run(self, levels: list[int], rounds: int, target: int) -> Tournament:
+    def _run(self, levels: list[int], rounds: int, target: int, seed: int) -> Tournament:
         now = timezone.now()
         tournament = Tournament.objects.create(
             name_en="Simulation", name_pt="Simulação", starts_at=now, status=TournamentStatus.OPEN,
             match_target=target, fixed_rounds=rounds, min_players=2, max_players=max(2, len(levels)),
+            simulation_seed=seed,
         )
         for level in sorted(set(levels)):
             for bot in house_bot_pool(level=level, count=levels.count(level)):
@@ -112,7 +168,7 @@ class Command(BaseCommand):
                 break
             active = Match.objects.filter(tournament_pairing__round__tournament=tournament,
                                           status=MatchStatus.ACTIVE).values_list("pk", flat=True)
-            for match_id in list(active):
+            for match_id in sorted(active):
                 game_services.match_play_server_moves(match_id=match_id)
             for name, tid in services.tournaments_due():
                 if tid == tournament.pk:
@@ -122,7 +178,7 @@ class Command(BaseCommand):
             raise CommandError(f"the tournament did not finish (status {tournament.status})")
         return tournament
 
-    def _report(self, tournament: Tournament, elapsed: float) -> dict[str, Any]:
+    def _report(self, tournament: Tournament, *, seed: int, target: int, pool: list[int]) -> dict[str, Any]:
         name = {r.user_id: r.user.username for r in tournament.registrations.select_related("user")}
         level = {r.user_id: r.user.bot_level for r in tournament.registrations.select_related("user")}
         rounds = []
@@ -130,8 +186,6 @@ class Command(BaseCommand):
             boards = list(round_.pairings.order_by("board"))
             rounds.append({
                 "number": round_.number,
-                "seconds": round((round_.finished_at - round_.started_at).total_seconds(), 3)
-                if round_.finished_at else None,
                 "pairings": [
                     {"board": p.board, "players": [name[p.player0_id], name[p.player1_id]],
                      "points": p.points, "hand_points": p.hand_points}
@@ -147,5 +201,24 @@ class Command(BaseCommand):
              "rating": row.line.rating}
             for row in selectors.standings_of(tournament)
         ]
-        return {"tournament": tournament.pk, "players": len(name), "rounds": rounds, "standings": standings,
-                "seconds": round(elapsed, 3)}
+        return {"seed": seed, "players": len(name), "target": target, "levels": pool, "rounds": rounds,
+                "standings": standings, "tournament": tournament.pk}
+
+    def _timings(self, tournament: Tournament, clock: _Clock, started: tuple[float, float],
+                 ended: tuple[float, float]) -> dict[str, Any]:
+        rounds = []
+        for number in sorted(clock.end):
+            start, end = clock.start[number], clock.end[number]
+            matches = Match.objects.filter(tournament_pairing__round__tournament=tournament,
+                                           tournament_pairing__round__number=number)
+            moves = MatchEvent.objects.filter(match__in=matches, type="action").count()
+            rounds.append({
+                "number": number,
+                "wall_seconds": round(end[0] - start[0], 3),
+                "cpu_seconds": round(end[1] - start[1], 3),
+                "pairing_seconds": round(clock.paired[number] - start[0], 3),
+                "matches": matches.count(),
+                "moves": moves,
+            })
+        return {"database": connection.vendor, "wall_seconds": round(ended[0] - started[0], 3),
+                "cpu_seconds": round(ended[1] - started[1], 3), "rounds": rounds}
