@@ -115,6 +115,7 @@ def celery_worker(transactional_db: None, redis_url: str, tmp_path: Path, settin
         except subprocess.TimeoutExpired:
             worker.kill()
             worker.wait()
+        print(log_path.read_text(errors="replace")[-4000:])  # shown when the test fails
 
 
 def test_worker_plays_a_bot_vs_bot_match_to_the_end(

@@ -312,7 +312,8 @@ def test_production_serve_plays_one_friend_match_across_two_daphne_processes(
                     with contextlib.suppress(TimeoutError):
                         while True:
                             msg = json.loads(conns[seat].recv(timeout=0.05))
-                            assert msg["type"] in ("state", "ack"), msg
+                            # (a finished friend match also tells each seat what it may do for a rematch)
+                            assert msg["type"] in ("state", "ack", "rematch"), msg
                             if msg["type"] == "state" and msg["seq"] >= latest[seat]["seq"]:
                                 latest[seat] = msg
         done = Match.objects.get(pk=match.pk)
