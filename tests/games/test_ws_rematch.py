@@ -35,9 +35,10 @@ async def rematch_msg(comm: Any) -> dict[str, Any]:
 
 
 async def latest_rematch(comm: Any) -> dict[str, Any]:
-    """The last ``rematch`` message among those already on their way."""
-    seen = [m for m in await drain(comm, settle=0.3) if m["type"] == "rematch"]
-    assert seen, "no rematch message"
+    """The last ``rematch`` message among those on their way: waits (bounded) for the first one, then
+    takes the ones that follow it closely (a loaded machine delivers the first one late)."""
+    first, _ = await recv_until(comm, "rematch")
+    seen = [first, *(m for m in await drain(comm, settle=0.5) if m["type"] == "rematch")]
     return seen[-1]
 
 
