@@ -169,6 +169,19 @@ def _default_language() -> Iterator[None]:
     translation.deactivate()
 
 
+@pytest.fixture(autouse=True)
+def _site_celery_app_stays_current() -> Iterator[None]:
+    """Every shared task (``rate_match.delay``...) sends through Celery's CURRENT app: a test that makes
+    a ``Celery(...)`` client without ``set_as_current=False`` would send every later task of this
+    process to its broker (the rating tasks of a later test never reached their worker)."""
+    yield
+    from celery import current_app
+
+    from config.celery import app
+
+    assert current_app._get_current_object() is app, "a Celery(...) client needs set_as_current=False"
+
+
 # --- server moves ---------------------------------------------------------------------------------
 @pytest.fixture(autouse=True)
 def server_moves_in_process(settings: Any) -> Iterator[None]:

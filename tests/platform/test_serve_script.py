@@ -148,6 +148,7 @@ def test_serve_embedded_default_then_ctrl_c(subprocess_env: dict[str, str], tmp_
             "serve-probe",
             broker=f"sqla+sqlite:///{var / 'celery-broker.sqlite3'}",
             backend=f"db+sqlite:///{var / 'celery-results.sqlite3'}",
+            set_as_current=False,  # else every later shared task of this process would send through it
         )
         probe = client.send_task("web.platform_probe").get(timeout=120)
         assert probe["platform_file"].endswith("/platform.py") and "/platform/" not in probe["platform_file"]

@@ -72,7 +72,9 @@ def run_probe_in_worker(broker: str, backend: str, env: dict[str, str], tmp_path
         stdout=log,
         stderr=subprocess.STDOUT,
     )  # fmt: skip
-    client = Celery("probe-client", broker=broker, backend=backend)
+    # Not the current app: every later shared task of this process (the rating tasks of
+    # tests/ratings/test_real_worker.py, under xdist) would send to this test's broker.
+    client = Celery("probe-client", broker=broker, backend=backend, set_as_current=False)
     try:
         result = client.send_task("web.platform_probe", queue=queue)
         # Generous bound: only guards against a hung worker, nothing here measures speed.
