@@ -302,7 +302,8 @@ class DaphneServer:
         :raises RuntimeError: if it exits or does not listen within ``ready_timeout`` seconds.
         """
         log = self.log_path.open("ab")
-        command = [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(self.port)]
+        # -v 0 as scripts/serve and the systemd unit: the access lines come from web.access_log.
+        command = [sys.executable, "-m", "daphne", "-v", "0", "-b", "127.0.0.1", "-p", str(self.port)]
         self.process = subprocess.Popen(
             [*command, "config.asgi:application"],
             cwd=ROOT,

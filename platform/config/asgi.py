@@ -3,7 +3,7 @@
 The Django app is built BEFORE importing any routing so that models and settings are ready when consumer
 modules import them. WebSockets accept only the site's own origins (scheme, host and port: the served
 origin and ``CSRF_TRUSTED_ORIGINS``, ``config.origins``) and carry the session user (guests included) in
-``scope["user"]``.
+``scope["user"]``. Every request and socket is logged once (``web.access_log.AccessLog``).
 """
 
 from __future__ import annotations
@@ -21,12 +21,17 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from config.origins import SameOriginValidator  # noqa: E402
 from config.routing import websocket_urlpatterns  # noqa: E402
 from config.wsserver import close_instead_of_drop  # noqa: E402
+from web.access_log import AccessLog  # noqa: E402
 
 close_instead_of_drop()  # an oversized frame gets a 1009 close frame, not a dropped connection
 
-application = ProtocolTypeRouter(
-    {
-        "http": django_asgi_app,
-        "websocket": SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
-    }
+# AccessLog: one log line per response and per socket, through LOGGING (JSON, tokens redacted, request
+# id); Daphne's own access log is off (-v 0, web.access_log).
+application = AccessLog(
+    ProtocolTypeRouter(
+        {
+            "http": django_asgi_app,
+            "websocket": SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+        }
+    )
 )

@@ -326,11 +326,12 @@ LOGGING = {
     "filters": {
         "client_error_one_line": {"()": "web.log_filters.ClientErrorWithoutTraceback"},
         "context_ids": {"()": "web.log_filters.ContextIds"},
+        "redact_secrets": {"()": "web.log_filters.RedactSecrets"},
     },
     "handlers": {
         "console": {
             "class": "logging.StreamHandler", "formatter": "json" if LOG_FORMAT == "json" else "plain",
-            "filters": ["client_error_one_line", "context_ids"],
+            "filters": ["client_error_one_line", "context_ids", "redact_secrets"],
         }
     },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},

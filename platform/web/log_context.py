@@ -42,7 +42,14 @@ def current_request_id() -> str | None:
 
 def bind_socket(scope: dict[str, Any], match: int | None) -> None:
     """Give a WebSocket connection its request id (from its handshake's ``X-Request-ID`` or new) and its
-    match; call it first in ``connect`` (the values then hold for every handler of that connection)."""
+    match; call it first in ``connect`` (the values then hold for every handler of that connection).
+    The access log (``web.access_log``) has already chosen it: ``scope["request_id"]``, so its lines and
+    the consumer's share one id."""
+    chosen = scope.get("request_id")
+    if isinstance(chosen, str):
+        set_guid(chosen)
+        match_id.set(match)
+        return
     headers = dict(scope.get("headers") or [])
     raw = headers.get(b"x-request-id")
     set_guid(request_id_from(raw.decode("latin-1") if raw else None))

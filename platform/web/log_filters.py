@@ -3,6 +3,74 @@
 from __future__ import annotations
 
 import logging
+import re
+from typing import Any
+from urllib.parse import unquote_plus
+
+# One ``name=value`` pair of a query string inside any text: after ``?``, ``&`` or ``;``, up to the next
+# separator, quote or blank (a logged URL sits in quotes in ``<ASGIRequest: GET '...'>``).
+_QUERY_PAIR = re.compile(r"(?P<lead>[?&;])(?P<name>[^=&;#\s'\"<>]+)=(?P<value>[^&;#\s'\"<>]*)")
+SECRET_PARAMETERS = frozenset({"token"})
+"""Query parameters whose values are secrets (a private replay's or watch link's ``?token=``)."""
+REDACTED = "[redacted]"
+
+
+def redact_query_secrets(text: str) -> str:
+    """``text`` with the value of every query parameter named ``token`` (any case, even percent-encoded
+    as ``%74oken``: Django decodes names) replaced by ``[redacted]``; everything else unchanged.
+
+    >>> redact_query_secrets("GET /replay/7/?a=1&token=s3cret 200")
+    'GET /replay/7/?a=1&token=[redacted] 200'
+    """
+    if "=" not in text:
+        return text
+
+    def redact(m: re.Match[str]) -> str:
+        if unquote_plus(m["name"]).strip().lower() in SECRET_PARAMETERS:
+            return f"{m['lead']}{m['name']}={REDACTED}"
+        return m[0]
+
+    return _QUERY_PAIR.sub(redact, text)
+
+
+# LogRecord attributes that are not ``extra`` fields (those the JSON formatter prints as they are).
+_STANDARD = frozenset(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime"}
+
+
+class RedactSecrets(logging.Filter):
+    """No record shows a private link's token: the message, and every ``extra`` field (``django.request``
+    records carry ``request``, whose text is ``<ASGIRequest: GET '/replay/7/?token=...'>``), get
+    :func:`redact_query_secrets`. A request object is replaced by its redacted text (no handler of ours
+    needs the object; the JSON formatter printed its ``repr`` anyway)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except Exception:  # a bad format/args pair: the handler reports it; never raise into the caller
+            return True
+        redacted = redact_query_secrets(message)
+        if redacted != message:
+            record.msg, record.args = redacted, None
+        for name, value in list(vars(record).items()):
+            if name in _STANDARD or name.startswith("_"):
+                continue
+            text = _text_of(value)
+            if text is not None:
+                clean = redact_query_secrets(text)
+                if clean != text or not isinstance(value, str):
+                    setattr(record, name, clean)
+        return True
+
+
+def _text_of(value: Any) -> str | None:
+    """The text a log field shows for ``value`` when it may hold a URL (a string or a request), else None."""
+    if isinstance(value, str):
+        return value
+    from django.http import HttpRequest
+
+    if isinstance(value, HttpRequest):
+        return repr(value)
+    return None
 
 
 class ClientErrorWithoutTraceback(logging.Filter):
@@ -27,7 +95,9 @@ class ContextIds(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         from web.log_context import current_request_id, match_id
 
-        record.request_id = current_request_id()
+        # A record made with extra={"request_id": ...} (web.access_log) keeps its own.
+        if getattr(record, "request_id", None) is None:
+            record.request_id = current_request_id()
         # A record made with extra={"match_id": ...} keeps its own.
         if getattr(record, "match_id", None) is None:
             record.match_id = match_id.get()

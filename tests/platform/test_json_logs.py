@@ -69,17 +69,17 @@ def test_embedded_profile_keeps_plain_lines(subprocess_env: dict[str, str]) -> N
 @pytest.fixture
 def json_log(settings: Any) -> Iterator[io.StringIO]:
     """The production formatter and filters (from ``settings.LOGGING``) on a handler of the root logger."""
+    from django.utils.module_loading import import_string
     from pythonjsonlogger.json import JsonFormatter
 
     import config.asgi  # noqa: F401  (its django.setup() reconfigures logging: before our handler)
-    from web.log_filters import ClientErrorWithoutTraceback, ContextIds
 
     options = {k: v for k, v in settings.LOGGING["formatters"]["json"].items() if k != "()"}
     stream = io.StringIO()
     handler = logging.StreamHandler(stream)
     handler.setFormatter(JsonFormatter(**options))
-    handler.addFilter(ClientErrorWithoutTraceback())
-    handler.addFilter(ContextIds())
+    for name in settings.LOGGING["handlers"]["console"]["filters"]:  # the console handler's, in its order
+        handler.addFilter(import_string(settings.LOGGING["filters"][name]["()"])())
     root = logging.getLogger()
     root.addHandler(handler)
     yield stream
@@ -147,6 +147,9 @@ async def test_websocket_consumer_records(
         assert (await recv(comm))["code"] == "server_error"
     finally:
         await comm.disconnect()
+    connect, disconnect = records(json_log, "web.access")
+    assert (connect["message"], connect["request_id"]) == (f"WSCONNECT /ws/match/{match.pk}/", given)
+    assert (disconnect["message"], disconnect["request_id"]) == (f"WSDISCONNECT /ws/match/{match.pk}/", given)
     (failed,) = records(json_log, "games.consumers")
     assert failed["message"].startswith(f"match {match.pk}: failed on")
     assert (failed["request_id"], failed["match_id"]) == (given, match.pk)
@@ -172,3 +175,87 @@ def test_celery_tasks_about_a_match_carry_its_id(monkeypatch: Any) -> None:
 
     bind_task(tasks.sweep_server_moves, (), {})  # a task about no match in particular
     assert match_id.get() is None
+
+
+# ------------------------------------------------------------------------------------------ secrets
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("GET /replay/7/?token=s3cret 200", "GET /replay/7/?token=[redacted] 200"),
+        ("/watch/7/?a=1&token=s3cret&b=2", "/watch/7/?a=1&token=[redacted]&b=2"),
+        ("<ASGIRequest: GET '/replay/7/?TOKEN=s3cret'>", "<ASGIRequest: GET '/replay/7/?TOKEN=[redacted]'>"),
+        ("/replay/7/?%74oken=s3cret#x", "/replay/7/?%74oken=[redacted]#x"),  # Django reads it as token
+        ("/replay/7/?tokens=kept&mytoken=kept", "/replay/7/?tokens=kept&mytoken=kept"),
+        ("no query token=here", "no query token=here"),
+    ],
+)
+def test_redact_query_secrets(text: str, expected: str) -> None:
+    from web.log_filters import redact_query_secrets
+
+    assert redact_query_secrets(text) == expected
+
+
+@pytest.mark.django_db
+def test_request_records_never_show_a_token(json_log: io.StringIO) -> None:
+    response = Client().get("/replay/987654/?token=s3cretTOKEN&x=1")
+    assert response.status_code == 404
+    assert "s3cretTOKEN" not in json_log.getvalue()
+    (record,) = records(json_log, "django.request")
+    assert record["request"] == "<WSGIRequest: GET '/replay/987654/?token=[redacted]&x=1'>"
+    logging.getLogger("replays").warning("opened %s", "/replay/5/?token=s3cretTOKEN")
+    assert records(json_log, "replays")[0]["message"] == "opened /replay/5/?token=[redacted]"
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_access_log_one_json_record_per_request(json_log: io.StringIO) -> None:
+    from channels.testing import HttpCommunicator
+
+    from config.asgi import application
+
+    comm = HttpCommunicator(
+        application, "GET", "/replay/987654/?token=s3cretTOKEN&x=1", headers=[(b"host", b"127.0.0.1")]
+    )
+    response = await comm.get_response(timeout=10)
+    assert response["status"] == 404
+    request_id = dict(response["headers"])[b"X-Request-ID"].decode()
+    (line,) = records(json_log, "web.access")
+    assert line["message"] == "GET /replay/987654/?token=[redacted]&x=1 404"
+    assert (line["method"], line["path"]) == ("GET", "/replay/987654/?token=[redacted]&x=1")
+    assert line["status_code"] == 404
+    assert line["request_id"] == request_id and len(request_id) == 32
+    assert line["size"] == len(response["body"]) > 0 and line["duration_ms"] >= 0
+    assert "s3cretTOKEN" not in json_log.getvalue()
+
+
+def test_daphne_runs_without_its_own_access_log() -> None:
+    """Daphne's access log (its -v 1 default) writes plain lines with the full URL: off everywhere."""
+    from tests.conftest import ROOT
+
+    serve = (ROOT / "scripts/serve").read_text()
+    assert serve.count('"$VENV/bin/daphne" -v 0 ') == 2
+    unit = (ROOT / "deploy/systemd/gin-daphne@.service").read_text()
+    assert "ExecStart=/srv/gin/.venv/bin/daphne -v 0 " in unit
+
+
+def test_live_daphne_logs_only_json_lines_without_tokens(daphne_server: Any) -> None:
+    import urllib.error
+    import urllib.request
+
+    given = "5f0e0d0c0b0a09080706050403020100"
+    request = urllib.request.Request(
+        daphne_server.url + "/replay/987654/?token=s3cretTOKEN", headers={"X-Request-ID": given}
+    )
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=10)
+    assert refused.value.code == 404
+    urllib.request.urlopen(daphne_server.url + "/api/v1/bots/", timeout=10).close()
+    daphne_server.stop()
+    log = daphne_server.log()
+    assert "s3cretTOKEN" not in log
+    lines = [json.loads(line) for line in log.splitlines() if line.strip()]  # every line is JSON
+    access = [r for r in lines if r["logger"] == "web.access"]
+    assert access[0]["message"] == "GET /replay/987654/?token=[redacted] 404"
+    assert access[0]["request_id"] == given
+    assert access[1]["message"] == "GET /api/v1/bots/ 200" and len(access[1]["request_id"]) == 32

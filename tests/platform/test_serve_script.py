@@ -270,7 +270,7 @@ def test_production_serve_plays_one_friend_match_across_two_daphne_processes(
         assert profile in output, output
         wait_for(lambda: _answers(serve.port), "daphne to answer")
         sessions = session_pids(serve.sid)
-        daphnes = sorted(pid for pid in sessions if "daphne --fd" in cmdline(pid))
+        daphnes = sorted(pid for pid in sessions if "daphne -v 0 --fd" in cmdline(pid))
         beats = [pid for pid in sessions if "celery -A config beat" in cmdline(pid)]
         assert len(daphnes) == 2 and len(beats) == 1, [cmdline(p) for p in sessions]
 
