@@ -6,6 +6,10 @@ browser's address there behind nginx; ``X-Forwarded-For`` from the client is nev
 users per account. Over the limit: 429 ``throttled`` with ``Retry-After`` (seconds). The rates are read
 from the settings on each request (``API_ANON_RATE``, ``API_USER_RATE``: DRF's ``"count/period"``), and a
 cache outage lets requests through (logged), as the site's other limits do.
+
+The schema and the docs page (``/api/schema/``, ``/api/docs/``) have their own counts, not taken from the
+``/api/v1/`` quota (reading the docs must not use up a client's data requests), with higher rates:
+``API_DOCS_ANON_RATE``, ``API_DOCS_USER_RATE``.
 """
 
 from __future__ import annotations
@@ -54,3 +58,20 @@ class UserThrottle(_FailOpen, UserRateThrottle):
         if not (request.user and request.user.is_authenticated):
             return None  # counted by AnonThrottle only
         return super().get_cache_key(request, view)
+
+
+class DocsAnonThrottle(AnonThrottle):
+    """The schema and docs page, anonymous clients per IP address: ``API_DOCS_ANON_RATE``."""
+
+    scope = "docs_anon"
+    setting = "API_DOCS_ANON_RATE"
+
+
+class DocsUserThrottle(UserThrottle):
+    """The schema and docs page, logged-in users per account: ``API_DOCS_USER_RATE``."""
+
+    scope = "docs_user"
+    setting = "API_DOCS_USER_RATE"
+
+
+DOCS_THROTTLES = [DocsAnonThrottle, DocsUserThrottle]

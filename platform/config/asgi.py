@@ -20,10 +20,11 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from config.origins import SameOriginValidator  # noqa: E402
 from config.routing import websocket_urlpatterns  # noqa: E402
-from config.wsserver import close_instead_of_drop  # noqa: E402
+from config.wsserver import add_reason_phrases, close_instead_of_drop  # noqa: E402
 from web.access_log import AccessLog  # noqa: E402
 
 close_instead_of_drop()  # an oversized frame gets a 1009 close frame, not a dropped connection
+add_reason_phrases()  # "429 Too Many Requests", not "429 Unknown Status"
 
 # AccessLog: one log line per response and per socket, through LOGGING (JSON, tokens redacted, request
 # id); Daphne's own access log is off (-v 0, web.access_log).

@@ -378,7 +378,10 @@ RATELIMIT_FAIL_OPEN = True  # a cache outage must not refuse every guest
 # First, so sessions and authentication never see a NUL path, query string or cookie.
 MIDDLEWARE.insert(0, "web.middleware.RefuseNulMiddleware")
 
-# Before it: the request id is set before anything can be refused or logged.
+# Before it: a bad Host header or too many query parameters (JSON under /api/ and /healthz, one WARNING).
+MIDDLEWARE.insert(0, "web.middleware.EarlyRefusalsMiddleware")
+
+# Before them: the request id is set before anything can be refused or logged.
 MIDDLEWARE.insert(0, "django_guid.middleware.guid_middleware")
 
 # --- the public API (platform/api, docs/api.md) ----------------------------------------------------------
@@ -397,6 +400,9 @@ REST_FRAMEWORK = {
 }
 API_ANON_RATE = os.environ.get("API_ANON_RATE", "60/min")
 API_USER_RATE = os.environ.get("API_USER_RATE", "240/min")
+# The schema and docs page: their own counts (api.throttles.DOCS_THROTTLES), higher than the data's.
+API_DOCS_ANON_RATE = os.environ.get("API_DOCS_ANON_RATE", "120/min")
+API_DOCS_USER_RATE = os.environ.get("API_DOCS_USER_RATE", "480/min")
 SPECTACULAR_SETTINGS = {
     "TITLE": "Gin Rummy API",
     "DESCRIPTION": "Public read-only data of the site: players, ratings, rankings, tournaments, finished "

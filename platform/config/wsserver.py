@@ -29,3 +29,15 @@ def close_instead_of_drop() -> None:
 
     reset.closes_instead_of_dropping = True  # type: ignore[attr-defined]
     WebSocketFactory.resetProtocolOptions = reset  # type: ignore[method-assign]
+
+
+def add_reason_phrases() -> None:
+    """Give Twisted's status-line table (``twisted.web.http.RESPONSES``, which Daphne uses: the ASGI
+    response has no reason phrase) the codes it lacks, from ``http.HTTPStatus``: without it a 429 went out
+    as "429 Unknown Status" (also 422). Idempotent; known phrases are kept."""
+    from http import HTTPStatus
+
+    from twisted.web import http
+
+    for status in HTTPStatus:
+        http.RESPONSES.setdefault(status.value, status.phrase.encode("ascii"))

@@ -5,13 +5,59 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from django.core.exceptions import BadRequest
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.conf import settings
+from django.core.exceptions import BadRequest, DisallowedHost, TooManyFieldsSent
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, QueryDict
 from django.utils import translation
 
 from web.log_context import match_id
 
 NUL = "\x00"
+
+
+def _json_path(path: str) -> bool:
+    """Addresses whose refusals are JSON: the API and the health check."""
+    return path.startswith("/api/") or path == "/healthz"
+
+
+class EarlyRefusalsMiddleware:
+    """Requests Django refuses before any view, answered as JSON under ``/api/`` and ``/healthz``, each
+    logged as one WARNING line, ``django.request``'s "Bad Request: <path>" (Django logs them as ERROR
+records of ``django.security``):
+
+    - a ``Host`` header not in ``ALLOWED_HOSTS``: 400 ``bad_host`` (the site's pages keep Django's own
+      400 page and its ``django.security.DisallowedHost`` record);
+    - more than ``DATA_UPLOAD_MAX_NUMBER_FIELDS`` (1000) query parameters: 400 ``bad_query`` under
+      ``/api/``, the site's 400 page elsewhere (``TooManyFieldsSent`` would be an ERROR record).
+
+    Right after the request id is set, so nothing else reads the host or the query string first.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        path = request.path_info
+        if _json_path(path):
+            try:
+                request.get_host()
+            except DisallowedHost:
+                return JsonResponse(
+                    {"error": "bad_host", "message": "this Host header is not served here"}, status=400
+                )
+        try:
+            request.GET  # noqa: B018  (parsed here: the count is checked then)
+        except TooManyFieldsSent:
+            limit = settings.DATA_UPLOAD_MAX_NUMBER_FIELDS
+            if path.startswith("/api/"):
+                return JsonResponse(
+                    {"error": "bad_query", "message": f"too many query parameters (at most {limit})"},
+                    status=400,
+                )
+            request.GET = QueryDict()  # the 400 page renders without the refused query string
+            RefuseNulMiddleware._activate_language(request)
+            raise BadRequest("too many query parameters") from None  # django.request: one WARNING
+        return self.get_response(request)
 
 
 class RefuseNulMiddleware:

@@ -1,0 +1,92 @@
+"""Refusals that happen before any API view runs (too many query parameters, a bad Host header) and the
+limits of the schema and docs: JSON answers under /api/ (and /healthz), one WARNING line, no ERROR."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from tests.api.test_errors import body
+
+pytestmark = pytest.mark.django_db
+
+MANY = "&".join(f"p{i}=1" for i in range(1001))  # Django's DATA_UPLOAD_MAX_NUMBER_FIELDS is 1000
+
+
+def errors_logged(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [f"{r.name}: {r.getMessage()}" for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+def test_too_many_query_parameters(client: Client, caplog: pytest.LogCaptureFixture) -> None:
+    data = body(client.get(f"/api/v1/bots/?{MANY}"), 400)
+    assert data == {"error": "bad_query", "message": "too many query parameters (at most 1000)"}
+    site = client.get(f"/?{MANY}")
+    assert site.status_code == 400 and site["Content-Type"].startswith("text/html")
+    assert errors_logged(caplog) == []
+    warnings = [f"{r.name}: {r.getMessage()}" for r in caplog.records if r.levelno == logging.WARNING]
+    assert warnings == [
+        "django.request: Bad Request: /api/v1/bots/",
+        "django.request: too many query parameters: /",
+    ]
+
+
+@pytest.mark.parametrize("path", ["/api/v1/bots/", "/api/schema/", "/api/nothing/", "/healthz"])
+def test_bad_host_header(path: str, caplog: pytest.LogCaptureFixture) -> None:
+    data = body(Client(HTTP_HOST="evil.example").get(path), 400)
+    assert data == {"error": "bad_host", "message": "this Host header is not served here"}
+    assert errors_logged(caplog) == []
+    (warning,) = [r for r in caplog.records if r.levelno == logging.WARNING]
+    assert (warning.name, warning.getMessage()) == ("django.request", f"Bad Request: {path}")
+
+
+def test_bad_host_on_the_site_keeps_its_page() -> None:
+    page = Client(HTTP_HOST="evil.example").get("/")
+    assert page.status_code == 400 and page["Content-Type"].startswith("text/html")
+
+
+def test_throttled_docs_and_schema_answer_json(settings: Any) -> None:
+    settings.API_DOCS_ANON_RATE = "2/min"
+    client = Client(REMOTE_ADDR="203.0.113.20")
+    assert client.get("/api/docs/").status_code == 200
+    assert client.get("/api/schema/?format=yaml").status_code == 200
+    for url in ("/api/docs/", "/api/schema/?format=yaml", "/api/schema/", "/api/docs/?script="):
+        refused = client.get(url)
+        data = body(refused, 429)
+        assert data["error"] == "throttled" and int(refused["Retry-After"]) >= 1
+        assert refused.reason_phrase == "Too Many Requests"
+
+
+def test_docs_do_not_count_against_the_api_quota(settings: Any) -> None:
+    settings.API_ANON_RATE = "2/min"
+    client = Client(REMOTE_ADDR="203.0.113.21")
+    assert client.get("/api/v1/bots/").status_code == 200
+    for _ in range(5):  # the docs page and its schema: their own, higher limit
+        assert client.get("/api/docs/").status_code == 200
+        assert client.get("/api/schema/").status_code == 200
+    assert client.get("/api/v1/bots/").status_code == 200
+    assert client.get("/api/v1/bots/").status_code == 429
+
+
+def test_docs_limit_defaults_are_higher() -> None:
+    from django.conf import settings
+
+    def per_minute(rate: str) -> float:
+        count, period = rate.split("/")
+        return int(count) / {"s": 1 / 60, "m": 1, "h": 60, "d": 1440}[period[0]]
+
+    assert per_minute(settings.API_DOCS_ANON_RATE) > per_minute(settings.API_ANON_RATE)
+    assert per_minute(settings.API_DOCS_USER_RATE) > per_minute(settings.API_USER_RATE)
+
+
+def test_daphne_says_too_many_requests() -> None:
+    """Daphne builds the status line with Twisted's reason table, which lacks 429 and 422 ("Unknown
+    Status"): config.asgi fills it in."""
+    from twisted.web import http
+
+    import config.asgi  # noqa: F401
+
+    assert http.RESPONSES[429] == b"Too Many Requests"
+    assert http.RESPONSES[422] == b"Unprocessable Entity"
