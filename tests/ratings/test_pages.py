@@ -207,3 +207,15 @@ def test_rankings_and_profile_in_portuguese(alice: Any, bob: Any, finish_friend:
     svg = profile.split("<svg", 1)[1].split("</svg>")[0]
     coordinates = re.findall(r' (?:cx|cy|y1|y2|y)="([^"]*)"', svg)
     assert coordinates and all(re.fullmatch(r"\d+(\.\d)?", c) for c in coordinates), coordinates
+
+
+@pytest.mark.parametrize(("n", "lang", "text"), [
+    (1, "en", "Page 1 of 1 · 1 player<"), (2, "en", "Page 1 of 1 · 2 players<"),
+    (1, "pt-br", "Página 1 de 1 · 1 jogador<"), (2, "pt-br", "Página 1 de 1 · 2 jogadores<"),
+])
+def test_the_board_counts_players_with_plural_forms(
+    make_member: Callable[[str], Any], n: int, lang: str, text: str
+) -> None:
+    _population(make_member, n)
+    html = _client().get("/rankings/", HTTP_ACCEPT_LANGUAGE=lang).content.decode()
+    assert text in html
