@@ -16,6 +16,7 @@ from rest_framework.request import Request
 from rest_framework.utils.urls import remove_query_param, replace_query_param
 
 from api.errors import ApiError
+from api.fields import QueryInteger
 
 DEFAULT_LIMIT = 20
 MAX_LIMIT = 100
@@ -25,10 +26,10 @@ MAX_PAGE = 1_000_000
 class PageQuery(serializers.Serializer[Any]):
     """The pagination parameters (other query serializers of lists extend this)."""
 
-    page = serializers.IntegerField(
+    page = QueryInteger(
         min_value=1, max_value=MAX_PAGE, default=1, help_text="Page number, from 1."
     )
-    limit = serializers.IntegerField(
+    limit = QueryInteger(
         min_value=1, max_value=MAX_LIMIT, default=DEFAULT_LIMIT, help_text=f"Rows per page, 1 to {MAX_LIMIT}."
     )
 

@@ -19,6 +19,7 @@ from accounts.models import User
 from accounts.selectors import player_get
 from api.base import ApiView, parse_query
 from api.errors import ApiError
+from api.fields import QueryBoolean
 from api.pagination import PageQuery, envelope, page_of, paged
 from games.selectors import MATCH_RESULTS, OPPONENT_KINDS, matches_finished_of
 from ratings import elo
@@ -123,8 +124,8 @@ class MatchesQuery(PageQuery):
     opponent = serializers.ChoiceField(
         choices=OPPONENT_KINDS, required=False, help_text="member (a person) or bot (a house bot)."
     )
-    rated = serializers.BooleanField(required=False)
-    tournament = serializers.BooleanField(required=False, help_text="Played for a tournament.")
+    rated = QueryBoolean(required=False)
+    tournament = QueryBoolean(required=False, help_text="Played for a tournament.")
 
 
 # ------------------------------------------------------------------------------------------ views

@@ -10,6 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from api.base import ApiView, parse_query
+from api.fields import QueryBoolean
 from api.pagination import PageQuery, envelope, no_such_page, paged
 from ratings.selectors import TABS, NoSuchPage, board_page
 
@@ -20,7 +21,7 @@ class RankingsQuery(PageQuery):
     tab = serializers.ChoiceField(
         choices=TABS, default="all", help_text="all (all time) or 30d (players rated in the last 30 days)."
     )
-    provisional = serializers.BooleanField(
+    provisional = QueryBoolean(
         default=False, help_text="Include players with fewer than 10 rated matches."
     )
     q = serializers.CharField(

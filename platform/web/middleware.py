@@ -68,7 +68,8 @@ class RefuseNulMiddleware:
 
     - in the path (``/t/%00/``): 404 (the site's page), no page has such an address;
     - in the query string, a name or a value (``?q=%00``): 400 (the site's page, ``400.html``);
-    - under ``/api/`` the same answers as the API's JSON errors (``not_found``, ``bad_query``);
+    - under ``/api/`` the same answers as the API's JSON errors (``not_found``, ``bad_query`` with
+      ``fields``: each parameter whose name or value holds a NUL);
     - in a cookie (``sessionid="\\000..."``, which Python's cookie parser decodes): that cookie is dropped,
       as if the browser had not sent it (a stale or forged cookie must not lock a visitor out).
 
@@ -88,9 +89,19 @@ class RefuseNulMiddleware:
                 return JsonResponse({"error": "not_found", "message": "no such API endpoint"}, status=404)
             self._activate_language(request)
             raise Http404("NUL in the path")
-        if any(NUL in key or any(NUL in value for value in values) for key, values in request.GET.lists()):
+        with_nul = sorted(
+            key for key, values in request.GET.lists() if NUL in key or any(NUL in value for value in values)
+        )
+        if with_nul:
             if api:
-                return JsonResponse({"error": "bad_query", "message": "NUL in the query string"}, status=400)
+                return JsonResponse(
+                    {
+                        "error": "bad_query",
+                        "message": f"invalid query parameter(s): {', '.join(with_nul)}",
+                        "fields": {key: ["must not contain a NUL character"] for key in with_nul},
+                    },
+                    status=400,
+                )
             self._activate_language(request)
             raise BadRequest("NUL in the query string")
         if any(NUL in key or NUL in value for key, value in request.COOKIES.items()):

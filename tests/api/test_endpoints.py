@@ -108,7 +108,7 @@ def test_player_matches_visibility_and_filters(seeded: dict[str, Any], client: C
     assert ids(client, "/api/v1/players/alice/matches/?opponent=bot") == [bot]
     assert ids(client, "/api/v1/players/alice/matches/?opponent=member&rated=false") == [private]
     assert ids(client, "/api/v1/players/alice/matches/?tournament=true") == [rated]
-    row = get(client, "/api/v1/players/alice/matches/?tournament=1")["results"][0]
+    row = get(client, "/api/v1/players/alice/matches/?tournament=true")["results"][0]
     m = seeded["rated"]
     assert row == {
         "id": m.pk,
@@ -164,10 +164,10 @@ def test_rankings_pages(seeded: dict[str, Any], client: Client) -> None:
     second = get(client, board["next"])
     assert [r["username"] for r in second["results"]] == ["bob"] and second["results"][0]["rank"] == 2
     assert second["previous"] == "http://testserver/api/v1/rankings/?limit=1&provisional=true"
-    recent = get(client, "/api/v1/rankings/?tab=30d&provisional=1&q=BO")["results"]
+    recent = get(client, "/api/v1/rankings/?tab=30d&provisional=true&q=BO")["results"]
     assert [(r["username"], r["rank"], r["wins_30d"], r["losses_30d"]) for r in recent] == [("bob", 2, 0, 1)]
     assert recent[0]["change_30d"] == elo.shown(bob.rating) - 1500
-    body = get(client, "/api/v1/rankings/?provisional=1&limit=1&page=3", 404)
+    body = get(client, "/api/v1/rankings/?provisional=true&limit=1&page=3", 404)
     assert body == {"error": "no_such_page", "message": "there is no page 3"}
 
 

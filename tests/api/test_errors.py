@@ -93,7 +93,8 @@ def test_bad_filters(alice: Any, client: Client) -> None:
 def test_nul_and_unknown_addresses(alice: Any, client: Client) -> None:
     assert body(client.get("/api/v1/rankings/?q=a%00b"), 400) == {
         "error": "bad_query",
-        "message": "NUL in the query string",
+        "message": "invalid query parameter(s): q",
+        "fields": {"q": ["must not contain a NUL character"]},
     }
     assert body(client.get("/api/v1/rankings/?%00=1"), 400)["error"] == "bad_query"
     assert body(client.get("/api/v1/players/al%00ice/"), 404)["error"] == "not_found"

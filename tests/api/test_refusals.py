@@ -90,3 +90,49 @@ def test_daphne_says_too_many_requests() -> None:
 
     assert http.RESPONSES[429] == b"Too Many Requests"
     assert http.RESPONSES[422] == b"Unprocessable Entity"
+
+
+# ------------------------------------------------------------------------------------ strict query values
+
+
+@pytest.mark.parametrize(
+    "value",
+    # 1_0 (int() reads 10), full-width 2, Arabic-Indic 2, math bold 2, blanks, signs, other notations, ²
+    ["1_0", "%EF%BC%92", "%D9%A2", "%F0%9D%9F%90", "%201", "1%20", "+2", "-0", "0x2", "2.0", "1e1", "",
+     "%C2%B2"],
+)
+def test_integers_are_ascii_digits_only(value: str, client: Client) -> None:
+    for url in ("/api/v1/rankings/", "/api/v1/tournaments/", "/api/v1/players/alice/matches/"):
+        data = body(client.get(f"{url}?page={value}"), 400)
+        assert data["error"] == "bad_query" and list(data["fields"]) == ["page"], (url, value)
+
+
+def test_integer_values_still_read(client: Client) -> None:
+    assert client.get("/api/v1/rankings/?page=01&limit=007").json()["limit"] == 7
+    data = body(client.get("/api/v1/rankings/?page=" + "9" * 40), 400)
+    assert data["fields"] == {"page": ["Ensure this value is less than or equal to 1000000."]}
+
+
+@pytest.mark.parametrize("value", ["yes", "no", "1", "0", "True", "FALSE", "on", "t", "%20true", ""])
+def test_booleans_are_true_or_false_only(value: str, alice: Any, client: Client) -> None:
+    data = body(client.get(f"/api/v1/rankings/?provisional={value}"), 400)
+    assert data["fields"] == {"provisional": ["use true or false"]}
+    data = body(client.get(f"/api/v1/players/alice/matches/?rated={value}&tournament={value}"), 400)
+    assert data["fields"] == {"rated": ["use true or false"], "tournament": ["use true or false"]}
+
+
+def test_boolean_values_still_read(alice: Any, client: Client) -> None:
+    assert client.get("/api/v1/rankings/?provisional=true").status_code == 200
+    assert client.get("/api/v1/players/alice/matches/?rated=false&tournament=true").status_code == 200
+
+
+def test_nul_in_the_query_names_its_parameter(client: Client) -> None:
+    data = body(client.get("/api/v1/rankings/?q=a%00b&page=1"), 400)
+    assert data == {
+        "error": "bad_query",
+        "message": "invalid query parameter(s): q",
+        "fields": {"q": ["must not contain a NUL character"]},
+    }
+    assert body(client.get("/api/v1/rankings/?a%00=1"), 400)["fields"] == {
+        "a\x00": ["must not contain a NUL character"]
+    }
