@@ -9,7 +9,8 @@ from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from api.base import ApiView
+from api.base import ApiView, parse_query
+from api.pagination import PageQuery, envelope, page_of, paged
 from engine.bots.base import LEVELS
 from ratings.selectors import bots_board
 
@@ -23,16 +24,15 @@ class BotSerializer(serializers.Serializer[Any]):
     rating = serializers.IntegerField(help_text="Calibrated Elo (data/bot_elo.json), fixed.")
 
 
-class BotsSerializer(serializers.Serializer[Any]):
-    results = BotSerializer(many=True)
-
-
 class BotsView(ApiView):
-    @extend_schema(operation_id="bots", responses=BotsSerializer, tags=["bots"])
+    @extend_schema(operation_id="bots", parameters=[PageQuery], responses=paged(BotSerializer), tags=["bots"])
     def get(self, request: Request) -> Response:
-        """The house bots, weakest first, with the Elo they play at (their ratings never change)."""
+        """The house bots, weakest first, with the Elo they play at (their ratings never change); the
+        list shape of every list (``page``, ``limit``)."""
+        query = parse_query(PageQuery, request)
+        page = page_of(bots_board(), page=query["page"], limit=query["limit"])
         rows = [
             {**bot, "strength": LEVELS[bot["level"]].name_en, "description": LEVELS[bot["level"]].summary}
-            for bot in bots_board()
+            for bot in page.object_list
         ]
-        return Response(BotsSerializer({"results": rows}).data)
+        return Response(envelope(request, page, query["limit"], BotSerializer(rows, many=True).data))

@@ -23,7 +23,14 @@ from api.fields import QueryBoolean
 from api.pagination import PageQuery, envelope, page_of, paged
 from games.selectors import MATCH_RESULTS, OPPONENT_KINDS, matches_finished_of
 from ratings import elo
-from ratings.selectors import history_of, public_name_of, rank_get, rating_get, record_get
+from ratings.selectors import (
+    bot_record_get,
+    history_of,
+    public_name_of,
+    rank_get,
+    rating_get,
+    record_get,
+)
 from replays.selectors import watchable_q
 
 # ------------------------------------------------------------------------------------------ shapes
@@ -72,14 +79,16 @@ class PlayerSerializer(serializers.Serializer[Any]):
     rating = serializers.IntegerField(help_text="Current Elo, rounded (a house bot's is fixed).")
     rating_exact = serializers.FloatField(help_text="Current Elo, exact.")
     peak = serializers.IntegerField(help_text="Highest rating so far, rounded.")
-    provisional = serializers.BooleanField(help_text="Fewer than 10 rated matches.")
-    rated_matches = serializers.IntegerField(min_value=0)
+    provisional = serializers.BooleanField(help_text="Fewer than 10 rated matches (a house bot: never).")
+    rated_matches = serializers.IntegerField(
+        min_value=0, help_text="Rated matches played (a house bot: its rated matches against members)."
+    )
     wins = serializers.IntegerField(min_value=0)
     losses = serializers.IntegerField(min_value=0)
     rank = serializers.IntegerField(
         allow_null=True, min_value=1, help_text="Position on the all-time board; None while provisional."
     )
-    record = RecordSerializer(allow_null=True, help_text="None for a house bot.")
+    record = RecordSerializer(help_text="A house bot's bots count is always 0-0 (bot matches are not rated).")
     joined = serializers.DateTimeField(allow_null=True, help_text="None for a house bot.")
 
 
@@ -160,11 +169,17 @@ class PlayerView(ApiView):
             "record": None,
             "joined": None,
         }
-        if not user.is_bot:
+        if user.is_bot:
+            # A bot's RatingInfo has no counts of its own (its rating is fixed): its real record comes from
+            # its opponents' rating changes. Never provisional, never ranked.
+            record = bot_record_get(user_id=user.pk)
+            (wins, losses) = record["members"]
+            data.update(rated_matches=wins + losses, wins=wins, losses=losses, provisional=False)
+        else:
             record = record_get(user_id=user.pk)
-            data["record"] = {kind: {"wins": w, "losses": lost} for kind, (w, lost) in record.items()}
             data["rank"] = rank_get(user_id=user.pk) if not info.provisional else None
             data["joined"] = user.date_joined
+        data["record"] = {kind: {"wins": w, "losses": lost} for kind, (w, lost) in record.items()}
         return Response(PlayerSerializer(data).data)
 
 
@@ -176,7 +191,8 @@ class PlayerRatingsView(ApiView):
         tags=["players"],
     )
     def get(self, request: Request, username: str) -> Response:
-        """A member's rating history, newest first (a house bot's is empty: its rating is fixed)."""
+        """A member's rating history, newest first (a house bot's is empty: its rating is fixed; its
+        rated matches are in its match list)."""
         query = parse_query(PageQuery, request)
         user = _player(username)
         page = page_of(history_of(user_id=user.pk), page=query["page"], limit=query["limit"])

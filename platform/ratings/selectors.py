@@ -277,6 +277,18 @@ def record_get(*, user_id: int) -> dict[str, list[int]]:
     return record
 
 
+def bot_record_get(*, user_id: int) -> dict[str, list[int]]:
+    """A house bot's rated results, from its opponents' side of them: every rated match has one
+    ``RatingChange`` per member seat, so the rows whose ``opponent`` is the bot are its rated matches (a
+    bot's own seat gets none: its rating is fixed; bot-against-bot matches are never rated). Same shape
+    as :func:`record_get`, ``"bots"`` always ``[0, 0]`` (one grouped query)."""
+    record = {"members": [0, 0], "bots": [0, 0]}
+    rows = RatingChange.objects.filter(opponent_id=user_id).values("won").annotate(n=Count("id")).order_by()
+    for row in rows:
+        record["members"][1 if row["won"] else 0] = row["n"]  # the member won: the bot lost
+    return record
+
+
 def history_of(*, user_id: int) -> QuerySet[RatingChange, dict[str, Any]]:
     """A member's rating changes, newest first, as ``values()`` dicts (one query per slice):
     ``match_id``, ``before``, ``after``, ``delta`` (exact Elo points), ``k``, ``opponent_rating``,

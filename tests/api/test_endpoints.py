@@ -171,6 +171,35 @@ def test_rankings_pages(seeded: dict[str, Any], client: Client) -> None:
     assert body == {"error": "no_such_page", "message": "there is no page 3"}
 
 
+def test_a_bots_profile_counts_its_real_rated_matches(
+    seeded: dict[str, Any], finish_bot: Any, client: Client
+) -> None:
+    from ratings.services import match_rate
+
+    match_rate(match_id=finish_bot(seeded["bob"], 2, won=True).pk)  # bob beats bot-2; alice lost to it
+    bot = get(client, "/api/v1/players/bot-2/")
+    assert (bot["rated_matches"], bot["wins"], bot["losses"], bot["provisional"], bot["rank"]) == (
+        2, 1, 1, False, None
+    )
+    assert bot["record"] == {"members": {"wins": 1, "losses": 1}, "bots": {"wins": 0, "losses": 0}}
+    idle = get(client, "/api/v1/players/bot-1/")
+    assert (idle["rated_matches"], idle["wins"], idle["losses"]) == (0, 0, 0)
+    assert get(client, "/api/v1/players/bot-2/ratings/")["results"] == []  # its rating never changes
+
+
+def test_bots_list_is_a_paginated_list(seeded: dict[str, Any], client: Client) -> None:
+    whole = get(client, "/api/v1/bots/")
+    assert {k: v for k, v in whole.items() if k != "results"} == {
+        "count": 5, "page": 1, "pages": 1, "limit": 20, "next": None, "previous": None
+    }
+    second = get(client, "/api/v1/bots/?limit=2&page=2")
+    assert [b["level"] for b in second["results"]] == [3, 4] and second["pages"] == 3
+    assert second["next"] == "http://testserver/api/v1/bots/?limit=2&page=3"
+    assert second["previous"] == "http://testserver/api/v1/bots/?limit=2"
+    assert get(client, "/api/v1/bots/?limit=2&page=4", 404)["error"] == "no_such_page"
+    assert get(client, "/api/v1/bots/?limit=x", 400)["fields"] == {"limit": ["A valid integer is required."]}
+
+
 def test_bots_with_their_fixed_elo(seeded: dict[str, Any], client: Client) -> None:
     from engine.roundrobin import read_elo
 
