@@ -66,14 +66,20 @@ def _is_tournament(match: Match) -> bool:
     return hasattr(match, "tournament_pairing")
 
 
-def is_public(match: Match, access: ReplayAccess | None) -> bool:
-    """Whether anyone may watch ``match`` (its replay once finished; live at ``/watch/``): tournament
-    and rated matches, a registered member's bot matches, and matches their owner made public."""
-    if access is not None and access.public:
-        return True
+def public_by_rule(match: Match) -> bool:
+    """Whether ``match`` is public whatever its owner chose: tournament and rated matches, and a
+    registered member's bot matches (no "make it private" for these)."""
     if _is_tournament(match) or getattr(match, "rated", False):
         return True
     return match.bot_level is not None and not match.player0.is_guest and not match.player0.is_bot
+
+
+def is_public(match: Match, access: ReplayAccess | None) -> bool:
+    """Whether anyone may watch ``match`` (its replay once finished; live at ``/watch/``): those
+    :func:`public_by_rule`, and matches their owner made public."""
+    if access is not None and access.public:
+        return True
+    return public_by_rule(match)
 
 
 def public_matches_q() -> Q:

@@ -114,6 +114,7 @@ def replay_page(request: HttpRequest, match_id: int) -> HttpResponse:
     except selectors.ReplayFailed as exc:
         return _failed(request, exc, match_id)
     seated = request.user.is_authenticated and match.seat_of(request.user.pk) is not None
+    by_rule = selectors.public_by_rule(match)
     access = services.replay_access_ensure(match=match) if seated else selectors.access_get(match)
     token = request.GET.get("token")
     json_url = reverse("replays:replay_json", args=[match.pk])
@@ -128,8 +129,9 @@ def replay_page(request: HttpRequest, match_id: int) -> HttpResponse:
         "analysis_ws": f"/ws/analysis/{match.pk}/{analysis_query}",
         "token": token if analysis_query else "",
         "share_url": request.build_absolute_uri(reverse("replays:replay", args=[match.pk]))
-        + f"?token={access.token}" if seated and access is not None else None,
-        "is_owner": request.user.is_authenticated and match.player0_id == request.user.pk,
+        + f"?token={access.token}" if seated and access is not None and not by_rule else None,
+        "is_owner": request.user.is_authenticated and match.player0_id == request.user.pk and not by_rule,
+        "public_by_rule": by_rule,
         "public": selectors.is_public(match, access),
         "made_public": bool(access and access.public),
     }
@@ -235,6 +237,10 @@ def replay_visibility(request: HttpRequest, match_id: int) -> HttpResponse:
     if public not in ("0", "1"):
         return render(request, "replays/refused.html", {
             "message": _("Choose public or private."), "code": "bad_field", "match_id": match_id}, status=400)
+    if selectors.public_by_rule(match):
+        return render(request, "replays/refused.html", {
+            "message": _("Rated, tournament and members' bot matches are always public."),
+            "code": "public_by_rule", "match_id": match_id}, status=409)
     try:
         services.replay_set_public(match=match, user=request.user, public=public == "1")
     except services.ReplayPermissionError:

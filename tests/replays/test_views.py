@@ -45,6 +45,52 @@ def test_a_rated_friend_match_is_public_once_finished(
     match = play_friend_match(alice, bob, rated=True)
     assert match.rated
     assert client.get(reverse("replays:replay", args=[match.pk])).status_code == 200
+    # its owner sees that it is public by rule: no toggle, no private link (it would be a lie)
+    client.force_login(alice)
+    page = client.get(reverse("replays:replay", args=[match.pk]))
+    html = page.content.decode()
+    assert page.context["public_by_rule"] and not page.context["is_owner"]
+    assert page.context["share_url"] is None
+    assert 'data-testid="toggle-public"' not in html and 'data-testid="share-url"' not in html
+    assert "always public" in html and "This replay is public." not in html
+    refused = client.post(reverse("replays:visibility", args=[match.pk]), {"public": "0"})
+    assert refused.status_code == 409
+    assert not ReplayAccess.objects.filter(match=match, public=True).exists()
+    client.logout()
+    assert client.get(reverse("replays:replay", args=[match.pk])).status_code == 200
+
+
+def visibility_line(page: Any) -> tuple[str, str]:
+    """The page's visibility sentence and its toggle button's label."""
+    import re
+
+    html = page.content.decode()
+    line = re.search(r'data-testid="visibility">([^<]*)<', html)
+    button = re.search(r'data-testid="toggle-public">([^<]*)<', html)
+    assert line is not None and button is not None
+    return line.group(1), button.group(1)
+
+
+def test_the_owners_toggle_really_changes_who_may_watch(friend_match: Any, client: Any, alice: Any) -> None:
+    url = reverse("replays:replay", args=[friend_match.pk])
+    visibility = reverse("replays:visibility", args=[friend_match.pk])
+    client.force_login(alice)
+    page = client.get(url)
+    assert not page.context["public_by_rule"]
+    token = ReplayAccess.objects.get(match=friend_match).token
+    assert visibility_line(page) == (
+        "This replay is private: only its players and people with its link can watch it.", "Make it public")
+    assert client.post(visibility, {"public": "1"}).status_code == 302
+    assert visibility_line(client.get(url)) == ("This replay is public.", "Make it private")
+    client.logout()
+    assert client.get(url).status_code == 200
+    client.force_login(alice)
+    assert client.post(visibility, {"public": "0"}).status_code == 302
+    assert visibility_line(client.get(url))[1] == "Make it public"
+    assert visibility_line(client.get(url))[0].startswith("This replay is private")
+    client.logout()
+    assert client.get(url).status_code == 403
+    assert client.get(url + f"?token={token}").status_code == 200
 
 
 def test_a_members_bot_match_is_public_once_finished(finished_match: Any, client: Any) -> None:
