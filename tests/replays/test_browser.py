@@ -183,3 +183,36 @@ def test_a_spectator_sees_no_hidden_card_while_the_players_play(
         in_thread(partial(services.match_apply_action, match_id=match.pk, user=users[seat],
                           action_text=choose(mine), client_seq=match.last_seq, msg_id=f"b{step}"))
     assert app.get_attribute("data-status") == "active"
+
+
+def test_the_private_link_follows_the_position(
+    daphne_server: Any, page: Any, alice: Any, bob: Any, seeded_decks: Any
+) -> None:
+    from replays.models import ReplayAccess
+    from tests.replays.test_views import play_friend_match
+
+    def set_password() -> None:
+        alice.set_password("felt-green-42-knock")
+        alice.save()
+
+    in_thread(set_password)
+    match = in_thread(partial(play_friend_match, alice, bob, rated=False))
+    page.goto(f"{daphne_server.url}/accounts/login/")
+    page.fill("#id_username", "alice")
+    page.fill("#id_password", "felt-green-42-knock")
+    page.locator("main form button[type=submit]").click()
+    page.wait_for_url(re.compile(r".*/$"))
+    page.goto(f"{daphne_server.url}/replay/{match.pk}/?hand=1&step=2")
+    token = ReplayAccess.objects.get(match=match).token
+    share = page.locator("[data-testid=share-url]")
+    base = f"/replay/{match.pk}/?token={token}"
+    assert share.input_value().endswith(base + "&hand=1&step=2")
+    page.keyboard.press("ArrowRight")
+    expect(page.locator("#replay-app")).to_have_attribute("data-step", "3")
+    assert share.input_value().endswith(base + "&hand=1&step=3")
+    assert "hand=1&step=3" in page.url
+    # the link opens there for a visitor without an account
+    page.context.clear_cookies()
+    page.goto(share.input_value())
+    app = page.locator("#replay-app")
+    assert app.get_attribute("data-hand") == "1" and app.get_attribute("data-step") == "3"

@@ -50,7 +50,18 @@ function go(hand, step, { keepPlaying = false } = {}) {
   url.searchParams.set("hand", String(hands[h].number));
   url.searchParams.set("step", String(pos.step));
   window.history.replaceState(null, "", url);
+  shareAt(hands[h].number, pos.step);
   render();
+}
+
+// The private link box follows the position too (its token kept), so a shared link opens here.
+function shareAt(handNumber, step) {
+  const box = document.getElementById("share-url");
+  if (!box) return;
+  const link = new URL(box.value);
+  link.searchParams.set("hand", String(handNumber));
+  link.searchParams.set("step", String(step));
+  box.value = link.toString();
 }
 
 function next() {
