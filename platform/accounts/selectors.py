@@ -25,7 +25,10 @@ def house_bots_list() -> QuerySet[User]:
 def player_get(*, username: str) -> User | None:
     """The member or house bot named ``username`` ignoring case (usernames are unique ignoring case), or
     None: unknown, a guest (guests have no public page), or a name no account can have (over 150
-    characters)."""
+    characters). The name is first NFKC-normalised as sign-up stores it (Django's
+    ``normalize_username``: typed ``ǅemal``, U+01C5, finds ``Džemal``); "ignoring case" is the
+    database's (PostgreSQL folds any letter, SQLite ASCII letters only), as in the unique constraint."""
+    username = User.normalize_username(username)
     if len(username) > 150:
         return None
     return User.objects.filter(username__iexact=username, is_guest=False).order_by().first()

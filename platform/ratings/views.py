@@ -6,12 +6,13 @@ from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
+from accounts.selectors import player_get
 from games.models import Match
 from ratings import selectors
 from ratings.forms import RankingsQuery
@@ -84,9 +85,18 @@ def rankings(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 def profile(request: HttpRequest, username: str) -> HttpResponse:
-    """A player's profile; 404 for an unknown user or a guest."""
+    """A player's profile; 404 for an unknown user or a guest. The name is looked up as the API does
+    (``accounts.selectors.player_get``: NFKC, ignoring case); any other spelling than the stored one
+    redirects (302, query string kept) to ``/u/<stored name>/``."""
     if len(username) > 150 or "\x00" in username:
         raise Http404(_("No such player."))
+    user = player_get(username=username)
+    if user is None:
+        raise Http404(_("No such player."))
+    if user.username != username:
+        target = reverse("ratings:profile", args=[user.username])
+        query = request.META.get("QUERY_STRING", "")
+        return HttpResponseRedirect(f"{target}?{query}" if query else target)
     data = selectors.profile_get(username=username)
     if data is None:
         raise Http404(_("No such player."))

@@ -219,3 +219,28 @@ def test_the_board_counts_players_with_plural_forms(
     _population(make_member, n)
     html = _client().get("/rankings/", HTTP_ACCEPT_LANGUAGE=lang).content.decode()
     assert text in html
+
+
+def test_profile_address_ignores_case_and_compatibility_forms(make_member: Callable[[str], Any]) -> None:
+    """/u/<name>/ finds the player as the API does: ignoring case, after the NFKC normalisation sign-up
+    applies (typed 'ǅemal-ß', U+01C5, is stored 'Džemal-ß'); other spellings redirect to the stored one."""
+    from urllib.parse import quote
+
+    stored = make_member("ǅemal-ß").username
+    assert stored == "Džemal-ß"
+    make_member("alice_b")
+    client = Client()
+    assert client.get("/u/alice_b/").status_code == 200
+    # (Case of non-ASCII letters: as the database's lower() has it, the unique constraint's function:
+    # PostgreSQL folds Ž/ž, SQLite only ASCII; so only ASCII case changes here.)
+    for typed, canonical in (("ALICE_B", "alice_b"), ("Alice_B", "alice_b"), ("ǅemal-ß", stored),
+                             ("džEMAL-ß", stored)):
+        response = client.get(f"/u/{quote(typed)}/?tab=x")
+        assert response.status_code == 302, typed
+        assert response["Location"] == f"/u/{quote(canonical)}/?tab=x"
+        assert client.get(response["Location"]).status_code == 200
+    for typed in ("ǅemal-ß", "džEMAL-ß", "džemal-ß", "alice_B"):
+        api = client.get(f"/api/v1/players/{quote(typed)}/")
+        assert api.status_code == 200, typed
+        assert api.json()["username"] in (stored, "alice_b")
+    assert client.get("/u/nobody/").status_code == 404
