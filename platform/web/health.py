@@ -12,7 +12,7 @@ Parts, by profile:
   ``django_celery_beat.PeriodicTask`` rows, which beat itself writes (a worker is not involved). Beat
   writes them every 3 minutes (Celery's ``sync_every``) and sends ``tournaments-advance`` every 5 s, so
   a running beat is never more than about 185 s behind; ``HEALTH_BEAT_MAX_AGE`` (default 300 s) past
-  that, or no tick recorded at all, fails the part.
+  that, or no tick recorded at all, fails the part, except while beat is starting (:func:`check_beat`).
 
 Each part answers ``{"ok": bool, "ms": float, ...}``; a failure adds ``error``: the exception's class
 name or ``timeout`` (never its message, which may name hosts), or what is wrong (``stale``, ``no tick``).
@@ -87,25 +87,41 @@ def check_broker() -> dict[str, Any]:
 
 
 def check_beat() -> dict[str, Any]:
+    """Beat's part: ``state`` ``ok`` (a tick within ``HEALTH_BEAT_MAX_AGE``), ``starting`` or ``fail``.
+
+    Beat writes ``last_run_at`` only when it syncs, every 3 minutes, and its first sync comes that long
+    after it starts: a freshly started beat has no tick (or only its previous run's stale one) for
+    minutes. But at start it saves every entry of its schedule (``update_or_create``: ``date_changed``
+    is then beat's start; each later sync saves the rows again). So while the newest ``date_changed`` is
+    younger than the limit and no fresh tick exists, beat is ``starting`` (ok, with
+    ``started_seconds_ago``); past the limit without a fresh tick it has failed. (An edit of a periodic
+    task in the admin also sets ``date_changed``: a beat that died before such an edit shows
+    ``starting`` for at most one more limit, then ``fail``.)
+    """
+    from django.db.models import Max
     from django_celery_beat.models import PeriodicTask
 
     try:
-        last = (
-            PeriodicTask.objects.filter(enabled=True, last_run_at__isnull=False)
-            .order_by("-last_run_at")
-            .values_list("last_run_at", flat=True)
-            .first()
+        latest = PeriodicTask.objects.filter(enabled=True).aggregate(
+            tick=Max("last_run_at"), changed=Max("date_changed")
         )
     finally:
         connection.close()
-    if last is None:
-        return {"ok": False, "error": "no tick recorded", "last_tick": None}
-    age = (timezone.now() - last).total_seconds()
+    last, changed = latest["tick"], latest["changed"]
+    now = timezone.now()
     limit = float(getattr(settings, "HEALTH_BEAT_MAX_AGE", BEAT_MAX_AGE_SECONDS))
-    result = {"ok": age <= limit, "last_tick": last.isoformat(), "age_seconds": round(age, 1)}
-    if age > limit:
-        result["error"] = f"stale: no tick for more than {timedelta(seconds=int(limit))}"
-    return result
+    result: dict[str, Any] = {"last_tick": last.isoformat() if last is not None else None}
+    age = (now - last).total_seconds() if last is not None else None
+    if age is not None:
+        result["age_seconds"] = round(age, 1)
+    if age is not None and age <= limit:
+        return {"ok": True, "state": "ok", **result}
+    started = (now - changed).total_seconds() if changed is not None else None
+    if started is not None and started <= limit:
+        return {"ok": True, "state": "starting", "started_seconds_ago": round(started, 1), **result}
+    stale = f"stale: no tick for more than {timedelta(seconds=int(limit))}"
+    error = "no tick recorded" if last is None else stale
+    return {"ok": False, "state": "fail", "error": error, **result}
 
 
 def parts() -> dict[str, Callable[[], dict[str, Any]]]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import render
 from django.templatetags.static import static
@@ -10,6 +12,8 @@ from django.views.decorators.http import require_GET, require_safe
 
 from accounts.selectors import house_bots_list
 from web import health
+
+log = logging.getLogger(__name__)
 
 
 @require_GET
@@ -36,4 +40,13 @@ def healthz(request: HttpRequest) -> JsonResponse:
     naming the parts that do not (``web.health``). Not rate-limited; says nothing secret (no URLs, no
     error messages: exception class names only)."""
     result = health.health()
-    return JsonResponse(result, status=200 if result["status"] == "ok" else 503)
+    response = JsonResponse(result, status=200 if result["status"] == "ok" else 503)
+    if result["failing"]:
+        # One WARNING line naming what fails, instead of django.request's ERROR "Service Unavailable" on
+        # every poll of a monitor (Django skips a response it is told was logged: django.utils.log).
+        failing = ", ".join(
+            f"{name} ({result['parts'][name].get('error', 'failed')})" for name in result["failing"]
+        )
+        log.warning("healthz: 503, failing: %s", failing, extra={"status_code": 503})
+        response._has_been_logged = True  # type: ignore[attr-defined]
+    return response

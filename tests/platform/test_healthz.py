@@ -19,13 +19,27 @@ def beat_ticked(seconds_ago: float) -> None:
     from django_celery_beat.models import IntervalSchedule, PeriodicTask
 
     every, _ = IntervalSchedule.objects.get_or_create(every=5, period=IntervalSchedule.SECONDS)
+    at = timezone.now() - dt.timedelta(seconds=seconds_ago)
     PeriodicTask.objects.update_or_create(
         name="tournaments-advance",
-        defaults={
-            "task": "tournaments.tasks.advance",
-            "interval": every,
-            "last_run_at": timezone.now() - dt.timedelta(seconds=seconds_ago),
-        },
+        defaults={"task": "tournaments.tasks.advance", "interval": every, "last_run_at": at},
+    )
+    # Beat's sync saves the whole row, so date_changed (auto_now) is the tick's time too (update(): as is).
+    PeriodicTask.objects.filter(name="tournaments-advance").update(date_changed=at)
+
+
+def beat_installed(seconds_ago: float) -> None:
+    """Beat's schedule as beat leaves it when it starts: each entry saved (date_changed, beat's start),
+    no last_run_at until its first sync, minutes later."""
+    from django_celery_beat.models import IntervalSchedule, PeriodicTask
+
+    every, _ = IntervalSchedule.objects.get_or_create(every=5, period=IntervalSchedule.SECONDS)
+    PeriodicTask.objects.update_or_create(
+        name="tournaments-advance",
+        defaults={"task": "tournaments.tasks.advance", "interval": every, "last_run_at": None},
+    )
+    PeriodicTask.objects.filter(name="tournaments-advance").update(
+        date_changed=timezone.now() - dt.timedelta(seconds=seconds_ago)
     )
 
 
@@ -64,6 +78,30 @@ def test_beat_never_ticked_or_stale(client: Client, settings: Any) -> None:
     assert data["failing"] == ["beat"] and data["parts"]["beat"]["error"].startswith("stale")
     settings.HEALTH_BEAT_MAX_AGE = 600
     assert health(client, 200)["status"] == "ok"
+
+
+def test_beat_just_started_is_starting_not_failing(client: Client, settings: Any) -> None:
+    settings.REDIS_URL = ""
+    beat_installed(20)  # beat started 20 s ago: its schedule is saved, no tick written yet
+    data = health(client, 200)
+    beat = data["parts"]["beat"]
+    assert (data["status"], beat["ok"], beat["state"], beat["last_tick"]) == ("ok", True, "starting", None)
+    assert 20 <= beat["started_seconds_ago"] < 60
+    beat_installed(301)  # started more than HEALTH_BEAT_MAX_AGE ago and still no tick: it is not running
+    data = health(client, 503)
+    assert data["parts"]["beat"]["error"] == "no tick recorded" and data["parts"]["beat"]["state"] == "fail"
+    beat_ticked(400)
+    beat_installed(10)  # restarted after a stale tick: starting again
+    assert health(client, 200)["parts"]["beat"]["state"] == "starting"
+
+
+def test_a_failing_check_is_one_warning_line(client: Client, settings: Any, caplog: Any) -> None:
+    import logging
+
+    settings.REDIS_URL = ""
+    health(client, 503)  # no beat at all
+    logged = [(r.name, r.levelname, r.getMessage()) for r in caplog.records if r.levelno >= logging.WARNING]
+    assert logged == [("web.views", "WARNING", "healthz: 503, failing: beat (no tick recorded)")]
 
 
 def test_a_failing_or_hanging_part_is_named(client: Client, settings: Any, monkeypatch: Any) -> None:
