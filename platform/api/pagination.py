@@ -1,7 +1,8 @@
 """Page pagination of the API's lists: ``?page=`` (from 1) and ``?limit=`` (rows per page, 1..100).
 
 Every list answers ``{"count", "page", "pages", "limit", "next", "previous", "results"}``; ``next`` and
-``previous`` are absolute URLs (None at the ends). Page 1 always exists (maybe empty); a page past the
+``previous`` are absolute URLs (None at the ends) with the list's own parameters only. Page 1 always
+exists (maybe empty); a page past the
 last is a 404 ``no_such_page``.
 """
 
@@ -9,11 +10,11 @@ from __future__ import annotations
 
 import functools
 from typing import Any
+from urllib.parse import urlencode
 
 from django.core.paginator import EmptyPage, Page, Paginator
 from rest_framework import serializers
 from rest_framework.request import Request
-from rest_framework.utils.urls import remove_query_param, replace_query_param
 
 from api.errors import ApiError
 from api.fields import QueryInteger
@@ -53,17 +54,24 @@ def page_of(items: Any, *, page: int, limit: int) -> Page[Any]:
         raise no_such_page(page, paginator.num_pages) from None
 
 
-def envelope(request: Request, page: Page[Any], limit: int, results: list[Any]) -> dict[str, Any]:
-    """The list body for ``page`` (a Django ``Page``) with its serialized ``results``."""
-    url = request.build_absolute_uri()
+def envelope(
+    request: Request,
+    page: Page[Any],
+    limit: int,
+    results: list[Any],
+    query: type[serializers.Serializer[Any]] = PageQuery,
+) -> dict[str, Any]:
+    """The list body for ``page`` (a Django ``Page``) with its serialized ``results``. ``next`` and
+    ``previous`` keep only the parameters ``query`` (the list's query serializer) knows, sorted by name:
+    an unknown parameter the list ignored is not copied into them."""
+    known = set(query().fields) - {"page", "limit"}
+    params = request.query_params
+    kept = [(name, value) for name in sorted(known) if name in params for value in params.getlist(name)]
+    base = request.build_absolute_uri(request.path)
 
     def link(number: int) -> str:
-        with_limit = replace_query_param(url, "limit", limit)
-        return (
-            remove_query_param(with_limit, "page")
-            if number == 1
-            else replace_query_param(with_limit, "page", number)
-        )
+        pairs = [*kept, ("limit", str(limit))] + ([("page", str(number))] if number != 1 else [])
+        return f"{base}?{urlencode(sorted(pairs))}"
 
     return {
         "count": page.paginator.count,

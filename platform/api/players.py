@@ -261,4 +261,5 @@ class PlayerMatchesView(ApiView):
                     "replay": request.build_absolute_uri(reverse("api:match_replay", args=[m.pk])),
                 }
             )
-        return Response(envelope(request, page, query["limit"], MatchSummarySerializer(rows, many=True).data))
+        data = MatchSummarySerializer(rows, many=True).data
+        return Response(envelope(request, page, query["limit"], data, MatchesQuery))

@@ -83,5 +83,7 @@ class RankingsView(ApiView):
             for r in board.rows
         ]
         return Response(
-            envelope(request, board.page, query["limit"], RankingRowSerializer(rows, many=True).data)
+            envelope(
+                request, board.page, query["limit"], RankingRowSerializer(rows, many=True).data, RankingsQuery
+            )
         )

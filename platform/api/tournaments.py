@@ -150,7 +150,8 @@ class TournamentsView(ApiView):
             tournaments_by_status(status=query.get("status")), page=query["page"], limit=query["limit"]
         )
         rows = [_tournament_data(t) for t in page.object_list]
-        return Response(envelope(request, page, query["limit"], TournamentSerializer(rows, many=True).data))
+        data = TournamentSerializer(rows, many=True).data
+        return Response(envelope(request, page, query["limit"], data, TournamentsQuery))
 
 
 class TournamentView(ApiView):

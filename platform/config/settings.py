@@ -27,6 +27,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from corsheaders.defaults import default_headers
 
 BASE_DIR = Path(__file__).resolve().parents[2]
 PLATFORM_DIR = BASE_DIR / "platform"
@@ -345,9 +346,10 @@ LOGGING = {
 }
 
 # --- request ids (django-guid) --------------------------------------------------------------------------
-# An incoming X-Request-ID is kept when it is a UUID (32 hex digits, with or without dashes: nginx's
-# $request_id is one), else a new one is made; either way the response echoes it. First middleware, so
-# every later record of the request carries it (the CORS expose list is set below, not by django-guid).
+# An incoming X-Request-ID is kept (lower-cased) when it is 32 hex digits, with or without a UUID's dashes
+# (nginx's $request_id is one; web.middleware.RequestIdHeaderMiddleware), else a new one is made; either
+# way the response echoes it. First middleware (after that header's check), so every later record of the
+# request carries it (the CORS expose list is set below, not by django-guid).
 DJANGO_GUID = {
     "GUID_HEADER_NAME": "X-Request-ID", "VALIDATE_GUID": True, "RETURN_HEADER": True, "EXPOSE_HEADER": False,
 }
@@ -383,6 +385,8 @@ MIDDLEWARE.insert(0, "web.middleware.EarlyRefusalsMiddleware")
 
 # Before them: the request id is set before anything can be refused or logged.
 MIDDLEWARE.insert(0, "django_guid.middleware.guid_middleware")
+# Before that: the incoming X-Request-ID normalised (lower case) or dropped (django-guid makes one).
+MIDDLEWARE.insert(0, "web.middleware.RequestIdHeaderMiddleware")
 
 # --- the public API (platform/api, docs/api.md) ----------------------------------------------------------
 # JSON only, GET/HEAD/OPTIONS only, errors {"error": code, "message": ...}; session log-in only counts for
@@ -395,6 +399,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
     "DEFAULT_THROTTLE_CLASSES": ["api.throttles.AnonThrottle", "api.throttles.UserThrottle"],
     "EXCEPTION_HANDLER": "api.errors.api_exception_handler",
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "api.negotiation.WeightedNegotiation",  # Accept's q=0 refuses
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "NUM_PROXIES": 0,
 }
@@ -430,6 +435,8 @@ CORS_ALLOW_ALL_ORIGINS = True
 CORS_ALLOW_CREDENTIALS = False
 CORS_ALLOW_METHODS = ["GET", "HEAD", "OPTIONS"]
 CORS_EXPOSE_HEADERS = ["Retry-After", "X-Request-ID"]
+# A cross-site reader may send its own request id (docs/api.md): the preflight must allow that header.
+CORS_ALLOW_HEADERS = [*default_headers, "x-request-id"]
 
 # --- passwords: refuse one of only spaces (accounts.validators) ---------------------------------------
 AUTH_PASSWORD_VALIDATORS += [{"NAME": "accounts.validators.NotOnlyWhitespacePasswordValidator"}]

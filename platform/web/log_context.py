@@ -15,6 +15,7 @@ onto every record.
 from __future__ import annotations
 
 import inspect
+import re
 import uuid
 from contextvars import ContextVar
 from typing import Any
@@ -24,15 +25,23 @@ from django_guid import get_guid, set_guid
 match_id: ContextVar[int | None] = ContextVar("match_id", default=None)
 
 
+REQUEST_ID = re.compile(r"[0-9a-f]{32}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+"""An accepted ``X-Request-ID`` (docs/api.md): 32 hex digits, or a UUID's 8-4-4-4-12 dashed form."""
+
+
+def normalized_request_id(header: str | None) -> str | None:
+    """An incoming ``X-Request-ID`` as it is kept: lower-cased when it is 32 hex digits (dashes allowed
+    in a UUID's places), else None (braces, ``urn:uuid:``, other dashes or characters: replaced)."""
+    if not header or len(header) > 36:
+        return None
+    value = header.lower()
+    return value if REQUEST_ID.fullmatch(value) else None
+
+
 def request_id_from(header: str | None) -> str:
-    """The request id for an incoming ``X-Request-ID`` value: kept (as 32 hex digits) when it is a UUID,
-    else a new random one."""
-    if header and len(header) <= 36:
-        try:
-            return uuid.UUID(header).hex
-        except ValueError:
-            pass
-    return uuid.uuid4().hex
+    """The request id for an incoming ``X-Request-ID`` value: :func:`normalized_request_id`, else a new
+    random one (32 hex digits)."""
+    return normalized_request_id(header) or uuid.uuid4().hex
 
 
 def current_request_id() -> str | None:

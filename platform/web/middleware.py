@@ -10,7 +10,7 @@ from django.core.exceptions import BadRequest, DisallowedHost, TooManyFieldsSent
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, QueryDict
 from django.utils import translation
 
-from web.log_context import match_id
+from web.log_context import match_id, normalized_request_id
 
 NUL = "\x00"
 
@@ -18,6 +18,24 @@ NUL = "\x00"
 def _json_path(path: str) -> bool:
     """Addresses whose refusals are JSON: the API and the health check."""
     return path.startswith("/api/") or path == "/healthz"
+
+
+class RequestIdHeaderMiddleware:
+    """Before django-guid reads it: an ``X-Request-ID`` is kept lower-cased when it is 32 hex digits
+    (dashes allowed in a UUID's places), else dropped, so django-guid makes a new one
+    (``web.log_context.normalized_request_id``; django-guid alone kept ``{...}`` or upper case as sent)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if "HTTP_X_REQUEST_ID" in request.META:
+            kept = normalized_request_id(request.META["HTTP_X_REQUEST_ID"])
+            if kept is None:
+                del request.META["HTTP_X_REQUEST_ID"]
+            else:
+                request.META["HTTP_X_REQUEST_ID"] = kept
+        return self.get_response(request)
 
 
 class EarlyRefusalsMiddleware:

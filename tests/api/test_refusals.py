@@ -136,3 +136,69 @@ def test_nul_in_the_query_names_its_parameter(client: Client) -> None:
     assert body(client.get("/api/v1/rankings/?a%00=1"), 400)["fields"] == {
         "a\x00": ["must not contain a NUL character"]
     }
+
+
+# ------------------------------------------------------------------------------------ small things
+
+
+def test_cors_preflight_allows_x_request_id(client: Client) -> None:
+    preflight = client.options(
+        "/api/v1/bots/",
+        HTTP_ORIGIN="https://stats.example",
+        HTTP_ACCESS_CONTROL_REQUEST_METHOD="GET",
+        HTTP_ACCESS_CONTROL_REQUEST_HEADERS="x-request-id",
+    )
+    assert preflight.status_code == 200
+    assert "x-request-id" in preflight["Access-Control-Allow-Headers"].lower().split(", ")
+
+
+@pytest.mark.parametrize(
+    ("given", "kept"),
+    [
+        ("6F1C3E0A9B2D4C8E8F7A6B5C4D3E2F10", "6f1c3e0a9b2d4c8e8f7a6b5c4d3e2f10"),
+        ("6F1C3E0A-9B2D-4C8E-8F7A-6B5C4D3E2F10", "6f1c3e0a-9b2d-4c8e-8f7a-6b5c4d3e2f10"),
+        ("{6f1c3e0a-9b2d-4c8e-8f7a-6b5c4d3e2f10}", None),
+        ("urn:uuid:6f1c3e0a-9b2d-4c8e-8f7a-6b5c4d3e2f10", None),
+        ("6f1c3e0a9b2d-4c8e8f7a6b5c4d3e2f10", None),
+    ],
+)
+def test_request_id_normalized_or_replaced(given: str, kept: str | None, client: Client) -> None:
+    echoed = client.get("/api/v1/bots/", HTTP_X_REQUEST_ID=given)["X-Request-ID"]
+    if kept is not None:
+        assert echoed == kept
+    else:
+        assert echoed != given and len(echoed) == 32 and echoed == echoed.lower() and int(echoed, 16) >= 0
+
+
+def test_request_id_of_a_socket_follows_the_same_rule() -> None:
+    from web.log_context import request_id_from
+
+    assert request_id_from("6F1C3E0A9B2D4C8E8F7A6B5C4D3E2F10") == "6f1c3e0a9b2d4c8e8f7a6b5c4d3e2f10"
+    assert request_id_from("6f1c3e0a-9b2d-4c8e-8f7a-6b5c4d3e2f10") == "6f1c3e0a-9b2d-4c8e-8f7a-6b5c4d3e2f10"
+    made = request_id_from("{6f1c3e0a-9b2d-4c8e-8f7a-6b5c4d3e2f10}")
+    assert len(made) == 32 and "6f1c3e0a9b2d" not in made
+
+
+def test_unknown_parameters_stay_out_of_page_links(seeded: dict[str, Any], client: Client) -> None:
+    data = client.get("/api/v1/bots/?limit=2&utm_source=x&evil=%3Cb%3E").json()
+    assert data["next"] == "http://testserver/api/v1/bots/?limit=2&page=2"
+    board = client.get("/api/v1/rankings/?provisional=true&limit=1&junk=1&tab=all").json()
+    assert board["next"] == "http://testserver/api/v1/rankings/?limit=1&page=2&provisional=true&tab=all"
+
+
+@pytest.mark.parametrize(
+    ("accept", "status"),
+    [
+        ("application/json;q=0", 406),
+        ("application/json; q=0.0", 406),
+        ("application/json;q=0, */*", 406),
+        ("*/*;q=0", 406),
+        ("application/json;q=0.1", 200),
+        ("text/html;q=0, application/json", 200),
+    ],
+)
+def test_accept_q_zero_refuses(accept: str, status: int, client: Client) -> None:
+    response = client.get("/api/v1/bots/", HTTP_ACCEPT=accept)
+    assert response.status_code == status, accept
+    if status == 406:
+        assert body(response, 406)["error"] == "not_acceptable"
