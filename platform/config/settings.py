@@ -14,7 +14,8 @@ default on in the embedded profile, off when ``DATABASE_URL`` is set), ``ALLOWED
 the derived ones), ``CELERY_TASK_ALWAYS_EAGER`` (``1`` runs tasks in the calling process),
 ``GAMES_BOT_DELAY`` (``low,high`` seconds) and ``GAMES_HAND_PAUSE`` (seconds) for live-play timings,
 ``REPLAYS_ANALYSIS_WORLDS`` (worlds per decision of the computer analysis; fewer is faster and noisier),
-``CACHE_KEY_PREFIX`` (default ``gin``: keys of the Redis cache; tests give each live server its own).
+``CACHE_KEY_PREFIX`` (default ``gin``: keys of the Redis cache; tests give each live server its own),
+``TRUST_PROXY_HEADERS`` (``1`` behind nginx: trust its ``X-Forwarded-Proto``; default off).
 """
 
 from __future__ import annotations
@@ -304,6 +305,12 @@ if not DEBUG:
     # Off for plain-HTTP runs (tests' Daphne subprocess sets SECURE_COOKIES=0); on behind TLS.
     SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", default=PROFILE == "production")
     CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+# X-Forwarded-Proto says "https" only when a proxy in front (nginx, deploy/nginx/gin.conf) sets it; from
+# a client reaching Daphne directly (scripts/serve on one machine) it is a claim anyone can make, which
+# made links https:// and requests "secure". So it is trusted only when TRUST_PROXY_HEADERS=1 says the
+# site is behind such a proxy (deploy/gin.env.example sets it).
+TRUST_PROXY_HEADERS = env_bool("TRUST_PROXY_HEADERS", default=False)
+if TRUST_PROXY_HEADERS:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
 # --- logging ---------------------------------------------------------------------------------------

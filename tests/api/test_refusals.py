@@ -202,3 +202,11 @@ def test_accept_q_zero_refuses(accept: str, status: int, client: Client) -> None
     assert response.status_code == status, accept
     if status == 406:
         assert body(response, 406)["error"] == "not_acceptable"
+
+
+def test_spoofed_forwarded_proto_is_ignored(seeded: dict[str, Any], client: Client) -> None:
+    from django.conf import settings
+
+    assert getattr(settings, "SECURE_PROXY_SSL_HEADER", None) is None  # TRUST_PROXY_HEADERS unset
+    data = client.get("/api/v1/bots/?limit=2", HTTP_X_FORWARDED_PROTO="https").json()
+    assert data["next"] == "http://testserver/api/v1/bots/?limit=2&page=2"

@@ -48,9 +48,16 @@ def test_production_pages_carry_csp_and_permissions_policy_but_no_hsts_over_http
 
 
 def test_hsts_behind_https(daphne_server_factory: Any) -> None:
-    server = daphne_server_factory(SECURE_COOKIES="1")
+    server = daphne_server_factory(SECURE_COOKIES="1", TRUST_PROXY_HEADERS="1")  # behind nginx
     headers = get_headers(server.url + "/", **{"X-Forwarded-Proto": "https"})
     assert headers["Strict-Transport-Security"] == "max-age=31536000"
+
+
+def test_forwarded_proto_ignored_without_a_proxy(daphne_server_factory: Any) -> None:
+    """scripts/serve without nginx: a client's own X-Forwarded-Proto makes nothing https."""
+    server = daphne_server_factory(SECURE_COOKIES="1")
+    headers = get_headers(server.url + "/", **{"X-Forwarded-Proto": "https"})
+    assert "Strict-Transport-Security" not in headers
 
 
 def nginx_headers() -> dict[str, str]:

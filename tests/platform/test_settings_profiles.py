@@ -24,7 +24,7 @@ print(json.dumps({
     "use_tz": s.USE_TZ, "tz": s.TIME_ZONE, "languages": s.LANGUAGES, "user_model": s.AUTH_USER_MODEL,
     "apps": s.INSTALLED_APPS, "bot_delay": getattr(s, "GAMES_BOT_DELAY", None),
     "hand_pause": getattr(s, "GAMES_HAND_PAUSE", None),
-    "cache": s.CACHES["default"],
+    "cache": s.CACHES["default"], "proxy_ssl": getattr(s, "SECURE_PROXY_SSL_HEADER", None),
 }))
 """
 
@@ -93,6 +93,18 @@ def test_explicit_overrides(subprocess_env: dict[str, str]) -> None:
     assert (s["bot_delay"], s["hand_pause"]) == (None, None)  # games/conf.py defaults apply
     s = load(subprocess_env, GAMES_BOT_DELAY="0,0.25", GAMES_HAND_PAUSE="1.5")
     assert (s["bot_delay"], s["hand_pause"]) == ([0.0, 0.25], 1.5)
+
+
+def test_forwarded_proto_trusted_only_behind_a_proxy(subprocess_env: dict[str, str]) -> None:
+    """X-Forwarded-Proto is the client's own header unless a proxy (nginx) sets it: trusted only when
+    TRUST_PROXY_HEADERS says the site is behind one (deploy/gin.env.example), never by default."""
+    production = {"DATABASE_URL": "postgres://gin:pw@db.internal:5432/gin", "SECRET_KEY": "k" * 60}
+    assert load(subprocess_env, **production)["proxy_ssl"] is None
+    assert load(subprocess_env, **production, TRUST_PROXY_HEADERS="0")["proxy_ssl"] is None
+    trusted = load(subprocess_env, **production, TRUST_PROXY_HEADERS="1")["proxy_ssl"]
+    assert trusted == ["HTTP_X_FORWARDED_PROTO", "https"]
+    example = (ROOT / "deploy/gin.env.example").read_text().splitlines()
+    assert "TRUST_PROXY_HEADERS=1" in example
 
 
 def test_bad_boolean_is_refused(subprocess_env: dict[str, str]) -> None:
