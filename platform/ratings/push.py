@@ -4,7 +4,8 @@
 channels-redis keeps its Redis connections per loop: every push opened (and dropped) a Redis connection,
 about half of the rating task's CPU time. Here each process (each Celery prefork child: the loop is
 made lazily and again after a fork) keeps one daemon thread running one loop, so the layer's
-connection pool is reused by every push.
+connection pool is reused by every push. :func:`run_on_process_loop` runs any coroutine there (the
+games' after-commit broadcast of a move uses it with a shared layer).
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
-from typing import Any
+from collections.abc import Coroutine
+from typing import Any, TypeVar
 
 from channels.layers import get_channel_layer
 
@@ -23,6 +25,8 @@ _lock = threading.Lock()
 _loop: asyncio.AbstractEventLoop | None = None
 _pid = 0
 
+T = TypeVar("T")
+
 
 def _process_loop() -> asyncio.AbstractEventLoop:
     global _loop, _pid
@@ -32,6 +36,13 @@ def _process_loop() -> asyncio.AbstractEventLoop:
             threading.Thread(target=loop.run_forever, name="ratings-push", daemon=True).start()
             _loop, _pid = loop, os.getpid()
         return _loop
+
+
+def run_on_process_loop(coroutine: Coroutine[Any, Any, T], timeout: float) -> T:
+    """Run ``coroutine`` on this process's loop from synchronous code (never from a coroutine: it
+    blocks) and return its result, waiting at most ``timeout`` seconds (then ``TimeoutError``; the
+    coroutine should bound itself, e.g. with ``asyncio.wait_for``, so nothing is left running)."""
+    return asyncio.run_coroutine_threadsafe(coroutine, _process_loop()).result(timeout)
 
 
 def group_send_many(messages: list[tuple[str, dict[str, Any]]]) -> None:
@@ -49,4 +60,4 @@ def group_send_many(messages: list[tuple[str, dict[str, Any]]]) -> None:
             if isinstance(result, BaseException):
                 raise result
 
-    asyncio.run_coroutine_threadsafe(send_all(), _process_loop()).result(PUSH_TIMEOUT)
+    run_on_process_loop(send_all(), PUSH_TIMEOUT)

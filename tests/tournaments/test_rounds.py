@@ -189,6 +189,7 @@ def test_the_same_seed_gives_the_same_tournament() -> None:
             match__tournament_pairing__round__tournament=tournament,
             match__tournament_pairing__round__number=number, type="action").count() > 0
         assert line["wall_seconds"] >= line["pairing_seconds"] >= 0 and line["cpu_seconds"] > 0
+        assert line["cpu_seconds"] >= line["pairing_cpu_seconds"] >= 0
     assert timings[0]["database"] in ("sqlite", "postgresql")
     assert timings[0]["wall_seconds"] >= sum(line["wall_seconds"] for line in timings[0]["rounds"])
 

@@ -18,11 +18,12 @@ Prints JSON::
      "tournament": id,
      "timings": {"database": "sqlite" | "postgresql", "wall_seconds", "cpu_seconds",
                  "rounds": [{"number", "wall_seconds", "cpu_seconds", "pairing_seconds",
-                             "matches", "moves"}]}}
+                             "pairing_cpu_seconds", "matches", "moves"}]}}
 
 ``timings``: a round's wall and CPU seconds run from the start of its ``pair_round`` task to the commit
-that closes it (its pairing, every match played out, the records); ``pairing_seconds`` is the wall time
-of its pairing step up to the round's row; ``moves`` counts the round's player actions (bot moves).
+that closes it (its pairing, every match played out, the records); ``pairing_seconds`` (wall) and
+``pairing_cpu_seconds`` are those of its pairing step up to the round's row (the field read and
+``swiss.pair_round``); ``moves`` counts the round's player actions (bot moves).
 CPU is this process's (every thread), so on PostgreSQL the database server's own CPU is not in it;
 the totals also hold the setup (bot accounts, registrations) and the finish. A tqdm bar on stderr
 counts finished matches (never in the JSON).
@@ -62,7 +63,7 @@ class _Clock:
     def __init__(self) -> None:
         self.pending: tuple[float, float] | None = None
         self.start: dict[int, tuple[float, float]] = {}
-        self.paired: dict[int, float] = {}
+        self.paired: dict[int, tuple[float, float]] = {}
         self.end: dict[int, tuple[float, float]] = {}
 
     @staticmethod
@@ -77,7 +78,7 @@ class _Clock:
         stamp = self.now()
         if created:
             self.start[instance.number] = self.pending or stamp
-            self.paired[instance.number] = stamp[0]
+            self.paired[instance.number] = stamp
             self.pending = None
         elif instance.status == RoundStatus.FINISHED and instance.number not in self.end:
             self.end[instance.number] = stamp
@@ -216,7 +217,8 @@ class Command(BaseCommand):
                 "number": number,
                 "wall_seconds": round(end[0] - start[0], 3),
                 "cpu_seconds": round(end[1] - start[1], 3),
-                "pairing_seconds": round(clock.paired[number] - start[0], 3),
+                "pairing_seconds": round(clock.paired[number][0] - start[0], 3),
+                "pairing_cpu_seconds": round(clock.paired[number][1] - start[1], 3),
                 "matches": matches.count(),
                 "moves": moves,
             })
