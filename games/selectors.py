@@ -65,6 +65,17 @@ def _moves(hand: HandState, seat: int, deal_row: DealRow | None, auto: set[int])
     ]
 
 
+def _tournament(match: Match) -> dict[str, Any] | None:
+    """``{"id", "url"}`` of the tournament whose pairing plays ``match`` (its page), or None. One query."""
+    tournament_id = (
+        Match.objects.filter(pk=match.pk, tournament_pairing__isnull=False)
+        .values_list("tournament_pairing__round__tournament_id", flat=True).first()
+    )
+    if tournament_id is None:
+        return None
+    return {"id": tournament_id, "url": reverse("tournaments:detail", args=[tournament_id])}
+
+
 def match_state_payload(
     *, match: Match, seat: int, invite_url: str | None = None, live: LiveMatch | None = None
 ) -> dict[str, Any]:
@@ -104,6 +115,9 @@ def match_state_payload(
             "timeout_strikes": list(match.timeout_strikes or [0, 0]),
             "auto_moves_to_lose": TIMEOUT_STRIKES_TO_LOSE if match.turn_timer_seconds else None,
             "invite_url": invite_url if match.status == MatchStatus.WAITING and seat == 0 else None,
+            # Looked up only once over (the match-end screen's link): the moves' hot path stays one query.
+            "tournament": _tournament(match) if match.status in (MatchStatus.FINISHED, MatchStatus.ABORTED)
+            else None,
         },
         "hand": None,
         "last_hand": None,

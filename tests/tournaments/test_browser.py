@@ -98,6 +98,13 @@ def test_member_joins_hourly_plays_round_one_live_standings_round_two(
     if not page.locator("#match-end").is_visible():
         resign_outside_playwright(mine.match_id, mine.player1)
     page.locator("#match-end").wait_for(state="visible")
+    # A tournament match ends back at its tournament, never at an ordinary "Play again" against the bot;
+    # the table names the bot as the tournament page does (its public name, numbered in a field).
+    assert not page.locator("#play-again-form").is_visible()
+    back = page.get_by_test_id("back-to-tournament")
+    assert back.is_visible() and back.get_attribute("href") == f"/tournaments/{hourly.pk}/"
+    assert page.locator("#opp-name").inner_text() == mine.player1.public_name
+    assert mine.player1.public_name in standings.get_by_test_id("pairings").inner_text()
 
     # The other round-1 matches are bot against bot. This test is about the live standings and round 2,
     # not about how long two bots take to reach the target (minutes), so each ends by a resignation,

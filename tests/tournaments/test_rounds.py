@@ -244,3 +244,25 @@ def test_a_closed_tab_still_ends_the_match_on_time(members: list[User], steps: l
     services.round_record(tournament_id=tournament.pk, now=timezone.now() + dt.timedelta(minutes=5))
     mine.refresh_from_db()
     assert (mine.points, mine.forfeit) == ([0, 1], False)
+
+
+def test_a_tournament_match_state_names_its_tournament(members: list[User], steps: list[Any]) -> None:
+    """The table's state carries the tournament (the match-end screen's "Back to the tournament",
+    not "Play again"), and the bot's name is its public name, numbered as on the tournament page."""
+    from games.selectors import match_state_payload
+
+    tournament = started(members[0])
+    assert services.round_pair(tournament_id=tournament.pk, number=1)
+    mine = Pairing.objects.select_related("match__player0", "match__player1").get(
+        round__tournament=tournament, player0=members[0])
+    assert match_state_payload(match=mine.match, seat=0)["match"]["tournament"] is None  # in play
+    game_services.match_resign(match_id=mine.match_id, user=members[0])
+    mine.match.refresh_from_db()
+    payload = match_state_payload(match=mine.match, seat=0)
+    assert payload["match"]["tournament"] == {"id": tournament.pk, "url": f"/tournaments/{tournament.pk}/"}
+    bot = mine.match.player1
+    assert payload["match"]["players"][1]["name"] == bot.public_name
+    ordinary = game_services.match_create_vs_bot(user=members[1], level=1, rules_preset="classic", target=50)
+    game_services.match_resign(match_id=ordinary.pk, user=members[1])
+    ordinary.refresh_from_db()
+    assert match_state_payload(match=ordinary, seat=0)["match"]["tournament"] is None

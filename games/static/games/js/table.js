@@ -264,7 +264,12 @@ function renderOverlays() {
     renderRatingLine($("match-end-body"), m, ui.rating);
     askRating();
     const opp = m.players[1 - m.you];
-    const bot = !!(opp && opp.is_bot);
+    // A tournament pairing's match: back to its tournament, never an ordinary "Play again".
+    const tour = m.tournament || null;
+    const bot = !!(opp && opp.is_bot) && !tour;
+    const back = $("back-to-tournament");
+    back.hidden = !tour;
+    if (tour) back.href = tour.url;
     const again = $("play-again-form");
     again.hidden = !bot;
     if (bot) {
@@ -272,7 +277,7 @@ function renderOverlays() {
       again.elements.preset.value = m.preset;
       again.elements.target.value = String(m.target);
     }
-    show("play-again-friend", !bot);
+    show("play-again-friend", !bot && !tour);
     renderRematch(state, ui.rematch, ui.rematchSent !== null);
     show("end-last-hand", !!lh);
     // "Play again" keeps the bot, the rules and the target: say so.

@@ -20,10 +20,13 @@ export function seatName(match, seat) {
   return p ? shortName(playerName(p)) : t("opponent");
 }
 
-/** A seated player's name; a house bot's in the page language. */
+/** A seated player's name; a house bot's in the page language, with the number an extra bot of
+ * its level carries in its public name ("Bot 3 · Standard 4", a tournament field's). */
 export function playerName(p) {
   const key = `bot_name_${p.bot_level}`;
-  return p.is_bot && has(key) ? t(key) : p.name;
+  if (!(p.is_bot && has(key))) return p.name;
+  const number = /\s(\d+)$/.exec(p.name || "");
+  return number ? `${t(key)} ${number[1]}` : t(key);
 }
 
 /** Whether the match is over (finished or aborted). */
