@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.actions import Action
-from engine.cards import ALL_CARDS, Card, card_name, card_names, parse_card
+from engine.cards import ALL_CARDS, Card, card_name, card_names
 from engine.deck import deck_commitment
 from engine.errors import EngineError
 from engine.events import ActionEvent, CutEvent, DealEvent, Event, HandEndEvent, MatchEndEvent, ResignEvent
@@ -161,13 +161,33 @@ def _seat(value: Any, where: str) -> int:
     return int(value)
 
 
-def loads(text: str | bytes) -> Json:
-    """The JSON object of a replay file's text (only the outer shape is checked here).
+class _DuplicateKey(ValueError):
+    pass
 
-    :raises ReplayVerificationError: event 0, not JSON or not an object.
+
+def _object(pairs: list[tuple[str, Any]]) -> Json:
+    """``object_pairs_hook``: a JSON object, refused when it names a key twice (``json`` keeps the last
+    one silently, so a file could show one reader ``players`` and another a second ``players``)."""
+    obj: Json = {}
+    for key, value in pairs:
+        if key in obj:
+            raise _DuplicateKey(key)
+        obj[key] = value
+    return obj
+
+
+def loads(text: str | bytes) -> Json:
+    """The JSON object of a replay file's text (only the outer shape is checked here). UTF-8; one
+    leading byte order mark (U+FEFF, as some editors save) is accepted and ignored.
+
+    :raises ReplayVerificationError: event 0, not JSON (also a key given twice in one object) or not an
+        object.
     """
+    text = text.removeprefix(b"\xef\xbb\xbf") if isinstance(text, bytes) else text.removeprefix("\ufeff")
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=_object)
+    except _DuplicateKey as exc:
+        raise _fail(0, f"duplicate key {str(exc)[:40]!r} in one JSON object") from None
     except (ValueError, RecursionError) as exc:
         raise _fail(0, f"not JSON ({exc})") from None
     if not isinstance(data, dict):
@@ -198,7 +218,9 @@ def _header(data: Any) -> tuple[RuleSet, int, list[Any], Json]:
         if p.get("seat") != seat or type(p.get("seat")) is not int:
             raise _fail(0, f"players[{seat}].seat must be {seat}")
         name = _get(p, "name", str, f"players[{seat}]")
-        if not 0 < len(name) <= MAX_NAME or "\x00" in name:
+        if "\x00" in name:
+            raise _fail(0, f"players[{seat}].name must not contain NUL (U+0000)")
+        if not 0 < len(name) <= MAX_NAME:
             raise _fail(0, f"players[{seat}].name must be 1..{MAX_NAME} characters")
         level = p.get("bot_level")
         if level is not None and (type(level) is not int or not 1 <= level <= 5):
@@ -256,13 +278,27 @@ def frame(
     }
 
 
-def _parse_deck(tokens: Any, event: int) -> tuple[Card, ...]:
+_BY_FILE_NAME = {name: card for card, name in zip(ALL_CARDS, _NAMES, strict=True)}
+
+
+def _card(token: Any, where: str, event: int) -> Card:
+    """A card as files write it: exactly its canonical name (``"Ad"``, ``"Tc"``). The engine's own parser
+    reads any case and ``10``; a file has one spelling, so that a record reads the same to every reader.
+
+    :raises ReplayVerificationError: at ``event``, naming ``where`` and the token.
+    """
+    card = _BY_FILE_NAME.get(token) if isinstance(token, str) else None
+    if card is None:
+        shown = repr(token)[:20]
+        raise _fail(event, f"{where}: {shown} is not a card as replay files write it "
+                           "(rank A23456789TJQK then suit cdhs, e.g. 'Ad')")
+    return card
+
+
+def _parse_deck(tokens: Any, event: int, where: str) -> tuple[Card, ...]:
     if not isinstance(tokens, list) or len(tokens) != 52:
         raise _fail(event, "a deck is the list of the 52 cards")
-    try:
-        deck = tuple(parse_card(t) for t in tokens)
-    except EngineError as exc:
-        raise _fail(event, f"bad card in the deck: {exc}") from None
+    deck = tuple(_card(t, f"{where}.deck[{i}]", event) for i, t in enumerate(tokens))
     if len(set(deck)) != 52:
         raise _fail(event, "the deck repeats a card")
     return deck
@@ -281,17 +317,14 @@ def _hand(
     if number != match.hand_number + 1 or dealer != match.dealer:
         raise _fail(event, f"expected hand {match.hand_number + 1} dealt by seat {match.dealer}, "
                            f"got hand {number} dealt by seat {dealer}")
-    deck = _parse_deck(hand.get("deck"), event)
+    deck = _parse_deck(hand.get("deck"), event, where)
     salt = _get(hand, "salt", str, where)
     commitment = _get(hand, "commitment", str, where)
     if deck_commitment(deck, salt) != commitment:
         raise _fail(event, f"hand {number}'s deck does not match its commitment")
     limit_card = None
     if "limit_card" in hand:
-        try:
-            limit_card = parse_card(_get(hand, "limit_card", str, where))
-        except EngineError as exc:
-            raise _fail(event, f"{where}.limit_card: {exc}") from None
+        limit_card = _card(hand["limit_card"], f"{where}.limit_card", event)
     match.deal(deck, limit_card=limit_card)
     state = match.hand
     assert state is not None
@@ -318,6 +351,9 @@ def _hand(
             raise _fail(event, f"{what} is illegal: {exc}") from None
         last = produced[0]
         assert isinstance(last, ActionEvent)
+        if str(last.action) != text:  # legal, but spelled otherwise (case, 10 for T...): one spelling
+            raise _fail(event, f"hand {number}, action {k + 1} (seat {seat}: {text[:40]!r}) is not written "
+                               f"as replay files write it: {str(last.action)!r}")
         record.actions.append((seat, str(last.action), auto))
         if frames:
             record.frames.append(frame(state, k + 1, last, auto, arranged))
@@ -351,7 +387,8 @@ def verify(data: Any, *, frames: bool = False) -> VerifiedReplay:
         try:
             if not isinstance(rounds, list) or not all(isinstance(r, list) and len(r) == 2 for r in rounds):
                 raise EngineError("cut must be a list of [seat 0's card, seat 1's card] rounds")
-            match.cut([(parse_card(a), parse_card(b)) for a, b in rounds])
+            match.cut([(_card(a, f"cut[{i}][0]", 1), _card(b, f"cut[{i}][1]", 1))
+                       for i, (a, b) in enumerate(rounds)])
         except EngineError as exc:
             raise _fail(1, f"bad cut for the deal: {exc}") from None
     cache: dict[int, Json] = {}

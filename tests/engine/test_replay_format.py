@@ -265,3 +265,71 @@ def test_a_file_written_before_the_cut_was_recorded_still_verifies() -> None:
     replay = verify(record)
     assert replay.state.events[0] == m.events[1]  # the first deal is event 1 again
     assert replay.state.final_scores == m.final_scores and replay.state.winner == m.winner
+
+
+# ------------------------------------------------------------------------------------ strict spelling
+
+
+def refusal(data: Any) -> str:
+    with pytest.raises(ReplayVerificationError) as info:
+        verify_text(data) if isinstance(data, (str, bytes)) else verify(data)
+    return str(info.value)
+
+
+def test_cards_are_written_as_files_write_them(classic: tuple[MatchState, dict[str, Any]]) -> None:
+    _, record = classic
+    for where in ("deck", "limit"):
+        bad = copy.deepcopy(record)
+        if where == "deck":
+            bad["hands"][0]["deck"][3] = bad["hands"][0]["deck"][3].lower()  # e.g. "ad" for "Ad"
+            token = bad["hands"][0]["deck"][3]
+            if token == record["hands"][0]["deck"][3]:  # a card with a digit rank and no letter to lower
+                bad["hands"][0]["deck"][3] = token = record["hands"][0]["deck"][3].upper()
+        else:
+            bad["hands"][0]["limit_card"] = token = "10d"
+        message = refusal(bad)
+        deal = 2 if record.get("cut") else 1
+        assert message == (
+            f"failed verification at event {deal}: hands[0].{'deck[3]' if where == 'deck' else 'limit_card'}"
+            f": {token!r} is not a card as replay files write it (rank A23456789TJQK then suit cdhs, e.g. "
+            "'Ad')"
+        )
+
+
+def test_actions_are_written_canonically(classic: tuple[MatchState, dict[str, Any]]) -> None:
+    _, record = classic
+    bad = copy.deepcopy(record)
+    actions = bad["hands"][0]["actions"]
+    k = next(i for i, a in enumerate(actions) if a["action"].startswith("discard "))
+    written = actions[k]["action"]
+    actions[k]["action"] = written.upper()
+    message = refusal(bad)
+    assert f"is not written as replay files write it: {written!r}" in message
+
+
+def test_duplicate_keys_are_refused(classic: tuple[MatchState, dict[str, Any]]) -> None:
+    _, record = classic
+    text = json.dumps(record)
+    mallory = json.dumps([{"seat": 0, "name": "MALLORY", "bot_level": None}, record["players"][1]])
+    doubled = text[:-1] + f', "players": {mallory}}}'
+    assert json.loads(doubled)["players"][0]["name"] == "MALLORY"  # what a plain reader would show
+    assert refusal(doubled) == "failed verification at event 0: duplicate key 'players' in one JSON object"
+    nested = text.replace('"seat": 0,', '"seat": 0, "seat": 0,', 1)
+    assert refusal(nested) == "failed verification at event 0: duplicate key 'seat' in one JSON object"
+
+
+def test_a_byte_order_mark_is_accepted(classic: tuple[MatchState, dict[str, Any]]) -> None:
+    m, record = classic
+    text = json.dumps(record)
+    for with_bom in (b"\xef\xbb\xbf" + text.encode(), "\ufeff" + text):
+        assert verify_text(with_bom).state.scores == m.scores
+    assert "not JSON" in refusal("\ufeff\ufeff" + text)  # one mark, at the start only
+
+
+def test_a_nul_in_a_name_has_its_own_message(classic: tuple[MatchState, dict[str, Any]]) -> None:
+    _, record = classic
+    bad = copy.deepcopy(record)
+    bad["players"][1]["name"] = "Bot\x003"
+    assert refusal(bad) == "failed verification at event 0: players[1].name must not contain NUL (U+0000)"
+    bad["players"][1]["name"] = ""
+    assert refusal(bad) == "failed verification at event 0: players[1].name must be 1..150 characters"
