@@ -226,7 +226,8 @@ class Serve:
                 status = self.process.returncode
                 raise RuntimeError(f"scripts/serve exited ({status}):\n{self.output()[-3000:]}")
             return ("is up at" in self.output() and " ready." in self.worker_log()
-                    and "beat: Starting..." in self.beat_log() and len(self.daphnes()) >= 2)
+                    and "beat: Starting..." in self.beat_log()
+                    and len(self.daphnes()) >= int(self.env.get("DAPHNE_PROCESSES", "1")))
 
         wait_for(up, "scripts/serve to be up (site, worker, beat)", timeout)
 
