@@ -256,8 +256,8 @@ class Serve:
         return [pid for pid in session_pids(self.sid) if needle in cmdline(pid)]
 
     def daphnes(self) -> list[int]:
-        """The Daphne processes (``daphne ... --fd N``)."""
-        return self.pids("daphne --fd")
+        """The Daphne processes (``.../daphne [options] --fd N config.asgi:application``)."""
+        return [pid for pid in self.pids(" --fd ") if "/daphne " in cmdline(pid)]
 
     def worker_main(self) -> int | None:
         """The Celery worker's main process (its pool children are its children)."""

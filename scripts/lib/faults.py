@@ -44,6 +44,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import faulthandler
 import json
 import math
 import os
@@ -91,6 +92,9 @@ OUTAGE_S = 3.0
 """How long Redis and PostgreSQL stay down."""
 TIMER_S = 15
 """The timer table's turn timer (the shortest allowed)."""
+SCENARIO_BOUND_S = 400.0
+"""A scenario still running after this long is stopped and FAILs; every thread's stack is printed a
+little before, to show where it waits."""
 
 
 # --------------------------------------------------------------------------------------------- results
@@ -825,6 +829,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 
 def main(argv: list[str]) -> int:
+    faulthandler.register(signal.SIGUSR1, all_threads=True)  # kill -USR1: where a stuck run waits
+    signal.signal(signal.SIGTERM, signal.default_int_handler)  # SIGTERM stops the servers too (finally)
     args = parse_args(argv)
     missing = missing_binaries()
     if missing:
@@ -842,10 +848,15 @@ def main(argv: list[str]) -> int:
         for name in args.scenarios:
             print(f"{name} ...", flush=True)
             t0 = time.monotonic()
+            faulthandler.dump_traceback_later(SCENARIO_BOUND_S - 10, exit=False)
             try:
-                result = asyncio.run(RUNNERS[name](site))
+                result = asyncio.run(asyncio.wait_for(RUNNERS[name](site), SCENARIO_BOUND_S))
+            except TimeoutError:
+                result = Result(name, failures=[f"did not finish within {SCENARIO_BOUND_S:g} s"])
             except Exception as exc:
                 result = Result(name, failures=[f"{type(exc).__name__}: {exc}"])
+            finally:
+                faulthandler.cancel_dump_traceback_later()
             result.details["seconds"] = round(time.monotonic() - t0, 1)
             results.append(result)
             print(f"  {'PASS' if result.passed else 'FAIL'}  acked {result.acked}, stored {result.stored}, "

@@ -46,9 +46,20 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any
                 "DJANGO_SETTINGS_MODULE": "config.settings", "PYTHONUNBUFFERED": "1"})
     command = [sys.executable, str(ROOT / "scripts" / "lib" / "faults.py"), *SCENARIOS,
                "--players", "4", "--json", str(out)]
-    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=RUN_BOUND_S)
-    sys.stdout.write(done.stdout[-6000:] + done.stderr[-3000:])
-    assert out.exists(), f"scripts/faults wrote no results (exit {done.returncode})"
+    log = out.with_suffix(".log")
+    with log.open("wb") as sink:
+        run = subprocess.Popen(command, cwd=ROOT, env=env, stdout=sink, stderr=subprocess.STDOUT)
+        try:
+            run.wait(timeout=RUN_BOUND_S)
+        except subprocess.TimeoutExpired:
+            run.terminate()  # the script stops its servers on SIGTERM
+            try:
+                run.wait(timeout=120)
+            except subprocess.TimeoutExpired:
+                run.kill()
+                run.wait()
+    sys.stdout.write(log.read_text(errors="replace")[-8000:])
+    assert out.exists(), f"scripts/faults wrote no results (exit {run.returncode})"
     return {r["scenario"]: r for r in json.loads(out.read_text())}
 
 
