@@ -111,11 +111,11 @@ def rematch_offer(*, match_id: int, user: User) -> RematchDone:
     with transaction.atomic():
         match = services._locked(match_id)
         seat = _check(match, user)
+        offers = _offers(match)  # before the rematch: see rematch_accept
+        current = _open(offers)
         new = _existing(match)
         if new is not None:
             return RematchDone(False, match.last_seq, new)
-        offers = _offers(match)
-        current = _open(offers)
         if current is not None and current.seat == seat:
             return RematchDone(False, match.last_seq)
         if current is not None:
@@ -175,10 +175,13 @@ def rematch_accept(*, match_id: int, user: User) -> RematchDone:
     with transaction.atomic():
         match = services._locked(match_id)
         seat = _check(match, user)
+        # The offers are read before the rematch: a racing accept marks its offer accepted and creates
+        # the match in one commit, so (each statement seeing what was committed before it, as in
+        # PostgreSQL's read committed) an offer seen answered means the rematch is seen below.
+        current = _open(_offers(match))
         new = _existing(match)
         if new is not None:
             return RematchDone(False, match.last_seq, new)
-        current = _open(_offers(match))
         if current is None or current.seat == seat:
             raise GameError("no_rematch_offer", "there is no rematch offer from your opponent to accept")
         return _accept(match, current)
