@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from accounts.services import house_bot_pool
+from config import fault_points
 from games.models import Match, MatchEvent, MatchStatus
 from tournaments import live, selectors, swiss
 from tournaments.models import (
@@ -289,6 +290,7 @@ def round_pair(*, tournament_id: int, number: int) -> bool:
         boards.append(Pairing(round=round_, board=len(pairing.pairs) + 1, player0=users[int(pairing.bye)],
                               points=[1, 0], hand_points=[0, 0]))
     Pairing.objects.bulk_create(boards)
+    fault_points.reached("tournaments.pair_round")  # the fault runs' SIGKILL lands here (docs/faults.md)
     tournament.current_round = number
     tournament.save(update_fields=["current_round"])
     live.round_started(tournament.pk, [p.player0_id for p in boards] + [p.player1_id for p in boards

@@ -20,6 +20,7 @@ from django.db.models import Exists, OuterRef, QuerySet
 from django.utils import timezone
 
 from accounts.models import User
+from config import fault_points
 from games.models import Match, MatchStatus
 from games.services import group_name
 from ratings import elo, push
@@ -119,6 +120,7 @@ def _rate_many(ids: list[int]) -> list[RatingChange]:
         seat_of = {p.pk: seat for seat, p in enumerate((match.player0, match.player1)) if p is not None}
         pushes.append((match.pk, {seat_of[c.player_id]: rating_message(c) for c in written}))
     RatingChange.objects.bulk_create(changes, batch_size=1000)
+    fault_points.reached("ratings.rate")  # the fault runs' SIGKILL lands here (docs/faults.md)
     touched = [rows[pk] for pk in sorted({c.player_id for c in changes})]
     fields = ["rating", "peak", "rated_matches", "wins", "losses", "last_rated_at"]
     if len(touched) <= 2:  # one plain UPDATE per row: cheaper than bulk_update's CASE for 1-2 rows

@@ -9,6 +9,12 @@
   finish's when tasks run eagerly or the cache is down.
 - ``ratings.sweep_unrated()``: beat, every :data:`SWEEP_SECONDS`: re-enqueue finished rated matches that
   have no rating change :data:`services.SWEEP_AFTER` after they finished (a lost message).
+
+The two rating tasks are acknowledged after they ran (``acks_late``) and given back to the queue when the
+pool process running them dies (``reject_on_worker_lost``: a SIGKILL, the OOM killer): Celery would
+otherwise acknowledge such a task as failed and drop it, and the rating would wait for the sweep
+(up to two minutes). Running again is harmless: a killed run's transaction was rolled back, and a rated
+match is never rated twice (docs/faults.md "Worker killed during a rating task").
 """
 
 from __future__ import annotations
@@ -36,7 +42,7 @@ current_app.conf.beat_schedule = {
 }
 
 
-@shared_task(name="ratings.rate_match", ignore_result=True, acks_late=True,
+@shared_task(name="ratings.rate_match", ignore_result=True, acks_late=True, reject_on_worker_lost=True,
              autoretry_for=(OperationalError,), retry_backoff=True, max_retries=5)
 def rate_match(match_id: int) -> int:
     """Rate match ``match_id``; returns how many rating changes were written (0 when already rated,
@@ -44,7 +50,7 @@ def rate_match(match_id: int) -> int:
     return len(services.match_rate(match_id=match_id))
 
 
-@shared_task(name="ratings.rate_pending", ignore_result=True, acks_late=True,
+@shared_task(name="ratings.rate_pending", ignore_result=True, acks_late=True, reject_on_worker_lost=True,
              autoretry_for=(OperationalError,), retry_backoff=True, max_retries=5)
 def rate_pending() -> int:
     """Rate the recent finished rated matches still unrated (see the module docstring); returns how many

@@ -83,11 +83,14 @@ class LevelStats:
     states: list[float] = field(default_factory=list)
     errors: dict[str, int] = field(default_factory=dict)
     acked: list[tuple[int, str, int]] = field(default_factory=list)  # (match id, msg id, seq)
+    acked_at: list[float] = field(default_factory=list)  # monotonic time of each ack, as ``acked``
+    errors_at: list[float] = field(default_factory=list)  # monotonic time of each error
     matches_started: int = 0
     matches_finished: int = 0
 
     def error(self, code: str) -> None:
         self.errors[code] = self.errors.get(code, 0) + 1
+        self.errors_at.append(time.monotonic())
 
 
 # --------------------------------------------------------------------------------------------- processes
@@ -221,27 +224,31 @@ def start_server(port: int, env: dict[str, str], log: Path) -> subprocess.Popen[
 # --------------------------------------------------------------------------------------------- seeding
 
 
-def seed_guests(count: int) -> list[tuple[int, str]]:
-    """``count`` guest users with a logged-in session each: ``[(user id, session key), ...]`` (written
-    straight to the database: the site's guest endpoint is throttled per IP)."""
+def session_key_for(user: Any) -> str:
+    """A new logged-in session of ``user`` (written straight to the database); its key."""
     from django.conf import settings
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
     from django.contrib.sessions.backends.db import SessionStore
 
-    from accounts.services import guest_create
-
     model_backend = "django.contrib.auth.backends.ModelBackend"
     backends = list(settings.AUTHENTICATION_BACKENDS)
-    backend = model_backend if model_backend in backends else backends[-1]
+    session = SessionStore()
+    session[SESSION_KEY] = user._meta.pk.value_to_string(user)
+    session[BACKEND_SESSION_KEY] = model_backend if model_backend in backends else backends[-1]
+    session[HASH_SESSION_KEY] = user.get_session_auth_hash()
+    session.create()
+    return session.session_key or ""
+
+
+def seed_guests(count: int) -> list[tuple[int, str]]:
+    """``count`` guest users with a logged-in session each: ``[(user id, session key), ...]`` (written
+    straight to the database: the site's guest endpoint is throttled per IP)."""
+    from accounts.services import guest_create
+
     out = []
     for _ in range(count):
         guest = guest_create()
-        session = SessionStore()
-        session[SESSION_KEY] = guest._meta.pk.value_to_string(guest)
-        session[BACKEND_SESSION_KEY] = backend
-        session[HASH_SESSION_KEY] = guest.get_session_auth_hash()
-        session.create()
-        out.append((guest.pk, session.session_key or ""))
+        out.append((guest.pk, session_key_for(guest)))
     return out
 
 
@@ -324,15 +331,19 @@ class Pace:
         return random.uniform(self.low, self.high) if self.high > 0 else 0.0
 
 
-async def open_match(client: Client, ws_base: str, args: argparse.Namespace) -> tuple[int, Any]:
-    """Create a bot match over HTTP and open its socket: ``(match id, connection)``."""
+async def open_socket(client: Client, ws_base: str, match_id: int, open_timeout: float = 30) -> Any:
+    """Open ``ws/match/<id>/`` as ``client``: the connection (``websockets``)."""
     from websockets.asyncio.client import connect
 
+    return await connect(f"{ws_base}/ws/match/{match_id}/", origin=client.base,  # type: ignore[arg-type]
+                         additional_headers={"Cookie": client.cookie}, open_timeout=open_timeout,
+                         max_queue=None, ping_interval=None)
+
+
+async def open_match(client: Client, ws_base: str, args: argparse.Namespace) -> tuple[int, Any]:
+    """Create a bot match over HTTP and open its socket: ``(match id, connection)``."""
     match_id = await asyncio.to_thread(client.create_match, args.bot_level, args.target)
-    ws = await connect(f"{ws_base}/ws/match/{match_id}/", origin=client.base,  # type: ignore[arg-type]
-                       additional_headers={"Cookie": client.cookie}, open_timeout=30, max_queue=None,
-                       ping_interval=None)
-    return match_id, ws
+    return match_id, await open_socket(client, ws_base, match_id)
 
 
 async def play_matches(
@@ -363,9 +374,17 @@ async def play_matches(
             await ws.close()
 
 
-async def play_one(ws: Any, match_id: int, stats: LevelStats, pace: Pace, deadline: float) -> bool:
-    """Play one match on ``ws``; True when it ended (False: the deadline came first)."""
+ERROR_BACKOFF_S = 0.5
+"""After an error frame the client waits this long before its ``sync`` (a server that fails every call,
+e.g. with its database down, is asked twice a second, not in a tight loop)."""
+
+
+async def play_one(ws: Any, match_id: int, stats: LevelStats, pace: Pace, deadline: float,
+                   stop_after: int | None = None) -> bool:
+    """Play one match on ``ws``; True when it ended (False: the deadline came first, or ``stop_after``
+    actions were acknowledged and it is this player's turn again)."""
     n = 0
+    acks = 0
     acted_seq = -1
     pending: dict[str, Any] = {}  # the action in flight: id, sent_at, seq, acked
     while True:
@@ -385,12 +404,15 @@ async def play_one(ws: Any, match_id: int, stats: LevelStats, pace: Pace, deadli
             if pending and msg.get("id") == pending["id"]:
                 stats.acks.append(now - pending["sent_at"])
                 stats.acked.append((match_id, pending["id"], msg["seq"]))
+                stats.acked_at.append(now)
                 pending["acked"] = True
+                acks += 1
             continue
         if kind == "error":
             stats.error(msg.get("code", "?"))
             pending.clear()
             acted_seq = -1
+            await asyncio.sleep(ERROR_BACKOFF_S)
             await ws.send(json.dumps({"type": "sync"}))
             continue
         if kind != "state":
@@ -405,7 +427,7 @@ async def play_one(ws: Any, match_id: int, stats: LevelStats, pace: Pace, deadli
         hand = msg.get("hand")
         if not hand or not hand["your_turn"] or msg["seq"] == acted_seq or pending:
             continue
-        if time.monotonic() >= deadline:
+        if time.monotonic() >= deadline or (stop_after is not None and acks >= stop_after):
             return False
         think = pace.think()
         if think:

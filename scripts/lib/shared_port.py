@@ -8,9 +8,14 @@ connection to one of the processes that is waiting in ``accept``. A WebSocket st
 accepted it; the Redis channel layer connects the processes. No extra hop and no proxy process: on a
 2-core machine a userspace proxy would cost as much CPU as a Daphne.
 
-Supervision (like ``scripts/serve`` itself): SIGTERM/SIGINT/SIGHUP are passed to every Daphne and this
-script exits with the first status once all have exited; if one Daphne exits on its own, the others
-are stopped too, so a crash never leaves a half-running site. Prints one line per Daphne started.
+Supervision: SIGTERM/SIGINT/SIGHUP are passed to every Daphne and this script exits once all have
+exited (0, or the status of one that failed). A Daphne that exits on its own (a crash, ``kill -9``)
+is started again at once on the same socket (as systemd restarts a ``gin-daphne@`` unit) while the
+others go on serving: its players' sockets drop and they reconnect to a running process
+(docs/faults.md). More than :data:`RESTART_LIMIT` restarts within :data:`RESTART_WINDOW_S` seconds is
+a crash loop: then every Daphne is stopped and this script exits with the last failure's status, so
+``scripts/serve`` stops the rest of the site instead of spinning. Prints one line per Daphne started
+and per restart.
 """
 
 from __future__ import annotations
@@ -20,6 +25,15 @@ import socket
 import subprocess
 import sys
 import time
+from collections import deque
+
+RESTART_LIMIT = 5
+RESTART_WINDOW_S = 60.0
+
+
+def exit_status(code: int) -> int:
+    """A child's ``returncode`` as a shell status (killed by signal N: 128 + N)."""
+    return 128 - code if code < 0 else code
 
 
 def main(argv: list[str]) -> int:
@@ -50,24 +64,40 @@ def main(argv: list[str]) -> int:
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, stop)
     app = command[-1]
+
+    def spawn() -> subprocess.Popen[bytes]:
+        return subprocess.Popen([*command[:-1], "--fd", str(fd), app], pass_fds=(fd,))
+
     for index in range(count):
-        child = subprocess.Popen([*command[:-1], "--fd", str(fd), app], pass_fds=(fd,))
-        children.append(child)
-        print(f"daphne {index + 1}/{count}: pid {child.pid} on {host}:{port}", flush=True)
-    listener.close()  # the children hold it
-    first: int | None = None
+        children.append(spawn())
+        print(f"daphne {index + 1}/{count}: pid {children[-1].pid} on {host}:{port}", flush=True)
+    # The listening socket stays open here too (this process never accepts on it): a restarted Daphne
+    # inherits the same one, so the port never closes and queued connections wait for any process.
+    restarts: deque[float] = deque()  # when the recent restarts happened
+    crash_loop: int | None = None
     while any(child.poll() is None for child in children):
-        for child in children:
+        for index, child in enumerate(children):
             code = child.poll()
-            if code is not None and first is None:
-                first = code
-                if not stopping:
-                    print(f"daphne pid {child.pid} exited ({code}): stopping the others", flush=True)
-                    stop(signal.SIGTERM, None)
+            if code is None or stopping:
+                continue
+            now = time.monotonic()
+            while restarts and now - restarts[0] > RESTART_WINDOW_S:
+                restarts.popleft()
+            if len(restarts) >= RESTART_LIMIT:
+                print(f"daphne pid {child.pid} exited ({code}) after {len(restarts)} restarts within "
+                      f"{RESTART_WINDOW_S:g} s: stopping the others", flush=True)
+                crash_loop = exit_status(code) or 1
+                stop(signal.SIGTERM, None)
+                break
+            restarts.append(now)
+            children[index] = spawn()
+            print(f"daphne {index + 1}/{count}: pid {child.pid} exited ({code}), restarted as pid "
+                  f"{children[index].pid}", flush=True)
         time.sleep(0.2)
-    if first is None:
-        return 0
-    return 128 - first if first < 0 else first  # killed by a signal: the shell's convention
+    listener.close()
+    if crash_loop is not None:
+        return crash_loop
+    return next((exit_status(c.returncode) for c in children if c.returncode), 0)
 
 
 if __name__ == "__main__":
