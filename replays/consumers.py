@@ -52,8 +52,38 @@ class _ReadOnlySocket(AsyncWebsocketConsumer):
     reading: bool = False
     kinds: tuple[str, ...] = ("sync", "ping")
 
+    match_id: int
+
     async def on_message(self, kind: str, message: dict[str, Any]) -> None:
         raise NotImplementedError
+
+    def _check(self) -> None:
+        """Whether this socket may open (runs in a database thread).
+
+        :raises ReplayRefused: it may not.
+        """
+        raise NotImplementedError
+
+    def refusal(self, exc: selectors.ReplayRefused) -> tuple[str, int]:
+        """The ``error`` frame's code and the close code for a refused ``exc``."""
+        raise NotImplementedError
+
+    async def open_checked(self) -> bool:
+        """Accept the socket of ``url_route``'s match, then run :meth:`_check`: True when it may read;
+        else the ``error`` frame and the close of :meth:`refusal` are sent, and False."""
+        self.match_id = int(self.scope["url_route"]["kwargs"]["match_id"])
+        bind_socket(self.scope, self.match_id)  # this socket's log records: its request id and match
+        self.reading = False
+        await self.accept()
+        try:
+            await database_sync_to_async(self._check)()
+        except selectors.ReplayRefused as exc:
+            code, close_code = self.refusal(exc)
+            await self._send(_error(code, exc.message))
+            await self.close(code=close_code)
+            return False
+        self.start_reading()
+        return True
 
     async def on_flood(self) -> None:
         """The client flooded the socket (it is being closed with ``FLOOD_CLOSE_CODE``)."""
@@ -103,27 +133,18 @@ class _ReadOnlySocket(AsyncWebsocketConsumer):
 class WatchConsumer(_ReadOnlySocket):
     """One spectator's connection to one match."""
 
-    match_id: int
     last_seq: int = -1
     kinds = TYPES
 
     async def connect(self) -> None:
-        self.match_id = int(self.scope["url_route"]["kwargs"]["match_id"])
-        bind_socket(self.scope, self.match_id)  # this socket's log records: its request id and match
-        self.reading = False
-        await self.accept()
-        try:
-            await database_sync_to_async(self._check)()
-        except selectors.ReplayRefused as exc:
-            code = 4404 if exc.code == "no_such_match" else 4403
-            await self.send(text_data=json.dumps(_error("no_such_match" if code == 4404 else "not_public",
-                                                        exc.message)))
-            await self.close(code=code)
+        if not await self.open_checked():
             return
-        self.start_reading()
         await self.channel_layer.group_add(watch.watch_group(self.match_id), self.channel_name)
         await self._count(1)
         await self._send_view()
+
+    def refusal(self, exc: selectors.ReplayRefused) -> tuple[str, int]:
+        return ("no_such_match", 4404) if exc.code == "no_such_match" else ("not_public", 4403)
 
     def _check(self) -> None:
         """:raises ReplayRefused: the match does not exist or is not public."""
@@ -180,23 +201,15 @@ _REFUSED_CLOSE = {"no_such_match": 4404, "not_finished": 4409, "private": 4403}
 class AnalysisConsumer(_ReadOnlySocket):
     """The replay page's socket for its match's computer analysis (module docstring)."""
 
-    match_id: int
-
     async def connect(self) -> None:
-        self.match_id = int(self.scope["url_route"]["kwargs"]["match_id"])
-        bind_socket(self.scope, self.match_id)  # this socket's log records: its request id and match
-        self.reading = False
-        await self.accept()
-        try:
-            await database_sync_to_async(self._check)()
-        except selectors.ReplayRefused as exc:
-            await self._send(_error(exc.code, exc.message))
-            await self.close(code=_REFUSED_CLOSE[exc.code])
+        if not await self.open_checked():
             return
         analysis_driver.socket_opened()
-        self.start_reading()
         await self.channel_layer.group_add(analyses.analysis_group(self.match_id), self.channel_name)
         await self._send_state()
+
+    def refusal(self, exc: selectors.ReplayRefused) -> tuple[str, int]:
+        return exc.code, _REFUSED_CLOSE[exc.code]
 
     def _check(self) -> None:
         """:raises ReplayRefused: no such match, not finished, or private without the link's token."""
