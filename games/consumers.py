@@ -28,6 +28,7 @@ from games.db import db_call
 from games.services import GameError, group_name, seat_group
 from games.user_sockets import user_group
 from web.log_context import bind_socket
+from web.unavailable import RefusesWhenUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -68,8 +69,8 @@ def _error(code: str, message: str, msg_id: Any = None) -> dict[str, Any]:
     return {"type": "error", "code": code, "message": message, "id": echo}
 
 
-class MatchConsumer(AsyncWebsocketConsumer):
-    """One player's connection to one match."""
+class MatchConsumer(RefusesWhenUnavailable):
+    """One player's connection to one match (the database down at connect: ``server_unavailable``, 4503)."""
 
     match_id: int
     seat: int | None = None

@@ -28,13 +28,13 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
-from channels.generic.websocket import AsyncWebsocketConsumer
 
 from games import conf, ratelimit
 from games.selectors import match_get
 from games.services import group_name
 from replays import analyses, analysis_driver, selectors, watch
 from web.log_context import bind_socket
+from web.unavailable import RefusesWhenUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -45,9 +45,10 @@ def _error(code: str, message: str) -> dict[str, Any]:
     return {"type": "error", "code": code, "message": message, "id": None}
 
 
-class _ReadOnlySocket(AsyncWebsocketConsumer):
+class _ReadOnlySocket(RefusesWhenUnavailable):
     """A socket whose client only reads: frames are rate-limited (the players' per-connection limit,
-    ``games.ratelimit``) and parsed here; a JSON object goes to :meth:`on_message`."""
+    ``games.ratelimit``) and parsed here; a JSON object goes to :meth:`on_message`. The database down at
+    connect: ``server_unavailable`` and close 4503 (``web.unavailable``)."""
 
     reading: bool = False
     kinds: tuple[str, ...] = ("sync", "ping")

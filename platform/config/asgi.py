@@ -3,7 +3,8 @@
 The Django app is built BEFORE importing any routing so that models and settings are ready when consumer
 modules import them. WebSockets accept only the site's own origins (scheme, host and port: the served
 origin and ``CSRF_TRUSTED_ORIGINS``, ``config.origins``) and carry the session user (guests included) in
-``scope["user"]``. Every request and socket is logged once (``web.access_log.AccessLog``).
+``scope["user"]``. Every request and socket is logged once (``web.access_log.AccessLog``). A socket that
+fails because the database cannot be reached gets an error frame and close 4503 (``web.unavailable``).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from config.origins import SameOriginValidator  # noqa: E402
 from config.routing import websocket_urlpatterns  # noqa: E402
 from config.wsserver import add_reason_phrases, close_instead_of_drop  # noqa: E402
 from web.access_log import AccessLog  # noqa: E402
+from web.unavailable import SocketUnavailable  # noqa: E402
 
 close_instead_of_drop()  # an oversized frame gets a 1009 close frame, not a dropped connection
 add_reason_phrases()  # "429 Too Many Requests", not "429 Unknown Status"
@@ -32,7 +34,11 @@ application = AccessLog(
     ProtocolTypeRouter(
         {
             "http": django_asgi_app,
-            "websocket": SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+            # SocketUnavailable: with the database down (the session lookup fails first), an error frame
+            # and close 4503 ("try again later") instead of an HTTP 500 at the handshake (web.unavailable).
+            "websocket": SameOriginValidator(
+                SocketUnavailable(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))
+            ),
         }
     )
 )

@@ -167,6 +167,11 @@ if DATABASE_URL:
     }
     if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         DATABASES["default"]["OPTIONS"] = dict(SQLITE_OPTIONS)
+    else:
+        # libpq waits forever for an unreachable server by default: a request or socket would hang
+        # instead of getting its 503 / server_unavailable (web.unavailable). A URL's own
+        # ?connect_timeout= wins.
+        DATABASES["default"].setdefault("OPTIONS", {}).setdefault("connect_timeout", 5)
 else:
     DATABASES = {
         "default": {
@@ -333,13 +338,14 @@ LOGGING = {
     },
     "filters": {
         "client_error_one_line": {"()": "web.log_filters.ClientErrorWithoutTraceback"},
+        "unavailable_one_line": {"()": "web.log_filters.UnavailableWithoutTraceback"},
         "context_ids": {"()": "web.log_filters.ContextIds"},
         "redact_secrets": {"()": "web.log_filters.RedactSecrets"},
     },
     "handlers": {
         "console": {
             "class": "logging.StreamHandler", "formatter": "json" if LOG_FORMAT == "json" else "plain",
-            "filters": ["client_error_one_line", "context_ids", "redact_secrets"],
+            "filters": ["client_error_one_line", "unavailable_one_line", "context_ids", "redact_secrets"],
         }
     },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},

@@ -16,3 +16,6 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("", include("replays.urls")),
     path("", include("ratings.urls")),
 ]
+
+# 503 while the database cannot be reached, else the 500 page (JSON under /api/): web.unavailable.
+handler500 = "web.views.server_error"

@@ -89,6 +89,31 @@ class ClientErrorWithoutTraceback(logging.Filter):
         return True
 
 
+class UnavailableWithoutTraceback(logging.Filter):
+    """A 503 because the database cannot be reached (``web.views.server_error``) is logged as one line:
+    Django's "Service Unavailable: /path" plus the driver's first line (``OperationalError: connection
+    failed: ...``), without the traceback, which during an outage would be the same 60 lines on every
+    request and says nothing the line does not. Other records are unchanged."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if getattr(record, "status_code", None) != 503 or not record.exc_info:
+            return True
+        from web.unavailable import database_unavailable, describe
+
+        exc = record.exc_info[1]
+        if exc is None or not database_unavailable(exc):
+            return True
+        cause = exc.__cause__ or exc
+        try:
+            message = record.getMessage()
+        except Exception:  # a bad format/args pair: the handler reports it
+            return True
+        record.msg, record.args = f"{message} ({describe(cause)})", None
+        record.exc_info = None
+        record.exc_text = None
+        return True
+
+
 class ContextIds(logging.Filter):
     """Puts ``request_id`` and ``match_id`` (``web.log_context``; None when not set) on every record."""
 

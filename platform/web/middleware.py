@@ -15,7 +15,7 @@ from web.log_context import match_id, normalized_request_id
 NUL = "\x00"
 
 
-def _json_path(path: str) -> bool:
+def json_address(path: str) -> bool:
     """Addresses whose refusals are JSON: the API and the health check."""
     return path.startswith("/api/") or path == "/healthz"
 
@@ -56,7 +56,7 @@ records of ``django.security``):
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         path = request.path_info
-        if _json_path(path):
+        if json_address(path):
             try:
                 request.get_host()
             except DisallowedHost:

@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 import logging
+import sys
 
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import render
+from django.template import loader
 from django.templatetags.static import static
+from django.utils.cache import patch_cache_control
+from django.views import defaults
 from django.views.decorators.cache import cache_control, never_cache
 from django.views.decorators.http import require_GET, require_safe
 
 from accounts.selectors import house_bots_list
 from web import health
+from web.middleware import json_address
+from web.unavailable import RETRY_AFTER_SECONDS, database_unavailable
 
 log = logging.getLogger(__name__)
 
@@ -50,3 +56,32 @@ def healthz(request: HttpRequest) -> JsonResponse:
         log.warning("healthz: 503, failing: %s", failing, extra={"status_code": 503})
         response._has_been_logged = True  # type: ignore[attr-defined]
     return response
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    """``handler500``: the response to an uncaught exception (Django calls it inside its ``except``, so
+    ``sys.exc_info()`` is the exception, also under ASGI: asgiref re-raises it in the worker thread).
+
+    - The database cannot be reached (``web.unavailable.database_unavailable``): 503 with ``Retry-After``
+      (seconds) and ``Cache-Control: no-store``: ``503.html`` (rendered without the request, like the 500
+      page: nothing that needs the database), or under ``/api/`` and ``/healthz`` the API's JSON error
+      ``{"error": "unavailable", "message": ...}``.
+    - Anything else: 500, ``500.html`` (Django's own view), or ``{"error": "server_error", ...}`` under
+      ``/api/``.
+    """
+    exc = sys.exc_info()[1]
+    json_path = json_address(request.path_info)
+    if exc is not None and database_unavailable(exc):
+        if json_path:
+            response: HttpResponse = JsonResponse(
+                {"error": "unavailable", "message": "the database cannot be reached: try again shortly"},
+                status=503,
+            )
+        else:
+            response = HttpResponse(loader.get_template("503.html").render(), status=503)
+        response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+        patch_cache_control(response, no_store=True)
+        return response
+    if json_path:
+        return JsonResponse({"error": "server_error", "message": "unexpected failure"}, status=500)
+    return defaults.server_error(request)

@@ -25,7 +25,8 @@ this order):
   by ``tournaments.advance``, each exactly once.
 - ``postgres_restart``: PostgreSQL stopped as after a crash (``pg_ctl stop -m immediate``), kept down a
   few seconds, started again: every frame meanwhile is answered (an ``error`` frame, never silence),
-  ``/healthz`` answers 503, and play resumes.
+  ``/healthz``, ``/`` and the API answer 503, a new socket gets the error ``server_unavailable`` and
+  close 4503, and play resumes.
 
 Figures per scenario: acknowledged moves (acks the clients received), stored (of those, found in the
 event log at their seq with their message id), events (rows in the event log of the scenario's
@@ -738,27 +739,36 @@ async def redis_restart(site: Site) -> Result:
 
 
 async def connect_probe(site: Site, player: Player) -> dict[str, Any]:
-    """Open one more socket to ``player``'s match and wait 10 s at most for its first frame: ``{"answer":
-    "error <code>" | "state" | "closed <code>" | "refused <exception>" | "none", "seconds"}`` ("none": a
-    hang)."""
+    """Open one more socket to ``player``'s match and wait 10 s at most for its first frame and, after an
+    error, for the close: ``{"answer": "error <code>" | "state" | "closed <code>" | "refused <exception>"
+    | "none", "close": <close code> | None, "seconds"}`` ("none": a hang; ``seconds`` until the first
+    frame or the refusal)."""
     started = time.monotonic()
-    answer = "none"
+    answer, close, seconds = "none", None, None
     try:
         ws = await loadtest.open_socket(player.client, site.ws_url, player.match_ids[-1], open_timeout=10)
         try:
             msg = json.loads(await asyncio.wait_for(ws.recv(), 10))
+            seconds = time.monotonic() - started
             answer = f"error {msg.get('code')}" if msg.get("type") == "error" else str(msg.get("type"))
+            if msg.get("type") == "error":
+                await asyncio.wait_for(ws.recv(), 10)  # the close that follows the error (raises)
         except TimeoutError:
-            answer = "none"
-        except Exception as exc:
-            answer = f"closed {getattr(exc, 'code', type(exc).__name__)}"
+            pass
+        except Exception as exc:  # websockets' ConnectionClosed: its close frame's code
+            rcvd = getattr(exc, "rcvd", None)
+            close = getattr(rcvd, "code", None)
+            if answer == "none":
+                answer = f"closed {close if close is not None else type(exc).__name__}"
         finally:
             await ws.close()
     except TimeoutError:
         answer = "none"
     except Exception as exc:
         answer = f"refused {type(exc).__name__}"
-    return {"answer": answer, "seconds": round(time.monotonic() - started, 2)}
+    if seconds is None:
+        seconds = time.monotonic() - started
+    return {"answer": answer, "close": close, "seconds": round(seconds, 2)}
 
 
 async def postgres_restart(site: Site) -> Result:
@@ -772,6 +782,7 @@ async def postgres_restart(site: Site) -> Result:
     stopped = time.monotonic()
     health = await asyncio.to_thread(site.get, "/healthz")
     home = await asyncio.to_thread(site.get, "/")
+    api = await asyncio.to_thread(site.get, "/api/v1/bots/")
     probe = await connect_probe(site, crowd.players[0])
     try:
         failing = json.loads(health[2])["failing"]
@@ -788,12 +799,16 @@ async def postgres_restart(site: Site) -> Result:
     result.details.update({
         "healthz_while_down": {"status": health[0], "seconds": round(health[1], 2), "failing": failing},
         "home_while_down": {"status": home[0], "seconds": round(home[1], 2)},
+        "api_while_down": {"status": api[0], "seconds": round(api[1], 2), "body": api[2][:200]},
         "error_frames_while_down": errors_down, "new_socket_while_down": probe,
     })
-    result.check(probe["answer"] != "none", f"a new socket with the database down: {probe}")
+    result.check(probe["answer"] == "error server_unavailable" and probe["close"] == 4503,
+                 f"a new socket with the database down: {probe} (not server_unavailable, close 4503)")
     result.check(health[0] == 503 and "database" in (failing or []),
                  f"/healthz answered {health[0]} {failing} with the database down")
-    result.check(home[0] == 500, f"/ answered {home[0]} with the database down")
+    result.check(home[0] == 503, f"/ answered {home[0]} with the database down (not the 503 page)")
+    result.check(api[0] == 503 and '"unavailable"' in api[2],
+                 f"/api/v1/bots/ answered {api[0]} {api[2][:80]!r} with the database down")
     result.check(errors_down > 0, "no error frame while the database was down")
     result.check("timeout" not in result.details["errors"], "a client's frame went unanswered for 15 s")
     result.check(result.resume_s is not None, "a client did not resume")

@@ -25,7 +25,6 @@ export class MatchSocket {
     const ws = new WebSocket(this.url);
     this.ws = ws;
     ws.addEventListener("open", () => {
-      this.attempt = 0;
       this.handlers.onStatus("open");
     });
     ws.addEventListener("message", (event) => {
@@ -35,7 +34,12 @@ export class MatchSocket {
       } catch {
         return; // the server only sends JSON; ignore anything else rather than crash the page
       }
-      if (msg && typeof msg === "object") this.handlers.onMessage(msg);
+      if (!msg || typeof msg !== "object") return;
+      // The backoff restarts once the server really serves this socket, not when it merely opens: a
+      // socket refused after its handshake (server_unavailable then close 4503 while the database is
+      // down, docs/protocol.md) opens every time, and must still wait longer and longer.
+      if (msg.type !== "error") this.attempt = 0;
+      this.handlers.onMessage(msg);
     });
     ws.addEventListener("close", (event) => {
       if (this.ws !== ws) return;
