@@ -3,8 +3,9 @@
 Daphne's own access log (``-v 1``, its default) writes plain NCSA lines straight to stdout with the full
 URL, a private replay's ``?token=`` included, and no request id. The site runs Daphne with ``-v 0`` (no
 access log: ``scripts/serve``, ``deploy/systemd/gin-daphne@.service``) and :class:`AccessLog` wraps the
-ASGI application instead, so the lines go through the ``LOGGING`` handler: JSON in production, the token
-redacted (``web.log_filters.RedactSecrets``), the request id on each.
+ASGI application instead, so the lines go through the ``LOGGING`` handler: JSON in production, the
+secrets redacted (a ``?token=`` and a friend invite's ``/t/<token>/``: ``web.log_filters.redact_secrets``),
+the request id on each.
 
 Logger ``web.access``, level INFO. Message ``"<method> <path?query> <status>"`` (WebSockets:
 ``"WSCONNECT <path>"``, ``"WSREJECT <path>"``, ``"WSDISCONNECT <path>"``); ``extra``: ``method``, ``path``
@@ -21,7 +22,7 @@ import time
 from typing import Any
 
 from web.log_context import request_id_from
-from web.log_filters import redact_query_secrets
+from web.log_filters import redact_secrets
 
 log = logging.getLogger("web.access")
 
@@ -33,7 +34,7 @@ def _target(scope: Scope) -> str:
     query = scope.get("query_string") or b""
     if query:
         path += "?" + query.decode("latin-1")
-    return redact_query_secrets(path)
+    return redact_secrets(path)
 
 
 def _client(scope: Scope) -> str | None:

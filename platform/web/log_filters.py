@@ -33,6 +33,35 @@ def redact_query_secrets(text: str) -> str:
     return _QUERY_PAIR.sub(redact, text)
 
 
+# A friend table's invite link ``/t/<token>/`` (games.urls ``join``): the token is the whole secret. The
+# path's first segment only: at the start of the text, after a blank, quote, bracket, ``=`` or ``,``, or
+# after a URL's ``scheme://host`` (``/static/t/x`` and ``/replay/t/`` are left alone). Django and Daphne
+# log the decoded path, so ``/%74/<token>/`` arrives here as ``/t/<token>/``.
+_JOIN_PATH = re.compile(
+    r"(?P<lead>(?:^|(?<=[\s'\"(\[=,]))"  # the start, or after a blank, quote, bracket, = or ,
+    r"(?:[a-z][a-z0-9+.-]*://[^/\s'\"<>]+)?"  # a URL's scheme://host[:port], if any
+    r"/t/)(?P<token>[^/?#\s'\"<>]+)",
+    re.IGNORECASE,
+)
+
+
+def redact_path_secrets(text: str) -> str:
+    """``text`` with the token of every invite path ``/t/<token>/`` replaced by ``[redacted]``.
+
+    >>> redact_path_secrets("GET /t/Zx9_k-Q2/ 200")
+    'GET /t/[redacted]/ 200'
+    """
+    if "/t/" not in text and "/T/" not in text:
+        return text
+    return _JOIN_PATH.sub(lambda m: f"{m['lead']}{REDACTED}", text)
+
+
+def redact_secrets(text: str) -> str:
+    """``text`` without a private link's secret: :func:`redact_query_secrets` (``?token=``) and
+    :func:`redact_path_secrets` (``/t/<token>/``)."""
+    return redact_path_secrets(redact_query_secrets(text))
+
+
 # LogRecord attributes that are not ``extra`` fields (those the JSON formatter prints as they are).
 _STANDARD = frozenset(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime"}
 
@@ -40,15 +69,15 @@ _STANDARD = frozenset(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {
 class RedactSecrets(logging.Filter):
     """No record shows a private link's token: the message, and every ``extra`` field (``django.request``
     records carry ``request``, whose text is ``<ASGIRequest: GET '/replay/7/?token=...'>``), get
-    :func:`redact_query_secrets`. A request object is replaced by its redacted text (no handler of ours
-    needs the object; the JSON formatter printed its ``repr`` anyway)."""
+    :func:`redact_secrets` (``?token=`` and ``/t/<token>/``). A request object is replaced by its
+    redacted text (no handler of ours needs the object; the JSON formatter printed its ``repr`` anyway)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         try:
             message = record.getMessage()
         except Exception:  # a bad format/args pair: the handler reports it; never raise into the caller
             return True
-        redacted = redact_query_secrets(message)
+        redacted = redact_secrets(message)
         if redacted != message:
             record.msg, record.args = redacted, None
         for name, value in list(vars(record).items()):
@@ -56,7 +85,7 @@ class RedactSecrets(logging.Filter):
                 continue
             text = _text_of(value)
             if text is not None:
-                clean = redact_query_secrets(text)
+                clean = redact_secrets(text)
                 if clean != text or not isinstance(value, str):
                     setattr(record, name, clean)
         return True

@@ -259,3 +259,41 @@ def test_live_daphne_logs_only_json_lines_without_tokens(daphne_server: Any) -> 
     assert access[0]["message"] == "GET /replay/987654/?token=[redacted] 404"
     assert access[0]["request_id"] == given
     assert access[1]["message"] == "GET /api/v1/bots/ 200" and len(access[1]["request_id"]) == 32
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("GET /t/Zx9_k-Q2aB/ 200", "GET /t/[redacted]/ 200"),
+        ("Not Found: /t/Zx9_k-Q2aB/", "Not Found: /t/[redacted]/"),
+        (
+            "<ASGIRequest: POST '/t/Zx9/?token=s3cret'>",
+            "<ASGIRequest: POST '/t/[redacted]/?token=[redacted]'>",
+        ),
+        ("GET /t/Zx9 301", "GET /t/[redacted] 301"),  # before APPEND_SLASH's redirect
+        ("link https://gin.example.com/t/Zx9/ sent", "link https://gin.example.com/t/[redacted]/ sent"),
+        ("/static/t/kept.svg /replay/t/ /tt/kept/ a/t/kept",) * 2,  # not an invite's path
+    ],
+)
+def test_redact_path_secrets(text: str, expected: str) -> None:
+    from web.log_filters import redact_secrets
+
+    assert redact_secrets(text) == expected
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_invite_tokens_never_reach_the_log(json_log: io.StringIO) -> None:
+    """A friend invite's /t/<token>/ is redacted like ?token=: in the access line and Django's own."""
+    from channels.testing import HttpCommunicator
+
+    from config.asgi import application
+
+    comm = HttpCommunicator(application, "GET", "/t/s3cretINVITEtoken/", headers=[(b"host", b"127.0.0.1")])
+    response = await comm.get_response(timeout=10)
+    assert response["status"] == 404
+    (line,) = records(json_log, "web.access")
+    assert (line["message"], line["path"]) == ("GET /t/[redacted]/ 404", "/t/[redacted]/")
+    (refused,) = records(json_log, "django.request")
+    assert refused["message"] == "Not Found: /t/[redacted]/"
+    assert refused["request"] == "<ASGIRequest: GET '/t/[redacted]/'>"
+    assert "s3cretINVITE" not in json_log.getvalue()
