@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import logging
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -297,3 +298,73 @@ async def test_invite_tokens_never_reach_the_log(json_log: io.StringIO) -> None:
     assert refused["message"] == "Not Found: /t/[redacted]/"
     assert refused["request"] == "<ASGIRequest: GET '/t/[redacted]/'>"
     assert "s3cretINVITE" not in json_log.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("sent", "kept"),
+    [
+        ("0123456789abcdef0123456789abcdef", "0123456789abcdef0123456789abcdef"),  # nginx's $request_id
+        ("0123456789ABCDEF0123456789ABCDEF", "0123456789abcdef0123456789abcdef"),  # lower-cased
+        ("01234567-89ab-cdef-0123-456789abcdef", "01234567-89ab-cdef-0123-456789abcdef"),  # a UUID
+        ("{01234567-89ab-cdef-0123-456789abcdef}", None),  # braces: replaced
+        ("0123456789abcdef" * 4, None),  # oversized (64 hex digits): replaced
+        ("a" * 5000, None),  # far oversized
+        ("../../etc/passwd", None),
+        ("0123456789abcdef0123456789abcdeg", None),  # not hex
+    ],
+)
+@pytest.mark.django_db(transaction=True)
+async def test_the_incoming_request_id_is_kept_or_replaced(
+    json_log: io.StringIO, sent: str, kept: str | None
+) -> None:
+    """X-Request-ID (from nginx, deploy/nginx/gin.conf) is the response's, the access line's and every
+    record's of the request; one Django would not keep is replaced by a new one (32 hex digits)."""
+    from channels.testing import HttpCommunicator
+
+    from config.asgi import application
+
+    headers = [(b"host", b"127.0.0.1"), (b"x-request-id", sent.encode())]
+    comm = HttpCommunicator(application, "GET", "/no/such/page/", headers=headers)
+    response = await comm.get_response(timeout=10)
+    assert response["status"] == 404
+    echoed = dict(response["headers"])[b"X-Request-ID"].decode()
+    if kept is None:
+        assert echoed != sent.lower() and re.fullmatch(r"[0-9a-f]{32}", echoed)
+    else:
+        assert echoed == kept
+    (access,) = records(json_log, "web.access")
+    (refused,) = records(json_log, "django.request")
+    assert access["request_id"] == refused["request_id"] == echoed
+
+
+def test_nginx_passes_a_request_id_django_keeps() -> None:
+    """gin.conf sends X-Request-ID on both proxied locations: the client's when Django keeps it (the map's
+    patterns accept exactly what web.log_context does), else nginx's $request_id; its log names it too."""
+    from tests.conftest import ROOT
+    from web.log_context import normalized_request_id
+
+    conf = (ROOT / "deploy/nginx/gin.conf").read_text()
+    assert conf.count("proxy_set_header X-Request-ID $gin_request_id;") == 2
+    assert conf.count("proxy_pass http://gin_daphne;") == 2
+    block = re.search(r"map \$http_x_request_id \$gin_request_id \{(.*?)\n\}", conf, re.S)
+    assert block is not None
+    entries = re.findall(r'^\s*"~([^"]+)"\s+(\S+);', block[1], re.M)
+    assert [value for _, value in entries] == ["$http_x_request_id", "$http_x_request_id"]
+    assert re.search(r"^\s*default\s+\$request_id;", block[1], re.M)
+    samples = [
+        "0123456789abcdef0123456789abcdef", "0123456789ABCDEF0123456789abcdef",
+        "01234567-89ab-cdef-0123-456789abcdef", "01234567-89AB-CDEF-0123-456789ABCDEF",
+        "{01234567-89ab-cdef-0123-456789abcdef}", "0123456789abcdef" * 4, "0123456789abcdef0123456789abcde",
+        "0123-4567-89ab-cdef-0123-456789abcdef", "0123456789abcdef0123456789abcdeg", "", "x",
+    ]
+    for sample in samples:
+        nginx_keeps = any(re.search(pattern, sample) for pattern, _ in entries)  # PCRE, as Python's re here
+        assert nginx_keeps == (normalized_request_id(sample) is not None), sample
+    assert "request_id=$gin_request_id" in conf
+    assert "access_log /var/log/nginx/gin.access.log gin_combined;" in conf
+    path_map = re.search(r'map \$uri \$gin_logged_path \{\s*"~([^"]+)"\s+"([^"]+)";', conf)
+    assert path_map is not None
+    pattern, value = path_map[1], path_map[2]
+    for path, logged in (("/t/s3cret/", "/t/[redacted]/"), ("/t/s3cret", "/t/[redacted]"), ("/tt/x/", None)):
+        m = re.search(pattern.replace("(?<", "(?P<"), path)
+        assert (value.replace("$gin_rest", m["gin_rest"] or "") if m else None) == logged
