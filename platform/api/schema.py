@@ -29,12 +29,14 @@ _COMMON = {
     "404": "No such resource (`not_found`, `no_such_player`, `no_such_page`, ...).",
     "406": "The client accepts no JSON (`not_acceptable`).",
     "429": "Too many requests (`throttled`); `Retry-After` says how many seconds to wait.",
+    "503": "The database cannot be reached for now (`unavailable`); `Retry-After` says when to try again.",
 }
 
 
 def add_error_responses(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
-    """Every operation documents the errors every API view can answer (400, 404, 406, 429; the 429 with
-    its ``Retry-After`` header), all with the ``Error`` body; views add their own (403, 409, 422)."""
+    """Every operation documents the errors every API view can answer (400, 404, 406, 429, 503; the 429
+    and 503 with their ``Retry-After`` header), all with the ``Error`` body; views add their own (403,
+    409, 422). (503: ``web.views.server_error`` while the database is down.)"""
     for path in result.get("paths", {}).values():
         for operation in path.values():
             responses = operation.setdefault("responses", {})
@@ -42,7 +44,7 @@ def add_error_responses(result: dict[str, Any], generator: Any, request: Any, pu
                 response = responses.setdefault(
                     status, {"description": description, "content": {"application/json": {"schema": _ERROR}}}
                 )
-                if status == "429":
+                if status in ("429", "503"):
                     response["headers"] = {
                         "Retry-After": {"schema": {"type": "integer"}, "description": "Seconds to wait."}
                     }

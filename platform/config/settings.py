@@ -168,9 +168,9 @@ if DATABASE_URL:
     if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         DATABASES["default"]["OPTIONS"] = dict(SQLITE_OPTIONS)
     else:
-        # libpq waits forever for an unreachable server by default: a request or socket would hang
-        # instead of getting its 503 / server_unavailable (web.unavailable). A URL's own
-        # ?connect_timeout= wins.
+        # libpq has no connect timeout by default: for a server that does not answer (a partition, not a
+        # stopped one) a request or socket would wait for the kernel's TCP timeout (about 2 minutes)
+        # instead of getting its 503 / server_unavailable (web.unavailable). A URL's ?connect_timeout= wins.
         DATABASES["default"].setdefault("OPTIONS", {}).setdefault("connect_timeout", 5)
 else:
     DATABASES = {

@@ -15,7 +15,8 @@ bug of ours, and the reader can do one thing about it: try again shortly. So:
   database dropped the socket. Two places, one answer: :class:`SocketUnavailable` wraps the socket stack
   (``config.asgi``) for the lookup before any consumer; :class:`RefusesWhenUnavailable`, the base of the
   consumers that read the database in ``connect``, for theirs. (The middleware alone would answer those
-  too, but only once the consumer has torn down, which waits out the Redis channel layer's 5 s ``BRPOP``.)
+  too, but only once the consumer has torn down: 5 s later in a test on the Redis channel layer, whose
+  receive waits out its ``BRPOP`` timeout.)
 
 Which failures count (:func:`database_unavailable`): Django's ``InterfaceError`` (a connection already
 closed), and ``OperationalError`` caused by the connection itself: psycopg's with no SQLSTATE (the
