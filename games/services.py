@@ -73,6 +73,17 @@ class GameError(Exception):
         self.message = message
 
 
+class MatchInProgress(GameError):
+    """``match_in_progress``: the player is already seated in an active rated match (``match_id``), so
+    the site will not start them a new rated match against a bot (the abandoned one's turn timer would
+    lose it on time). Nothing changed."""
+
+    def __init__(self, match_id: int) -> None:
+        super().__init__("match_in_progress",
+                         f"you have a rated match in progress (match {match_id}): finish it first")
+        self.match_id = match_id
+
+
 @dataclass(frozen=True, slots=True)
 class Applied:
     """Outcome of an accepted client message: ``seq`` of the event that recorded it, ``last_seq`` of
@@ -156,10 +167,16 @@ def _create_once(*, user: User, submission: uuid.UUID | None, create: Callable[[
         return existing
 
 
+def active_rated_match_id(*, user_id: int) -> int | None:
+    """The id of an active rated match ``user_id`` is seated in (either seat; the oldest), or None."""
+    return (Match.objects.filter(Q(player0_id=user_id) | Q(player1_id=user_id), status=MatchStatus.ACTIVE,
+                                 rated=True).order_by("pk").values_list("pk", flat=True).first())
+
+
 @transaction.atomic
 def match_create_vs_bot(
     *, user: User, level: int, rules_preset: str, target: int, rated: bool = True,
-    submission: uuid.UUID | None = None,
+    submission: uuid.UUID | None = None, one_active: bool = False,
 ) -> Match:
     """Create and start a match of ``user`` (seat 0) against the house bot of ``level`` (seat 1).
 
@@ -169,8 +186,13 @@ def match_create_vs_bot(
 
     :param submission: the create form's one-time token: a repeat returns the match it created
         (see ``_create_once``).
+    :param one_active: refuse a rated match while ``user`` is seated in another active rated match
+        (lichess's rule; the site's forms pass True): the user's row is locked first, so two racing
+        requests (two tabs, Back then Start again) are serialized and the second sees the first's match.
     :raises GameError: ``bad_field`` (level not 1..5, unknown preset, target not 50/100),
         ``not_authenticated`` (anonymous or bot user), ``no_bot`` (house bots not created).
+    :raises MatchInProgress: ``one_active`` and a rated match of ``user`` is active (not a repeat of
+        the submission that created it: that returns it).
     """
     _check_person(user)
     if type(level) is not int or not 1 <= level <= 5:
@@ -181,8 +203,15 @@ def match_create_vs_bot(
     except User.DoesNotExist:
         raise GameError("no_bot", f"house bot {level} is missing: run manage.py ensure_house_bots") from None
     rated = bool(rated) and not user.is_guest
+    if rated and one_active:
+        # FOR NO KEY UPDATE: serializes this player's creates without blocking inserts that merely
+        # reference the user (their foreign keys take KEY SHARE). On SQLite the IMMEDIATE transaction
+        # already serializes writers.
+        User.objects.select_for_update(no_key=True).filter(pk=user.pk).values_list("pk").first()
 
     def create() -> Match:
+        if rated and one_active and (active := active_rated_match_id(user_id=user.pk)) is not None:
+            raise MatchInProgress(active)
         match = Match.objects.create(
             rules=rules.to_dict(), preset=rules_preset, player0=user, player1=bot, bot_level=level,
             bot_seats=[1], status=MatchStatus.ACTIVE, scores=[0, 0], timeout_strikes=[0, 0], rated=rated,

@@ -61,6 +61,9 @@ def _form_page(request: HttpRequest, mode: str, form: Any, status: int = 200) ->
         "bot_levels": _levels_with_elo(request.user), "presets": list(PRESETS),
         "my_rating": None if (mine := _my_rating(request.user)) is None else shown(mine),
         "rated_turn_timer": services.RATED_TURN_TIMER,
+        # A member's rated match in play: starting another is refused (services.MatchInProgress).
+        "active_match_id": services.active_rated_match_id(user_id=request.user.pk)
+        if request.user.is_authenticated and not request.user.is_guest else None,
     }
     return render(request, "games/new_match.html", context, status=status)
 
@@ -70,11 +73,17 @@ def _create_from_form(
 ) -> HttpResponse:
     """A create endpoint's POST: invalid fields or a service refusal (``GameError``) -> 400 with the
     form and its errors; else ``create(cleaned_data)`` and a redirect to the new match's table (a
-    repeated ``submission`` token: to the match that submission created)."""
+    repeated ``submission`` token: to the match that submission created). A rated match already in
+    progress (``MatchInProgress``): back to that match's table, with a message saying why (lichess's
+    rule: one rated game at a time)."""
     if not form.is_valid():
         return _form_page(request, mode, form, status=400)
     try:
         match = create(form.cleaned_data)
+    except services.MatchInProgress as exc:
+        messages.warning(request, _("You already have a rated match in progress: here it is. Finish it "
+                                    "(or resign) before starting another."))
+        return redirect("games:table", match_id=exc.match_id)
     except services.GameError as exc:
         form.add_error(None, exc.message)
         return _form_page(request, mode, form, status=400)
@@ -92,7 +101,7 @@ def new_bot_match(request: HttpRequest) -> HttpResponse:
         request, "bot", BotMatchForm(request.POST, language=_language()),
         lambda data: services.match_create_vs_bot(
             user=request.user, level=data["level"], rules_preset=data["preset"], target=data["target"],
-            submission=data["submission"],
+            submission=data["submission"], one_active=True,
         ),
     )
 

@@ -56,7 +56,8 @@ def test_a_double_submit_creates_one_match_and_both_go_to_it(
     assert first.status_code == second.status_code == 302
     assert first.url == second.url == reverse("games:table", args=[match.pk])
     assert match.submission == uuid.UUID(token)
-    # A new form (new token) is a new match.
+    # A new form (new token) is a new match (once a rated bot match in progress ends: test_one_rated_match).
+    services.match_resign(match_id=match.pk, user=alice)
     again = client.post(reverse(url), {**data, "submission": str(uuid.uuid4())})
     assert again.status_code == 302 and Match.objects.count() == 2
 
@@ -86,6 +87,7 @@ def test_another_players_token_does_not_reach_their_match(
 def test_a_post_without_a_token_still_creates(alice: Any, house_bots: list[Any]) -> None:
     client = _client(alice)
     assert client.post(reverse("games:new_bot_match"), BOT).status_code == 302
+    services.match_resign(match_id=Match.objects.get().pk, user=alice)  # one rated match at a time
     assert client.post(reverse("games:new_bot_match"), BOT).status_code == 302
     assert Match.objects.count() == 2
 
