@@ -10,12 +10,13 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET
 
 from accounts.selectors import player_get
 from games.models import Match
-from ratings import selectors
-from ratings.forms import RankingsQuery
+from ratings import elo, selectors
+from ratings.forms import MAX_SEARCH, RankingsQuery
 
 
 def _query(tab: str, provisional: bool, q: str = "", page: int | None = None, me: bool = False) -> str:
@@ -53,10 +54,8 @@ def rankings(request: HttpRequest) -> HttpResponse:
     if valid and data.get("me"):
         if viewer_id is None:
             return redirect(f"{reverse('accounts:login')}?{urlencode({'next': request.get_full_path()})}")
-        rank = selectors.rank_get(user_id=viewer_id, tab=tab, provisional=provisional)
+        rank, provisional = _my_rank(request, viewer_id, tab, provisional)
         if rank is None:
-            messages.info(request, _("You are not on this board yet: it lists players with at least 10 rated "
-                                     "matches (tick “Show provisional players” to see everyone)."))
             return redirect(reverse("ratings:rankings") + _query(tab, provisional))
         page = (rank - 1) // selectors.PER_PAGE + 1
         return redirect(reverse("ratings:rankings") + _query(tab, provisional, page=page) + "#me")
@@ -78,9 +77,37 @@ def rankings(request: HttpRequest) -> HttpResponse:
         "toggle_url": reverse("ratings:rankings") + _query(tab, not provisional, search),
         "me_url": reverse("ratings:rankings") + _query(tab, provisional, me=True),
         "bots": selectors.bots_board(),
-        "recent_days": selectors.RECENT_DAYS,
+        "recent_days": selectors.RECENT_DAYS, "max_search": MAX_SEARCH,
     }
     return render(request, "ratings/rankings.html", context, status=200 if valid else 400)
+
+
+def _my_rank(request: HttpRequest, user_id: int, tab: str, provisional: bool) -> tuple[int | None, bool]:
+    """"Jump to my rank": the viewer's rank on board ``tab`` and whether it is the board with the
+    provisional players shown. A provisional player hidden from the board gets their rank with them
+    shown, and a message saying why (N of 10 rated matches); a player on no board gets a message saying
+    why (no rated match yet, none in the last 30 days) and rank None."""
+    rank = selectors.rank_get(user_id=user_id, tab=tab, provisional=provisional)
+    if rank is not None:
+        return rank, provisional
+    info = selectors.rating_get(user=request.user)  # type: ignore[arg-type]  # a member: checked by me=1
+    if info.rated_matches == 0:
+        messages.info(request, _("You have no rated match yet: play one (against a bot or a member) to get "
+                                 "on the boards."))
+        return None, provisional
+    if not provisional and info.provisional:
+        rank = selectors.rank_get(user_id=user_id, tab=tab, provisional=True)
+        if rank is not None:
+            messages.info(request, ngettext(
+                "You are provisional (%(n)s of %(total)s rated matches), so the board leaves you out: here "
+                "is your rank with the provisional players shown.",
+                "You are provisional (%(n)s of %(total)s rated matches), so the board leaves you out: here "
+                "is your rank with the provisional players shown.",
+                info.rated_matches) % {"n": info.rated_matches, "total": elo.PROVISIONAL_MATCHES})
+            return rank, True
+    messages.info(request, _("You have no rated match in the last %(days)s days, so you are not on this "
+                             "board: your rank is on the “All time” tab.") % {"days": selectors.RECENT_DAYS})
+    return None, provisional
 
 
 @require_GET
@@ -97,7 +124,7 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
         target = reverse("ratings:profile", args=[user.username])
         query = request.META.get("QUERY_STRING", "")
         return HttpResponseRedirect(f"{target}?{query}" if query else target)
-    data = selectors.profile_get(username=username)
+    data = selectors.profile_get(user=user)
     if data is None:
         raise Http404(_("No such player."))
     data["is_me"] = request.user.is_authenticated and request.user.pk == data["user"].pk

@@ -91,6 +91,60 @@ def test_viewer_row_is_highlighted_and_jump_to_my_rank(make_member: Callable[[st
     assert [r for u, r in _rows(html) if u == "p55"] == ["56"]
 
 
+@pytest.mark.parametrize(("language", "text"), [
+    ("en", "You are provisional (3 of 10 rated matches), so the board leaves you out: here is your rank with "
+           "the provisional players shown."),
+    ("pt-br", "Você é provisório (3 de 10 partidas valendo rating), por isso a tabela não mostra você"),
+])
+def test_jump_to_my_rank_of_a_provisional_player_shows_the_provisional_board(
+    make_member: Callable[[str], Any], language: str, text: str
+) -> None:
+    _population(make_member, 60)  # established: 2000, 1990, ..., 1410
+    me = make_member("newbie")
+    PlayerRating.objects.create(user=me, rating=1445, peak=1520, rated_matches=3, wins=1, losses=2,
+                                last_rated_at=timezone.now())
+    client = Client(HTTP_ACCEPT_LANGUAGE=language)
+    client.force_login(me)
+    response = client.get("/rankings/?me=1")
+    # 56 players rated 1450 and up are ahead: rank 57, on page 2 of the board with provisional players.
+    assert response.status_code == 302 and response["Location"] == "/rankings/?provisional=1&page=2#me"
+    html = client.get(response["Location"]).content.decode()
+    assert text in html
+    assert [r for u, r in _rows(html) if u == "newbie"] == ["57"]
+    assert 'class="me" id="me"' in html
+
+
+@pytest.mark.parametrize(("query", "setup", "location", "text"), [
+    ("me=1", "none", "/rankings/", "You have no rated match yet: play one (against a bot or a member)"),
+    ("tab=30d&me=1", "old", "/rankings/?tab=30d",
+     "You have no rated match in the last 30 days, so you are not on this board: your rank is on the"),
+])
+def test_jump_to_my_rank_off_every_board_says_why(
+    make_member: Callable[[str], Any], query: str, setup: str, location: str, text: str
+) -> None:
+    users = _population(make_member, 30)
+    me = make_member("newbie") if setup == "none" else users[25]  # p25: last rated 75 days ago
+    client = _client(me)
+    response = client.get(f"/rankings/?{query}")
+    assert response.status_code == 302 and response["Location"] == location
+    assert text in client.get(location).content.decode()
+
+
+def test_search_takes_a_whole_username(make_member: Callable[[str], Any]) -> None:
+    """Names take 150 characters, so the search does too (the input's maxlength as well); longer is a
+    form error (400), never a 500."""
+    long_name = "j" * 149 + "z"
+    member = make_member(long_name)
+    PlayerRating.objects.create(user=member, rating=1600, peak=1600, rated_matches=12, wins=6, losses=6)
+    _population(make_member, 3)
+    html = _client().get(f"/rankings/?q={long_name}").content.decode()
+    assert [u for u, _ in _rows(html)] == [long_name]
+    assert 'maxlength="150"' in html
+    too_long = _client().get(f"/rankings/?q={long_name}x")
+    assert too_long.status_code == 400
+    assert "Ensure this value has at most 150 characters (it has 151)" in too_long.content.decode()
+
+
 def test_search_by_name_prefix_keeps_the_board_rank(make_member: Callable[[str], Any]) -> None:
     _population(make_member, 30)
     html = _client().get("/rankings/?q=P2").content.decode()  # case-insensitive prefix
@@ -110,7 +164,7 @@ def test_bad_query_strings_are_a_404_or_a_form_error(
     response = _client().get(f"/rankings/?{query}")
     assert response.status_code == status
     if status == 400:
-        assert "Ensure this value has at most 60 characters" in response.content.decode()
+        assert "Ensure this value has at most 150 characters (it has 10000)" in response.content.decode()
 
 
 def test_nul_in_search_is_refused_without_a_500(make_member: Callable[[str], Any]) -> None:
@@ -155,6 +209,71 @@ def test_profile_shows_rating_rank_record_chart_and_matches(
     assert rows == [str(c.match_id) for c in reversed(changes)]
     first = changes[0]
     assert f"{round(first.before)} → {round(first.after)} <span class=\"up\">(+20)</span>" in html
+
+
+def _history(player: Any, opponent: Any, n: int) -> list[RatingChange]:
+    """``n`` rated wins of ``player`` over ``opponent``, one a day back from today (the newest last),
+    1500 + 10 * i after the i-th."""
+    from games.models import Match, MatchStatus
+
+    matches = Match.objects.bulk_create([
+        Match(rules={}, player0=player, player1=opponent, status=MatchStatus.FINISHED, rated=True,
+              winner=0, scores=[100, 0]) for _ in range(n)
+    ])
+    changes = RatingChange.objects.bulk_create([
+        RatingChange(match=m, player=player, opponent=opponent, before=1500 + 10 * i, after=1510 + 10 * i,
+                     delta=10, k=20, expected=0.5, opponent_rating=1500, won=True)
+        for i, m in enumerate(matches)
+    ])
+    now = timezone.now().replace(microsecond=123456)
+    for i, c in enumerate(changes):
+        c.created_at = now - timedelta(days=n - 1 - i, minutes=i)
+        RatingChange.objects.filter(pk=c.pk).update(created_at=c.created_at)
+    PlayerRating.objects.create(user=player, rating=1500 + 10 * n, peak=1500 + 10 * n, rated_matches=n,
+                                wins=n, losses=0, last_rated_at=now)
+    return changes
+
+
+def test_profile_chart_is_one_point_per_match_without_a_date_per_point(
+    alice: Any, bob: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """120 rated matches on 120 days: 120 points (match, rating after, time as a number), and the page
+    formats dates only for its table of the last 20 matches (2 each), not one per chart point."""
+    from django.utils import dateformat
+
+    changes = _history(alice, bob, 120)
+    calls = []
+    real = dateformat.format
+
+    def counting(value: Any, format_string: str) -> str:
+        calls.append(value)
+        return real(value, format_string)
+
+    client = _client(bob)
+    monkeypatch.setattr(dateformat, "format", counting)
+    with CaptureQueriesContext(connection) as queries:
+        html = client.get("/u/alice/").content.decode()
+    # Session, viewer, the player, their rating, record, chart (history) and rank: whatever the history.
+    assert len(queries) <= 7, [q["sql"] for q in queries]
+    points = re.findall(r'data-match="(\d+)" data-rating="(\d+)" data-at="(\d+)"><title>([^<]*)</title>',
+                        html)
+    assert points == [
+        (str(c.match_id), str(1510 + 10 * i), str(int(c.created_at.timestamp())),
+         f"Match {c.match_id} vs bob: {1500 + 10 * i} → {1510 + 10 * i} (+10)")
+        for i, c in enumerate(changes)
+    ]
+    assert len(calls) <= 2 * 20, len(calls)
+    rows = re.findall(r'data-testid="profile-match" data-match="(\d+)">\s*<td><time datetime="([^"]+)"', html)
+    newest = changes[::-1][:20]
+    assert rows == [(str(c.match_id), c.created_at.isoformat()) for c in newest]
+
+
+def test_profile_chart_draws_the_latest_500(alice: Any, bob: Any) -> None:
+    changes = _history(alice, bob, 503)
+    html = _client().get("/u/alice/").content.decode()
+    drawn = re.findall(r'data-testid="chart-point" data-match="(\d+)"', html)
+    assert drawn == [str(c.match_id) for c in changes[3:]]
+    assert "The latest 500 rated matches." in html
 
 
 @pytest.mark.parametrize("path", ["/u/nobody/", "/u/" + "x" * 5000 + "/", "/u/%E2%80%AE/"])
@@ -202,8 +321,11 @@ def test_rankings_and_profile_in_portuguese(alice: Any, bob: Any, finish_friend:
     # The chart's hover title in Portuguese, its coordinates in SVG syntax (a decimal point, never
     # pt-BR's decimal comma, which no browser parses as a coordinate).
     change = RatingChange.objects.get(player=alice)
-    title = re.search(r'data-testid="chart-point"[^>]*><title>([^<]*)</title>', profile)
-    assert title and title.group(1).startswith(f"Partida {change.match_id} contra bob: 1500 → 1520 (+20) · ")
+    point = re.search(r'data-testid="chart-point"[^>]*data-at="(\d+)"><title>([^<]*)</title>', profile)
+    assert point and point.group(2) == f"Partida {change.match_id} contra bob: 1500 → 1520 (+20)"
+    # The day is the browser's to add (ratings/chart.js), from the time as a number.
+    assert int(point.group(1)) == int(change.created_at.timestamp())
+    assert "ratings/chart.js" in profile
     svg = profile.split("<svg", 1)[1].split("</svg>")[0]
     coordinates = re.findall(r' (?:cx|cy|y1|y2|y)="([^"]*)"', svg)
     assert coordinates and all(re.fullmatch(r"\d+(\.\d)?", c) for c in coordinates), coordinates
