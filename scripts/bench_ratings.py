@@ -6,9 +6,11 @@
 Pages: ``--requests`` GETs each of the leaderboard (all-time page 1, a random page, the 30-day tab,
 provisional shown, a name search, "jump to my rank") and of random seeded players' profiles, through
 Django's test client in this process (middleware, view, queries, template: the server's time, no
-network), as a logged-in seeded member. Prints p50/p99 in ms of the wall time, of this process's CPU
+network), as a logged-in seeded member. Prints p50/p95/p99 in ms of the wall time, of this process's CPU
 time (the truer cost on a loaded machine: the database server's CPU is not in it) and of the SQL time
-(as the driver waited for it), and the queries per request. Updates:
+(as the driver waited for it), and the queries per request; also p95, a deep page (the last tenth of the
+board) and the profile of the player with the most rated matches, and the load average around the run.
+Updates:
 creates ``--updates`` finished rated matches between seeded players (not rated yet), then has them
 rated the way finished matches are: each match's ``match_finished`` receiver runs (it enqueues
 ``ratings.rate_pending`` once per second of finishes), and a real ``celery worker`` subprocess (solo
@@ -24,7 +26,6 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import statistics
 import sys
 import time
 from datetime import timedelta
@@ -71,6 +72,7 @@ def main() -> None:
           f"members: {User.objects.filter(is_bot=False).count()}")
     ids = list(PlayerRating.objects.filter(rated_matches__gte=10).values_list("user_id", flat=True)[:50_000])
     names = dict(User.objects.filter(pk__in=ids[:5000]).values_list("pk", "username"))
+    heavy = PlayerRating.objects.order_by("-rated_matches").select_related("user").first()
     viewer = User.objects.get(pk=ids[len(ids) // 2])
     client = Client()
     client.force_login(viewer)
@@ -78,12 +80,16 @@ def main() -> None:
     urls = {
         "rankings page 1": lambda: "/rankings/",
         "rankings random page": lambda: f"/rankings/?page={rng.randint(1, pages)}",
+        "rankings deep page": lambda: f"/rankings/?page={rng.randint(max(1, pages * 9 // 10), pages)}",
         "rankings 30 days": lambda: "/rankings/?tab=30d",
         "rankings + provisional": lambda: f"/rankings/?provisional=1&page={rng.randint(1, 20)}",
         "rankings search": lambda: f"/rankings/?q=seed-00{rng.randint(100, 999)}",
         "jump to my rank": lambda: "/rankings/?me=1",
         "profile": lambda: f"/u/{names[rng.choice(list(names))]}/",
+        f"profile heavy ({heavy.rated_matches if heavy else 0})":
+            lambda: f"/u/{heavy.user.username if heavy else viewer.username}/",
     }
+    print("load average before: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     for label, make in urls.items():
         if args.only not in label:
             continue
@@ -99,10 +105,12 @@ def main() -> None:
             assert response.status_code in (200, 302), (url, response.status_code)
             queries.append(len(captured))
             sql.append(1000 * sum(float(q["time"]) for q in captured.captured_queries))
-        wall = f"wall p50 {statistics.median(samples):6.1f} p99 {percentile(samples, 0.99):6.1f} ms"
-        print(f"{label:24s} {wall}"
-              f" | CPU p50 {statistics.median(cpu_samples):5.1f} p99 {percentile(cpu_samples, 0.99):5.1f} ms"
-              f" | SQL p99 {percentile(sql, 0.99):5.1f} ms | queries {min(queries)}-{max(queries)}")
+        def spread(values: list[float]) -> str:
+            return " / ".join(f"{percentile(values, q):5.1f}" for q in (0.5, 0.95, 0.99))
+
+        print(f"{label:24s} p50/p95/p99 ms: wall {spread(samples)} | CPU {spread(cpu_samples)}"
+              f" | SQL {spread(sql)} | queries {min(queries)}-{max(queries)}")
+    print("load average after: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
 
     if args.updates:
         pairs = [rng.sample(ids, 2) for _ in range(args.updates)]
