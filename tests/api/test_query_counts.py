@@ -103,8 +103,9 @@ LISTS: dict[str, Callable[[dict[str, Any]], str]] = {
     "bots": lambda ids: "/api/v1/bots/",
 }
 MAX_QUERIES = {
-    "rankings": 2,
-    "rankings_30d": 3,
+    # The page's user ids (an index-only scan, however deep the page), then their rows (+ 30-day changes).
+    "rankings": 3,
+    "rankings_30d": 4,
     "player_ratings": 3,
     "player_matches": 3,
     "player_matches_filtered": 3,

@@ -91,5 +91,8 @@ def test_rated_bot_match_rating_change_rankings_and_profile(daphne_server: Any, 
     point.hover()
     title = point.locator("title").text_content()
     assert f"Match {match_id} vs Bot 1" in title and "1500 → 1462 (-38)" in title
+    # ratings/chart.js added the day (the server sends the time as a number), in the page's language.
+    at = change.created_at
+    assert title.endswith(f" · {at.month}/{at.day}/{at:%y}"), title
     assert page.get_by_test_id("profile-rating").inner_text().startswith("1462")
     assert errors == []

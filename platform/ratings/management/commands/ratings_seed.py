@@ -103,8 +103,11 @@ class Command(BaseCommand):
         for i in tqdm(range(0, len(rows), 5000), desc="ratings", unit="batch"):
             PlayerRating.objects.bulk_create(rows[i:i + 5000], batch_size=5000)
         if connection.vendor == "postgresql":
+            # VACUUM too, as autovacuum soon would: it sets the visibility map, without which the boards'
+            # index-only scans (a deep page, a rank) read the table's rows as well.
             with connection.cursor() as cursor:
-                cursor.execute("ANALYZE")
+                for model in (User, Match, RatingChange, PlayerRating):
+                    cursor.execute(f"VACUUM (ANALYZE) {model._meta.db_table}")
         self.stdout.write(f"seeded {len(ids)} players, {matches} rated matches, {len(rows)} ratings")
 
     def _players(self, start: int, count: int) -> list[int]:
