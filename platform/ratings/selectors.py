@@ -267,9 +267,11 @@ class EpochSeconds(Func):
                            **extra)
 
     def as_sqlite(self, compiler: Any, connection: Any, **extra: Any) -> Any:
-        # Django stores an aware datetime as UTC text, which julianday() reads (2440587.5: 1970-01-01).
-        return self.as_sql(compiler, connection,
-                           template="((julianday(%(expressions)s) - 2440587.5) * 86400.0)", **extra)
+        # Django stores an aware datetime as UTC text, 'YYYY-MM-DD HH:MM:SS[.ffffff]': whole seconds from
+        # strftime('%s'), plus the fraction as written (julianday() would round it to ~0.1 ms).
+        template = ("(CAST(strftime('%%%%s', %(expressions)s) AS REAL)"
+                    " + COALESCE(CAST(NULLIF(substr(%(expressions)s, 20), '') AS REAL), 0.0))")
+        return self.as_sql(compiler, connection, template=template, **extra)
 
 
 class ChartPoint(NamedTuple):
