@@ -10,13 +10,14 @@ import functools
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, NamedTuple
+from urllib.parse import quote
 
 from django.core.cache import cache
 from django.core.paginator import EmptyPage, Page, Paginator
 from django.db import connection
 from django.db.models import Count, F, FloatField, Func, Q, QuerySet, Sum, Window
 from django.db.models.functions import Lower, RowNumber
-from django.urls import Resolver404, resolve
+from django.urls import Resolver404, resolve, reverse
 from django.utils import timezone
 
 from accounts.models import BOT_LEVELS, User
@@ -177,6 +178,7 @@ def board_page(
     for r in items:
         row: dict[str, Any] = {
             "rank": ranks[r.user_id], "user_id": r.user_id, "username": r.user.username,
+            "profile_url": profile_url(r.user.username),
             "name": r.user.display_name or r.user.username, "rating": elo.shown(r.rating),
             "rated_matches": r.rated_matches, "wins": r.wins, "losses": r.losses,
             "provisional": elo.is_provisional(r.rated_matches), "me": r.user_id == viewer_id,
@@ -233,6 +235,22 @@ def bots_board() -> list[dict[str, Any]]:
 
 
 # --------------------------------------------------------------------------------------------- profile
+
+
+# Characters reverse() leaves unquoted in a path argument (django.urls.resolvers: RFC 3986's
+# sub-delimiters and "/~:@").
+_PATH_SAFE = "!$&'()*+,;=/~:@"
+
+
+@functools.cache
+def _profile_prefix() -> str:
+    return reverse("ratings:profile", args=["-"]).removesuffix("-/")
+
+
+def profile_url(username: str) -> str:
+    """``reverse("ratings:profile", args=[username])`` without a resolver walk per call (50 a board
+    page: ~3 ms of its time)."""
+    return f"{_profile_prefix()}{quote(username, safe=_PATH_SAFE)}/"
 
 
 def replay_url(match_id: int) -> str | None:
@@ -343,6 +361,7 @@ def profile_get(*, user: User) -> dict[str, Any] | None:
     ):
         matches.append({
             "match_id": match_id, "won": won, "opponent": point.opponent, "opponent_username": username_,
+            "opponent_url": None if username_ is None else profile_url(username_),
             "before": point.before, "after": point.rating, "change": elo.shown_change(before, after),
             "at": datetime.fromtimestamp(at, tz=UTC), "replay_url": replay_url(match_id),
         })

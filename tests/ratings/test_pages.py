@@ -145,6 +145,20 @@ def test_search_takes_a_whole_username(make_member: Callable[[str], Any]) -> Non
     assert "Ensure this value has at most 150 characters (it has 151)" in too_long.content.decode()
 
 
+def test_board_and_profile_links_are_the_profile_addresses(make_member: Callable[[str], Any]) -> None:
+    """The rows' links are built without reverse() per row: the same addresses, quoting included."""
+    from django.urls import reverse
+
+    users = _population(make_member, 2)
+    odd = make_member("ǅemal+.@-_ß")
+    PlayerRating.objects.create(user=odd, rating=1999, peak=1999, rated_matches=12, wins=6, losses=6)
+    html = _client().get("/rankings/").content.decode()
+    links = re.findall(r'data-testid="board-row" data-username="[^"]+">\s*<td class="num">\d+</td>\s*'
+                       r'<td><a href="([^"]+)"', html)
+    assert links == [reverse("ratings:profile", args=[u.username]) for u in (users[0], odd, users[1])]
+    assert links[1] == "/u/D%C5%BEemal+.@-_%C3%9F/"
+
+
 def test_search_by_name_prefix_keeps_the_board_rank(make_member: Callable[[str], Any]) -> None:
     _population(make_member, 30)
     html = _client().get("/rankings/?q=P2").content.decode()  # case-insensitive prefix
