@@ -6,7 +6,8 @@ Two profiles, chosen by which variables are set:
   kombu's SQLAlchemy transport over ``var/celery-broker.sqlite3`` (no server to install; worker and beat
   run as separate processes sharing that file).
 - production: ``DATABASE_URL`` (PostgreSQL, parsed by dj-database-url) and ``REDIS_URL`` (channel layer
-  ``channels_redis.core.RedisChannelLayer``, Celery broker and result backend).
+  ``config.channel_layer.BatchingRedisChannelLayer``, channels-redis' layer with batched group sends;
+  Celery broker and result backend).
 
 Other variables: ``SECRET_KEY`` (default: generated once into ``var/secret_key``), ``DEBUG`` (``1``/``0``;
 default on in the embedded profile, off when ``DATABASE_URL`` is set), ``ALLOWED_HOSTS`` and
@@ -235,7 +236,7 @@ CHANNEL_LAYER_SOCKET_TIMEOUT = 15
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "BACKEND": "config.channel_layer.BatchingRedisChannelLayer",  # + group_send_many
             "CONFIG": {
                 "hosts": [
                     {

@@ -69,7 +69,7 @@ def test_production_profile(subprocess_env: dict[str, str]) -> None:
     )
     assert s["profile"] == "production"
     assert (s["engine"], s["name"], s["host"]) == ("django.db.backends.postgresql", "gin", "db.internal")
-    assert s["layer"] == "channels_redis.core.RedisChannelLayer"
+    assert s["layer"] == "config.channel_layer.BatchingRedisChannelLayer"
     assert s["layer_hosts"] == [
         {"address": "redis://cache.internal:6379/2", "socket_timeout": 15, "socket_connect_timeout": 5}
     ]
