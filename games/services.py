@@ -44,6 +44,7 @@ from engine.melds import deadwood
 from engine.rules import PRESETS, RuleSet
 from games import conf, scheduling
 from games.live import LiveMatch, cache_put, load
+from games.match_row import match_locked_or_none, match_update_cas
 from games.models import Match, MatchEvent, MatchStatus, ResultReason
 from games.signals import match_finished
 
@@ -504,10 +505,9 @@ def _locked(match_id: int) -> Match:
 
 
 def _locked_or_none(match_id: int) -> Match | None:
-    # order_by(): no ORDER BY for a primary-key lookup (first() would compile Match's default ordering)
-    rows = (Match.objects.select_for_update(of=("self",)).select_related("player0", "player1")
-            .filter(pk=match_id).order_by())
-    return next(iter(rows), None)
+    # One statement written once (games.match_row): the ORM's select_for_update().select_related()
+    # was compiled again on every write.
+    return match_locked_or_none(match_id)
 
 
 def _repeat(match_id: int, seat: int, msg_id: str, kind: str) -> Applied | None:
@@ -627,13 +627,7 @@ def _save_cas(match: Match, before: int) -> None:
     ``select_for_update`` does nothing; on PostgreSQL the row lock already serializes writers). Only
     the columns a write changes; ``match`` ends up equal to the stored row."""
     match.updated_at = timezone.now()
-    fields = {
-        "last_seq": match.last_seq, "scores": match.scores, "status": match.status, "winner": match.winner,
-        "result_reason": match.result_reason, "finished_at": match.finished_at,
-        "turn_deadline": match.turn_deadline, "timeout_strikes": match.timeout_strikes,
-        "server_move_at": match.server_move_at, "updated_at": match.updated_at,
-    }
-    if Match.objects.filter(pk=match.pk, last_seq=before).update(**fields) != 1:
+    if not match_update_cas(match, before):  # games.match_row.CAS_FIELDS
         raise IntegrityError("match advanced concurrently")
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
+from unittest.mock import ANY
 
 import pytest
 from django.db import connection
@@ -163,3 +164,80 @@ def test_bot_seat_gets_no_broadcast(alice: Any, house_bots: Any, seeded_decks: l
         services.match_apply_action(match_id=match.pk, user=alice, action_text=choose(hand),
                                     client_seq=match.last_seq, msg_id="a")
     assert [group for group, _ in layer.sent] == [f"match_{match.pk}_seat0", f"watch_{match.pk}"]
+
+
+def test_locked_read_equals_the_orm_read(
+    alice: Any, bob: Any, house_bots: Any, seeded_decks: list[int]
+) -> None:
+    """games.match_row gives the match the ORM gives, field by field, with the players' fields the
+    payload reads (a waiting table: no second player); another user field is loaded on access."""
+    from django.db import transaction
+
+    from accounts.models import User
+    from games.match_row import PLAYER_FIELDS, match_locked_or_none
+
+    waiting = services.table_create(user=alice, rules_preset="classic", target=100, turn_timer=None)
+    friend = services.table_create(user=bob, rules_preset="brazilian", target=50, turn_timer=30)
+    services.table_join(user=alice, token=friend.invite_token)
+    vs_bot = services.match_create_vs_bot(user=alice, level=2, rules_preset="classic", target=100)
+    User.objects.filter(pk=bob.pk).update(display_name="Bob B.")
+    for match_id in (waiting.pk, friend.pk, vs_bot.pk):
+        with transaction.atomic():
+            with statements(["SELECT"]) as captured:
+                got = match_locked_or_none(match_id)
+            orm = Match.objects.select_related("player0", "player1").get(pk=match_id)
+        assert got is not None
+        if connection.vendor == "postgresql":
+            assert captured.captured_queries[0]["sql"].endswith("FOR UPDATE OF m")
+        for f in Match._meta.concrete_fields:
+            assert getattr(got, f.attname) == getattr(orm, f.attname), f.name
+        for seat in (0, 1):
+            mine, theirs = getattr(got, f"player{seat}"), getattr(orm, f"player{seat}")
+            if theirs is None:
+                assert mine is None and got.pk == waiting.pk
+                continue
+            assert [getattr(mine, n) for n in PLAYER_FIELDS] == [getattr(theirs, n) for n in PLAYER_FIELDS]
+            assert mine.public_name == theirs.public_name
+            assert type(mine.is_bot) is bool and type(mine.is_guest) is bool
+        payload = selectors.match_state_payload
+        assert payload(match=got, seat=0) == payload(match=orm, seat=0)
+    assert friend.pk != waiting.pk
+    with transaction.atomic():
+        got = match_locked_or_none(friend.pk)
+        assert got is not None and got.player0.public_name == "Bob B."
+        with statements(["SELECT"]):
+            assert got.player0.email == bob.email  # deferred: loaded on access
+    with transaction.atomic():
+        assert match_locked_or_none(10**9) is None
+
+
+def test_cas_update_stores_the_write_only_from_the_seq_it_started(alice: Any, bob: Any,
+                                                                  seeded_decks: list[int]) -> None:
+    """games.match_row.match_update_cas: from a stale seq it changes nothing; from the row's seq it
+    stores every field of CAS_FIELDS (JSON, choices, datetimes, nulls) and nothing else."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from games.match_row import CAS_FIELDS, match_update_cas
+    from games.models import MatchStatus, ResultReason
+
+    table = services.table_create(user=alice, rules_preset="classic", target=100, turn_timer=60)
+    services.table_join(user=bob, token=table.invite_token)
+    before = Match.objects.get(pk=table.pk)
+    now = timezone.now().replace(microsecond=123000)
+    match = Match.objects.get(pk=table.pk)
+    match.last_seq, match.scores, match.status = before.last_seq + 2, [31, 7], MatchStatus.FINISHED
+    match.winner, match.result_reason, match.finished_at = 1, ResultReason.TIMEOUT, now
+    match.turn_deadline, match.timeout_strikes = None, [0, 3]
+    match.server_move_at, match.updated_at = now + timedelta(seconds=5), now
+    match.rated = not before.rated  # not a CAS field: never stored by the update
+    with statements(["UPDATE"]):
+        assert not match_update_cas(match, before.last_seq - 1)
+    assert Match.objects.get(pk=table.pk).__dict__ == before.__dict__ | {"_state": ANY}
+    with statements(["UPDATE"]):
+        assert match_update_cas(match, before.last_seq)
+    stored = Match.objects.get(pk=table.pk)
+    assert {n: getattr(stored, n) for n in CAS_FIELDS} == {n: getattr(match, n) for n in CAS_FIELDS}
+    assert (stored.scores, stored.status, stored.finished_at, stored.rated) == ([31, 7], "finished", now,
+                                                                                 before.rated)

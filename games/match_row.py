@@ -1,0 +1,106 @@
+"""The two statements every match write runs on the match row, each an SQL text written once per
+database vendor: the locked read of the row with what its players' ``state`` needs of them
+(:func:`match_locked_or_none`), and the compare-and-set update that stores the write
+(:func:`match_update_cas`).
+
+Why not the ORM: Django compiles ``select_for_update().select_related("player0", "player1")`` and
+``filter(...).update(...)`` again on every call, and builds both users with all their columns: about
+1 ms of the 6 ms of CPU a move cost on PostgreSQL (issue 9; scripts/bench_action). The read selects
+every column of the match and only :data:`PLAYER_FIELDS` of each player; the match is built by
+``QuerySet.raw`` (the fields' own converters), each player by ``User.from_db`` with the other fields
+deferred (reading one of them loads it: correct, one query more). The update's values go through each
+field's ``get_db_prep_save``, as in the ORM's own update.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import connections, router
+
+from accounts.models import User
+from games.models import Match
+
+PLAYER_FIELDS = ("id", "username", "display_name", "is_bot", "is_guest", "bot_level")
+"""The user fields a write and the ``state`` payload read of a player (``User.public_name`` and
+``games.selectors._player``; ``games.services._bot_level``)."""
+
+CAS_FIELDS = ("last_seq", "scores", "status", "winner", "result_reason", "finished_at", "turn_deadline",
+              "timeout_strikes", "server_move_at", "updated_at")
+"""The match columns a write changes (what :func:`match_update_cas` stores)."""
+
+_sql: dict[str, str] = {}
+_update_sql: dict[str, str] = {}
+
+
+def _player_fields() -> list[Any]:
+    """The :data:`PLAYER_FIELDS` in the model's field order (``User.from_db`` takes values so)."""
+    return [f for f in User._meta.concrete_fields if f.attname in PLAYER_FIELDS]
+
+
+def locked_sql(alias: str) -> str:
+    """The statement for database ``alias``: one ``%s`` parameter, the match id. ``FOR UPDATE OF`` the
+    match row where the database has row locks (PostgreSQL), nothing on SQLite, whose writers the
+    compare-and-set of ``services._save_cas`` serializes."""
+    connection = connections[alias]
+    if connection.vendor not in _sql:
+        qn = connection.ops.quote_name
+        user_table, user_pk = qn(User._meta.db_table), qn(User._meta.pk.column)
+        columns = [f"m.{qn(f.column)}" for f in Match._meta.concrete_fields]
+        columns += [f"p{seat}.{qn(f.column)} AS {qn(f'p{seat}_{f.attname}')}"
+                    for seat in (0, 1) for f in _player_fields()]
+        features = connection.features
+        lock = (" FOR UPDATE OF m" if features.has_select_for_update_of
+                else " FOR UPDATE" if features.has_select_for_update else "")
+        _sql[connection.vendor] = (
+            f"SELECT {', '.join(columns)} FROM {qn(Match._meta.db_table)} m"
+            f" LEFT JOIN {user_table} p0 ON p0.{user_pk} = m.{qn(Match._meta.get_field('player0').column)}"
+            f" LEFT JOIN {user_table} p1 ON p1.{user_pk} = m.{qn(Match._meta.get_field('player1').column)}"
+            f" WHERE m.{qn(Match._meta.pk.column)} = %s{lock}"
+        )
+    return _sql[connection.vendor]
+
+
+def match_locked_or_none(match_id: int) -> Match | None:
+    """Match ``match_id`` with ``player0``/``player1`` loaded (their :data:`PLAYER_FIELDS`), its row
+    locked until the transaction ends (call inside one), or None when there is no such match. One
+    query."""
+    alias = router.db_for_write(Match)
+    match = next(iter(Match.objects.db_manager(alias).raw(locked_sql(alias), [match_id])), None)
+    if match is None:
+        return None
+    fields = _player_fields()
+    names = [f.attname for f in fields]
+    for seat in (0, 1):
+        values = [getattr(match, f"p{seat}_{name}") for name in names]
+        if values[names.index("id")] is None:
+            continue  # an empty seat (a table waiting for its second player)
+        user = User.from_db(alias, names, [f.to_python(v) for f, v in zip(fields, values, strict=True)])
+        setattr(match, f"player{seat}", user)
+    return match
+
+
+def update_sql(alias: str) -> str:
+    """The compare-and-set update for database ``alias``: one ``%s`` per :data:`CAS_FIELDS` field, then
+    the match id and the ``last_seq`` the write started from."""
+    connection = connections[alias]
+    if connection.vendor not in _update_sql:
+        qn = connection.ops.quote_name
+        sets = ", ".join(f"{qn(Match._meta.get_field(name).column)} = %s" for name in CAS_FIELDS)
+        _update_sql[connection.vendor] = (
+            f"UPDATE {qn(Match._meta.db_table)} SET {sets}"
+            f" WHERE {qn(Match._meta.pk.column)} = %s AND {qn(Match._meta.get_field('last_seq').column)} = %s"
+        )
+    return _update_sql[connection.vendor]
+
+
+def match_update_cas(match: Match, before: int) -> bool:
+    """Store ``match``'s :data:`CAS_FIELDS` if its row is still at ``last_seq == before``; whether it
+    was (False: another write advanced it first, and nothing was changed). One query."""
+    alias = router.db_for_write(Match)
+    connection = connections[alias]
+    values = [Match._meta.get_field(name).get_db_prep_save(getattr(match, name), connection)
+              for name in CAS_FIELDS]
+    with connection.cursor() as cursor:
+        cursor.execute(update_sql(alias), [*values, match.pk, before])
+        return bool(cursor.rowcount == 1)
