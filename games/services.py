@@ -44,9 +44,9 @@ from engine.melds import deadwood
 from engine.rules import PRESETS, RuleSet
 from games import conf, scheduling
 from games.live import LiveMatch, cache_put, load
-from games.match_row import match_locked_or_none, match_update_cas
 from games.models import Match, MatchEvent, MatchStatus, ResultReason
 from games.signals import match_finished
+from games.write_sql import events_insert, match_locked_or_none, match_update_cas
 
 log = logging.getLogger(__name__)
 
@@ -505,7 +505,7 @@ def _locked(match_id: int) -> Match:
 
 
 def _locked_or_none(match_id: int) -> Match | None:
-    # One statement written once (games.match_row): the ORM's select_for_update().select_related()
+    # One statement written once (games.write_sql): the ORM's select_for_update().select_related()
     # was compiled again on every write.
     return match_locked_or_none(match_id)
 
@@ -583,7 +583,7 @@ def _store(
             payload={**to_json(event), **extra}, seat=seat if first else None,
             msg_id=msg_id if first else "", auto=auto and first,
         ))
-    MatchEvent.objects.bulk_create(rows)
+    events_insert(rows)  # games.write_sql: one INSERT of every row
     match.last_seq += len(rows)
     live.record(rows)
     return rows
@@ -627,7 +627,7 @@ def _save_cas(match: Match, before: int) -> None:
     ``select_for_update`` does nothing; on PostgreSQL the row lock already serializes writers). Only
     the columns a write changes; ``match`` ends up equal to the stored row."""
     match.updated_at = timezone.now()
-    if not match_update_cas(match, before):  # games.match_row.CAS_FIELDS
+    if not match_update_cas(match, before):  # games.write_sql.CAS_FIELDS
         raise IntegrityError("match advanced concurrently")
 
 

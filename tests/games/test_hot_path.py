@@ -169,12 +169,12 @@ def test_bot_seat_gets_no_broadcast(alice: Any, house_bots: Any, seeded_decks: l
 def test_locked_read_equals_the_orm_read(
     alice: Any, bob: Any, house_bots: Any, seeded_decks: list[int]
 ) -> None:
-    """games.match_row gives the match the ORM gives, field by field, with the players' fields the
+    """games.write_sql gives the match the ORM gives, field by field, with the players' fields the
     payload reads (a waiting table: no second player); another user field is loaded on access."""
     from django.db import transaction
 
     from accounts.models import User
-    from games.match_row import PLAYER_FIELDS, match_locked_or_none
+    from games.write_sql import PLAYER_FIELDS, match_locked_or_none
 
     waiting = services.table_create(user=alice, rules_preset="classic", target=100, turn_timer=None)
     friend = services.table_create(user=bob, rules_preset="brazilian", target=50, turn_timer=30)
@@ -213,14 +213,14 @@ def test_locked_read_equals_the_orm_read(
 
 def test_cas_update_stores_the_write_only_from_the_seq_it_started(alice: Any, bob: Any,
                                                                   seeded_decks: list[int]) -> None:
-    """games.match_row.match_update_cas: from a stale seq it changes nothing; from the row's seq it
+    """games.write_sql.match_update_cas: from a stale seq it changes nothing; from the row's seq it
     stores every field of CAS_FIELDS (JSON, choices, datetimes, nulls) and nothing else."""
     from datetime import timedelta
 
     from django.utils import timezone
 
-    from games.match_row import CAS_FIELDS, match_update_cas
     from games.models import MatchStatus, ResultReason
+    from games.write_sql import CAS_FIELDS, match_update_cas
 
     table = services.table_create(user=alice, rules_preset="classic", target=100, turn_timer=60)
     services.table_join(user=bob, token=table.invite_token)
@@ -241,3 +241,31 @@ def test_cas_update_stores_the_write_only_from_the_seq_it_started(alice: Any, bo
     assert {n: getattr(stored, n) for n in CAS_FIELDS} == {n: getattr(match, n) for n in CAS_FIELDS}
     assert (stored.scores, stored.status, stored.finished_at, stored.rated) == ([31, 7], "finished", now,
                                                                                  before.rated)
+
+
+def test_events_insert_stores_rows_as_the_orm_does(alice: Any, bob: Any, seeded_decks: list[int]) -> None:
+    """games.write_sql.events_insert: one INSERT of every row (JSON payload, nulls, created_at set on
+    the row and stored); a taken seq is an IntegrityError and stores nothing."""
+    from django.db import IntegrityError, transaction
+
+    from games.models import MatchEvent
+    from games.write_sql import events_insert
+
+    table = services.table_create(user=alice, rules_preset="classic", target=100, turn_timer=None)
+    services.table_join(user=bob, token=table.invite_token)
+    last = Match.objects.get(pk=table.pk).last_seq
+    rows = [
+        MatchEvent(match_id=table.pk, seq=last + 1, type="timeout", payload={"seat": 1, "x": [1, None]},
+                   seat=1, msg_id="m1", auto=True),
+        MatchEvent(match_id=table.pk, seq=last + 2, type="abandon", payload={"why": "idle"}, seat=None),
+    ]
+    with statements(["INSERT"]):
+        events_insert(rows)
+    stored = list(MatchEvent.objects.filter(match_id=table.pk, seq__gt=last).order_by("seq"))
+    keys = ("seq", "type", "payload", "seat", "msg_id", "auto", "created_at")
+    assert [[getattr(r, k) for k in keys] for r in stored] == [[getattr(r, k) for k in keys] for r in rows]
+    assert rows[0].created_at is not None and not rows[0]._state.adding
+    with pytest.raises(IntegrityError), transaction.atomic():
+        events_insert([MatchEvent(match_id=table.pk, seq=last + 3, type="timeout", payload={}),
+                       MatchEvent(match_id=table.pk, seq=last + 1, type="timeout", payload={})])
+    assert MatchEvent.objects.filter(match_id=table.pk, seq__gt=last).count() == 2

@@ -1,15 +1,18 @@
-"""The two statements every match write runs on the match row, each an SQL text written once per
-database vendor: the locked read of the row with what its players' ``state`` needs of them
-(:func:`match_locked_or_none`), and the compare-and-set update that stores the write
-(:func:`match_update_cas`).
+"""The three statements of every match write, each an SQL text written once per database vendor: the
+locked read of the match row with what its players' ``state`` needs of them
+(:func:`match_locked_or_none`), the insert of the new events (:func:`events_insert`), and the
+compare-and-set update of the match row (:func:`match_update_cas`).
 
-Why not the ORM: Django compiles ``select_for_update().select_related("player0", "player1")`` and
-``filter(...).update(...)`` again on every call, and builds both users with all their columns: about
-1 ms of the 6 ms of CPU a move cost on PostgreSQL (issue 9; scripts/bench_action). The read selects
-every column of the match and only :data:`PLAYER_FIELDS` of each player; the match is built by
-``QuerySet.raw`` (the fields' own converters), each player by ``User.from_db`` with the other fields
-deferred (reading one of them loads it: correct, one query more). The update's values go through each
-field's ``get_db_prep_save``, as in the ORM's own update.
+Why not the ORM: Django compiles ``select_for_update().select_related("player0", "player1")``,
+``bulk_create`` and ``filter(...).update(...)`` again on every call, and built both users with all
+their columns: about 1.5 ms of the 6 ms of CPU a move cost on PostgreSQL (issue 9;
+scripts/bench_action). The read selects every column of the match and only :data:`PLAYER_FIELDS` of
+each player; the match is built by ``QuerySet.raw`` (the fields' own converters), each player by
+``User.from_db`` with the other fields deferred (reading one of them loads it: correct, one query
+more). Inserted and updated values go through each field's ``pre_save`` (``auto_now_add``) and
+``get_db_prep_save``, as in the ORM's own insert and update; database errors come out as Django's
+(``IntegrityError`` for a taken seq or message id), the statements run through Django's cursor (so
+they are counted by query-count tests and logged like any other).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from typing import Any
 from django.db import connections, router
 
 from accounts.models import User
-from games.models import Match
+from games.models import Match, MatchEvent
 
 PLAYER_FIELDS = ("id", "username", "display_name", "is_bot", "is_guest", "bot_level")
 """The user fields a write and the ``state`` payload read of a player (``User.public_name`` and
@@ -31,6 +34,7 @@ CAS_FIELDS = ("last_seq", "scores", "status", "winner", "result_reason", "finish
 
 _sql: dict[str, str] = {}
 _update_sql: dict[str, str] = {}
+_insert_sql: dict[tuple[str, int], str] = {}
 
 
 def _player_fields() -> list[Any]:
@@ -104,3 +108,41 @@ def match_update_cas(match: Match, before: int) -> bool:
     with connection.cursor() as cursor:
         cursor.execute(update_sql(alias), [*values, match.pk, before])
         return bool(cursor.rowcount == 1)
+
+
+def _event_fields() -> list[Any]:
+    """The columns of an event row an insert writes: all but the generated id."""
+    return [f for f in MatchEvent._meta.concrete_fields if not f.primary_key]
+
+
+def insert_sql(alias: str, count: int) -> str:
+    """The insert of ``count`` event rows for database ``alias``: one ``%s`` per column per row."""
+    connection = connections[alias]
+    key = (connection.vendor, count)
+    if key not in _insert_sql:
+        qn = connection.ops.quote_name
+        fields = _event_fields()
+        row = f"({', '.join(['%s'] * len(fields))})"
+        _insert_sql[key] = (
+            f"INSERT INTO {qn(MatchEvent._meta.db_table)} ({', '.join(qn(f.column) for f in fields)})"
+            f" VALUES {', '.join([row] * count)}"
+        )
+    return _insert_sql[key]
+
+
+def events_insert(rows: list[MatchEvent]) -> None:
+    """Insert the new event ``rows`` (unsaved; their ``created_at`` is set here, their ``id`` is left
+    None: nothing reads it). One query.
+
+    :raises IntegrityError: a row's seq, or its seat's message id, is taken in its match.
+    """
+    if not rows:
+        return
+    alias = router.db_for_write(MatchEvent)
+    connection = connections[alias]
+    fields = _event_fields()
+    values = [f.get_db_prep_save(f.pre_save(row, True), connection) for row in rows for f in fields]
+    with connection.cursor() as cursor:
+        cursor.execute(insert_sql(alias, len(rows)), values)
+    for row in rows:
+        row._state.adding, row._state.db = False, alias
