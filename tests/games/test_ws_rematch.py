@@ -161,3 +161,37 @@ async def test_refusals_over_the_socket(alice: Any, bob: Any, house_bots: Any) -
         assert (await recv(a))["code"] == "no_rematch_offer"
     await a.disconnect()
     assert not await database_sync_to_async(RematchOffer.objects.exists)()
+
+
+async def test_a_repeated_offer_is_acked_as_a_repeat(alice: Any, bob: Any) -> None:
+    """A second ``rematch_offer`` while one's own offer is open, or once the rematch is made, changes
+    nothing and is acked with ``repeat: true`` (as a repeated action is), then answered with where
+    things stand."""
+    match = await finished(alice, bob)
+    a, _ = await connect(alice, match.pk)
+    b, _ = await connect(bob, match.pk)
+    await drain(a, settle=0.3)
+    await drain(b, settle=0.3)
+    await send(a, {"type": "rematch_offer", "id": "o1"})
+    ack, _ = await recv_until(a, "ack")
+    assert ack == {"type": "ack", "id": "o1", "seq": match.last_seq, "repeat": False}
+    await drain(a, settle=0.3)
+    for msg_id in ("o1", "o2"):  # the same id resent, and a second click with a new id
+        await send(a, {"type": "rematch_offer", "id": msg_id})
+        ack, _ = await recv_until(a, "ack")
+        assert ack == {"type": "ack", "id": msg_id, "seq": match.last_seq, "repeat": True}
+        assert (await rematch_msg(a))["offer"] == {"by": 0, "status": "open"}
+    assert await database_sync_to_async(RematchOffer.objects.filter(match_id=match.pk).count)() == 1
+    await send(b, {"type": "rematch_accept", "id": "yes"})
+    ack, _ = await recv_until(b, "ack")
+    assert ack["repeat"] is False
+    new = await database_sync_to_async(Match.objects.get)(rematch_of_id=match.pk)
+    for comm in (a, b):  # an offer once the rematch is made: a repeat, answered with the new match
+        await drain(comm, settle=0.3)
+        await send(comm, {"type": "rematch_offer", "id": "late"})
+        ack, _ = await recv_until(comm, "ack")
+        assert ack == {"type": "ack", "id": "late", "seq": match.last_seq, "repeat": True}
+        assert (await rematch_msg(comm))["new_match"]["id"] == new.pk
+    assert await database_sync_to_async(Match.objects.filter(rematch_of_id=match.pk).count)() == 1
+    await a.disconnect()
+    await b.disconnect()
