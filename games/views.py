@@ -15,7 +15,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils.translation import get_language
+from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -249,12 +249,22 @@ def _rule_examples() -> dict[str, Any]:
     }
 
 
-# Each preset's source (docs/engine.md "Presets and their sources").
-PRESET_SOURCES = {
-    "classic": "rules.md (seed 004)", "table": "seed 000", "brazilian": "seed 002",
-    "oklahoma": "seed 003 + Oklahoma Gin (common practice)", "hoyle": "Hoyle (common practice)",
-    "two_deck": "seed 003 (Gin Rummy – O Jogo / Regras, 2009)",
+# Each preset's source (docs/engine.md "Presets and their sources"): the seed document it follows
+# (../shared/seeds/, for developers) and how the rules page names that source to a player.
+PRESET_SOURCES: dict[str, tuple[str, Any]] = {
+    "classic": ("004", gettext_lazy("Classic Gin Rummy, as online game sites play it")),
+    "table": ("000", gettext_lazy("A Brazilian online table's “How to play” guide")),
+    "brazilian": ("002", gettext_lazy("Brazilian game-site rules (“lenha”, “rebater”)")),
+    "oklahoma": ("003 + common practice", gettext_lazy("Oklahoma Gin, a common American variant")),
+    "hoyle": ("common practice", gettext_lazy("Hoyle's rules (the classic card-game book)")),
+    "two_deck": ("003", gettext_lazy("A Brazilian card-games blog: “Gin Rummy – O Jogo” (2009)")),
 }
+
+
+def preset_sources(names: list[str]) -> list[str]:
+    """The rules page's "Source" row: each preset's source as a player knows it, in the active
+    language ("" for a preset without one)."""
+    return [str(PRESET_SOURCES[name][1]) if name in PRESET_SOURCES else "" for name in names]
 
 
 @require_GET
@@ -300,6 +310,6 @@ def rules(request: HttpRequest) -> HttpResponse:
     rows = [(labels[field], [shown(field, values[field]) for _name, values in presets]) for field in fields]
     context = {
         "presets": [name for name, _values in presets], "rows": rows, "examples": _rule_examples(),
-        "sources": [PRESET_SOURCES.get(name, "") for name, _values in presets],
+        "sources": preset_sources([name for name, _values in presets]),
     }
     return render(request, "games/rules.html", context)

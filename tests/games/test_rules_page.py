@@ -12,7 +12,7 @@ from django.test import Client
 from django.urls import reverse
 
 from engine.rules import PRESETS
-from games.views import PRESET_SOURCES
+from games.views import PRESET_SOURCES, preset_sources
 
 pytestmark = pytest.mark.django_db
 
@@ -35,7 +35,9 @@ def test_the_rules_page_states_the_engines_numbers_and_sources() -> None:
         "as gin" if r.big_gin_bonus is None else str(r.big_gin_bonus) for r in PRESETS.values()
     ]
     assert cells(html, "Game bonus") == [str(r.game_bonus) for r in PRESETS.values()]
-    assert cells(html, "Source") == [PRESET_SOURCES[n] for n in PRESETS]
+    assert cells(html, "Source") == preset_sources(list(PRESETS))
+    assert set(PRESET_SOURCES) == set(PRESETS)  # every preset names its source
+    assert cells(html, "Source")[0] == "Classic Gin Rummy, as online game sites play it"
     two = list(PRESETS).index("two_deck")
     assert cells(html, "Deal")[two] == "11 to the non-dealer, no upcard"
     assert cells(html, "Equal deadwood goes to")[two] == "the knocker"
@@ -52,6 +54,7 @@ def test_the_rules_page_in_pt_br_and_the_level_pickers_link(django_user_model: o
     assert "Regras do Gin Rummy" in html and "Conjuntos de regras" in html
     assert cells(html, "Bônus de gin") == [str(r.gin_bonus) for r in PRESETS.values()]
     assert "Dois baralhos" in html and "então quem bateu marca a diferença: 2." in html
+    assert cells(html, "Fonte")[0] == "Gin Rummy clássico, como nos sites de jogos online"
     user = django_user_model.objects.create_user(username="rui")  # type: ignore[attr-defined]
     client.force_login(user)
     picker = client.get(reverse("games:new_bot_match")).content.decode()

@@ -55,3 +55,30 @@ export function store(storage, key, value) {
     // a preference that is not kept is not worth an error
   }
 }
+
+/**
+ * Keep the card of an open overlay (hand result, match end: absolute over the whole felt) inside the
+ * part of the felt that is on screen: a phone shows the felt below the header, so a card centred on
+ * the whole felt had its buttons below the screen's edge. The overlay's padding is set to the parts of
+ * the felt above and below the screen, so the card (max-height 100%) is centred in what is visible
+ * and scrolls inside itself when taller, its buttons pinned at its foot (table.css). An overlay just
+ * opened (``opened``) with under ``MIN_ROOM`` px of the felt on screen (the page scrolled up to the
+ * header) is scrolled into view first; later fits (on scroll) never move the page.
+ * @param {HTMLElement} overlay
+ * @param {boolean} opened the overlay has just been shown
+ */
+export function fitOverlay(overlay, opened = false) {
+  if (overlay.hidden) return;
+  const MIN_ROOM = 260;
+  let box = overlay.getBoundingClientRect();
+  const room = Math.min(box.bottom, window.innerHeight) - Math.max(box.top, 0);
+  if (opened && room < Math.min(MIN_ROOM, box.height)) {
+    overlay.scrollIntoView({ block: "nearest" });
+    box = overlay.getBoundingClientRect();
+  }
+  const above = Math.max(0, -box.top);
+  const below = Math.max(0, box.bottom - window.innerHeight);
+  const pad = (px) => `${Math.round(px) + 6}px`;
+  if (overlay.style.paddingTop !== pad(above)) overlay.style.paddingTop = pad(above);
+  if (overlay.style.paddingBottom !== pad(below)) overlay.style.paddingBottom = pad(below);
+}

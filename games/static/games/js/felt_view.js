@@ -7,7 +7,9 @@ import { actionText, isOver, playerName, seatName } from "./text.js";
 
 const OFFER = new Set(["offer_nondealer", "offer_dealer"]);
 
-export function renderSeats(state) {
+/** @param {object} state @param {boolean} cut the table's socket is closed for good: nobody's turn is
+ * shown as the player's own */
+export function renderSeats(state, cut = false) {
   const m = state.match;
   const h = state.hand;
   const opp = 1 - m.you;
@@ -32,8 +34,8 @@ export function renderSeats(state) {
   const mb = $("my-badges");
   mb.replaceChildren();
   if (h && h.dealer === m.you) mb.append(badge(t("dealer")));
-  if (h && h.your_turn && h.phase !== "ended") mb.append(badge(t("your_turn"), "turn"));
-  $("my-seat").classList.toggle("to-act", !!(h && h.your_turn));
+  if (h && h.your_turn && h.phase !== "ended" && !cut) mb.append(badge(t("your_turn"), "turn"));
+  $("my-seat").classList.toggle("to-act", !!(h && h.your_turn && !cut));
 }
 
 export function renderPiles(state, ui, legal) {
@@ -120,14 +122,15 @@ export function renderLimitCard(hand) {
 
 export function renderActions(state, ui, legal) {
   const h = state.hand;
-  const offer = !!(h && OFFER.has(h.phase) && h.your_turn);
+  const mine = !!(h && h.your_turn && ui.conn !== "closed");
+  const offer = !!(h && OFFER.has(h.phase) && mine);
   show("btn-take", offer);
   show("btn-pass", offer);
   $("btn-take").disabled = !legal.has("take");
   $("btn-pass").disabled = !legal.has("pass");
   if (h && h.upcard) setText("btn-take", t("take_card", { card: cardText(h.upcard) }));
 
-  const discarding = !!(h && h.phase === "discard" && h.your_turn);
+  const discarding = !!(h && h.phase === "discard" && mine);
   const sel = ui.selected;
   show("btn-discard", discarding);
   show("btn-knock", discarding);
@@ -156,7 +159,8 @@ export function renderStatus(state, ui, legal) {
   const h = state.hand;
   let main = "";
   let sub = "";
-  if (m.status === "waiting") main = t("status_waiting");
+  if (ui.conn === "closed") main = ui.loggedOut ? t("logged_out") : t("conn_closed");
+  else if (m.status === "waiting") main = t("status_waiting");
   else if (isOver(m)) main = t("status_over");
   else if (!h) main = "";
   else if (ui.pending || ui.awaitSeq !== null) main = t("status_sending");
@@ -164,14 +168,25 @@ export function renderStatus(state, ui, legal) {
   else if (h.your_turn && h.phase === "draw") {
     main = legal.has("draw discard") ? t("status_draw") : t("status_draw_stock_only");
   } else if (h.your_turn && h.phase === "discard") {
-    main = t("status_discard");
+    // A card picked (click, tap, or Enter on a focused card) is named with its deadwood, in the same
+    // words whichever way it was picked; the line is a polite live region, so it is read out.
+    const after = h.deadwood_if_discarded || {};
+    const picked = ui.selected && ui.selected in after;
+    main = picked ? t("status_picked", { card: cardText(ui.selected), n: after[ui.selected] }) : t("status_discard");
     sub = [discardHint(h, legal), h.taken_card ? t("status_taken", { card: cardText(h.taken_card) }) : ""]
       .filter(Boolean)
       .join(" ");
   } else if (OFFER.has(h.phase)) main = t("status_opp_offer", { name: seatName(m, 1 - m.you) });
   else main = t("status_opp_turn", { name: seatName(m, 1 - m.you) });
-  if (!sub && h && h.last_action && h.last_action.seat !== m.you) sub = actionText(m, h.last_action);
+  if (!sub && h && h.last_action && h.last_action.seat !== m.you && ui.conn !== "closed") {
+    sub = actionText(m, h.last_action);
+  }
   const status = $("status");
+  // Re-drawn only when its words change: a live region re-filled with the same words on every state
+  // would be read out again.
+  const words = `${main}\n${sub}`;
+  if (status.dataset.words === words) return;
+  status.dataset.words = words;
   status.replaceChildren(document.createTextNode(main));
   if (sub) status.append(el("span", "sub", sub));
 }

@@ -26,8 +26,10 @@ export function renderSide(state, ui, checks, handlers) {
     const limit = h.knock_limit === 0 ? t("knock_limit_gin") : t("knock_limit_n", { n: h.knock_limit });
     setText("knock-limit", limit + (h.multiplier > 1 ? " · " + t("doubled") : ""));
   }
-  show("timer-row", !!m.turn_timer_seconds && !isOver(m));
-  if (m.turn_timer_seconds) setText("timer-seconds", t("timer_per_move", { n: m.turn_timer_seconds }));
+  // The table's setting always (also while it waits for the friend, before any clock runs); the
+  // running clock beside it once a move is timed (updateTimer).
+  show("timer-row", !isOver(m));
+  setText("timer-setting", m.turn_timer_seconds ? t("timer_setting", { n: m.turn_timer_seconds }) : t("timer_none"));
   // How many automatic moves in a row lose the match, and how many the player has so far.
   const lose = m.auto_moves_to_lose;
   const strikes = (m.timeout_strikes || [0, 0])[m.you] || 0;
@@ -80,6 +82,7 @@ export function updateTimer(state) {
   const felt = $("felt-timer");
   if (!m.turn_timer_seconds || !m.turn_deadline || isOver(m)) {
     side.textContent = "";
+    $("timer-clock").hidden = true;
     felt.hidden = true;
     $("timer-reveal").hidden = true;
     return;
@@ -97,6 +100,7 @@ export function updateTimer(state) {
     e.classList.toggle("low", low);
   }
   felt.hidden = false;
+  $("timer-clock").hidden = false;
   const after = $("timer-reveal");
   const afterText = reveal > 0 ? t("timer_after_reveal", { s: Math.ceil(reveal / 1000) }) : "";
   if (after.textContent !== afterText) after.textContent = afterText;

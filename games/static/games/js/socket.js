@@ -8,7 +8,8 @@ export class MatchSocket {
   /**
    * @param {string} path the ws path, e.g. "/ws/match/12/"
    * @param {{onMessage: function(object), onStatus: function(string, number=)}} handlers
-   *   onStatus receives "connecting" | "open" | "retrying" (with the delay in ms) | "closed" (fatal).
+   *   onStatus receives "connecting" | "open" | "retrying" (with the delay in ms) | "closed" (fatal,
+   *   with the close code: 4401 no session, 4403 not seated, 4404 no such match; docs/protocol.md).
    */
   constructor(path, handlers) {
     this.url = (location.protocol === "https:" ? "wss://" : "ws://") + location.host + path;

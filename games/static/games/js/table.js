@@ -3,7 +3,7 @@
 // actions, melds and deadwood numbers all come from the server, and nothing is applied until the
 // server's next `state` says so. Views: felt_view.js, hand_view.js, side_view.js, result_view.js.
 import { cardText } from "./cards.js";
-import { $, setText, show, store, stored } from "./dom.js";
+import { $, fitOverlay, setText, show, store, stored } from "./dom.js";
 import { ShuffleChecks } from "./fairness.js";
 import { renderActions, renderPiles, renderSeats, renderStatus } from "./felt_view.js";
 import { enableArrowKeys, renderHand } from "./hand_view.js";
@@ -36,6 +36,7 @@ const ui = {
   matchEndShown: false,
   confirmResign: false,
   conn: "connecting",
+  loggedOut: false, // the socket was refused for want of a session (not_authenticated, 4401): logged out
   retryIn: 0,
   idCounter: 0,
   rating: null, // this seat's `rating` message (docs/protocol.md), once the rating task has run
@@ -51,7 +52,9 @@ const clientTag = Math.random().toString(36).slice(2, 8);
 // ---- sending ---------------------------------------------------------------------------------------
 function legalSet() {
   const h = state.hand;
-  return new Set(h && h.your_turn && !ui.pending && ui.awaitSeq === null ? h.legal_actions : []);
+  // A socket closed for good (logged out, no longer seated) offers no move: none could be sent.
+  const can = h && h.your_turn && !ui.pending && ui.awaitSeq === null && ui.conn !== "closed";
+  return new Set(can ? h.legal_actions : []);
 }
 
 function nextId() {
@@ -245,7 +248,10 @@ function reopenResult() {
   render();
 }
 
+const OVERLAYS = ["hand-result", "match-end", "waiting", "logged-out-box"];
+
 function renderOverlays() {
+  const wasHidden = OVERLAYS.map((id) => $(id).hidden);
   const m = state.match;
   const lh = state.last_hand;
   const resultVisible = ui.resultOpen && !!lh;
@@ -291,6 +297,12 @@ function renderOverlays() {
   }
   show("waiting", m.status === "waiting");
   if (m.status === "waiting") $("invite-url").value = m.invite_url || root.dataset.inviteUrl || "";
+  OVERLAYS.forEach((id, i) => fitOverlay($(id), wasHidden[i]));
+}
+
+/** Each open overlay's card within the part of the felt on screen (dom.js fitOverlay). */
+function fitOverlays() {
+  for (const id of OVERLAYS) fitOverlay($(id));
 }
 
 function updateCountdown() {
@@ -319,7 +331,7 @@ function pickCard(card) {
   const h = state.hand;
   const legal = legalSet();
   if (!myDiscardTurn(legal)) {
-    if (h && h.your_turn && h.phase === "draw") toast(t("draw_first"));
+    if (h && h.your_turn && h.phase === "draw" && ui.conn !== "closed") toast(t("draw_first"));
     return;
   }
   if (card === h.taken_card) {
@@ -383,10 +395,14 @@ function render() {
   root.dataset.seq = String(state.seq);
   root.dataset.phase = h ? h.phase : state.match.status;
   root.dataset.status = state.match.status;
-  root.dataset.yourTurn = h && h.your_turn && !busy ? "1" : "0";
+  const cut = ui.conn === "closed";
+  root.dataset.yourTurn = h && h.your_turn && !busy && !cut ? "1" : "0";
   root.dataset.busy = busy ? "1" : "0";
-  document.title = h && h.your_turn && !isOver(state.match) ? `(${t("your_turn")}) ${baseTitle}` : baseTitle;
-  renderSeats(state);
+  root.dataset.conn = ui.conn;
+  const mine = h && h.your_turn && !isOver(state.match) && !cut;
+  document.title = mine ? `(${t("your_turn")}) ${baseTitle}` : baseTitle;
+  show("logged-out-box", ui.loggedOut);
+  renderSeats(state, cut);
   renderPiles(state, ui, legal);
   renderMyHand(legal);
   renderActions(state, ui, legal);
@@ -476,7 +492,11 @@ const socket = new MatchSocket(root.dataset.wsPath, {
     ui.conn = status;
     if (status === "open") ui.justOpened = true;
     if (status === "retrying") ui.retryIn = arg;
-    if (status === "closed") toast(t("conn_closed"), true);
+    // 4401: the socket found no session. After a logout (here or in another tab: the server closes
+    // the socket with 4001 and the reconnect lands here) the table says so, with a way back in.
+    if (status === "closed") ui.loggedOut = arg === 4401;
+    if (status === "closed" && !ui.loggedOut) toast(t("conn_closed"), true);
+    if (ui.loggedOut) ui.selected = null;
     render();
   },
 });
@@ -484,6 +504,17 @@ document.addEventListener("visibilitychange", () => {
   if (document.visibilityState === "visible") socket.retryNow();
 });
 window.addEventListener("online", () => socket.retryNow());
+let fitQueued = false;
+for (const event of ["scroll", "resize"]) {
+  window.addEventListener(event, () => {
+    if (fitQueued) return;
+    fitQueued = true;
+    requestAnimationFrame(() => {
+      fitQueued = false;
+      fitOverlays();
+    });
+  }, { passive: true });
+}
 setInterval(() => {
   updateTimer(state);
   if (ui.resultOpen) updateCountdown();
