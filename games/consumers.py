@@ -41,6 +41,12 @@ REMATCH_SERVICES = {
 MAX_ID_LENGTH = 64
 MAX_SEQ = 2**53 - 1  # the largest integer JavaScript clients represent exactly
 SESSION_ENDED_CLOSE_CODE = 4001  # not fatal for the client: it reconnects and learns if it is logged out
+RATING_WATCH_DELAYS = (0.5, 1.0, 1.5, 2.0, 3.0, 5.0, 5.0, 10.0, 10.0, 15.0, 15.0, 20.0, 30.0)
+"""Seconds between the consumer's reads of a finished rated match's rating change (118 s in all): the
+rating task may run in a process whose channel layer cannot reach this one (the embedded profile's
+Celery worker, whose in-process layer is not Daphne's), or late (a slow or restarted worker), so the
+consumer looks in the database itself and sends the ``rating`` message; whichever of it and the
+worker's push comes first is sent, the other is dropped (``_send_rating``)."""
 
 
 def _shown(value: Any) -> str:
@@ -81,6 +87,8 @@ class MatchConsumer(RefusesWhenUnavailable):
     _sent_seq = -1  # seq of the latest state sent
     _over = False  # the latest state sent was of a finished or aborted match
     _rematch_sent: dict[str, Any] | None = None  # the latest ``rematch`` message sent (games.rematch)
+    _rating_sent = False  # this seat's ``rating`` message went out (from the push or the watch)
+    _rating_task: asyncio.Task[None] | None = None  # the watch of a finished rated match (_watch_rating)
 
     async def connect(self) -> None:
         self.user = self.scope.get("user")
@@ -152,6 +160,8 @@ class MatchConsumer(RefusesWhenUnavailable):
         await self.close(code=close_code)
 
     async def disconnect(self, code: int) -> None:
+        if self._rating_task is not None:
+            self._rating_task.cancel()
         if self._slot_task is not None:
             self._slot_task.cancel()
             await _in_thread(ratelimit.socket_slot_release)(
@@ -297,7 +307,32 @@ class MatchConsumer(RefusesWhenUnavailable):
         (``event["seats"]`` maps "0"/"1" to each human seat's; docs/protocol.md "rating")."""
         message = (event.get("seats") or {}).get(str(self.seat))
         if message is not None:
+            await self._send_rating(message)
+
+    async def _send_rating(self, message: dict[str, Any]) -> None:
+        """Send this seat's ``rating`` message unless it went out already (the worker's push and the
+        consumer's own read of the database both deliver it; the screen gets it once)."""
+        if not self._rating_sent:
+            self._rating_sent = True
             await self._send(message)
+
+    async def _watch_rating(self) -> None:
+        """A rated match has finished on this socket: read this seat's rating change after each of
+        :data:`RATING_WATCH_DELAYS` until there is one (then send it) or a push sent it first."""
+        from ratings.selectors import match_rating_get  # the ratings app depends on games, not back
+
+        for delay in RATING_WATCH_DELAYS:
+            await asyncio.sleep(delay)
+            if self._rating_sent or self._closing:
+                return
+            try:
+                message = await db_call(match_rating_get)(match_id=self.match_id, user_id=self.user.pk)
+            except Exception as exc:  # a database hiccup: try again at the next delay
+                log.warning("match %s: rating read failed: %s: %s", self.match_id, type(exc).__name__, exc)
+                continue
+            if message is not None:
+                await self._send_rating(message)
+                return
 
     async def match_update(self, event: dict[str, Any]) -> None:
         """Group message from services after a commit. On the seat's group it carries this seat's
@@ -360,6 +395,9 @@ class MatchConsumer(RefusesWhenUnavailable):
         self._over = payload["match"]["status"] in ("finished", "aborted")
         if self._over and not was_over:
             await self._send_rematch()  # a friend match's end: where the rematch stands
+            rated = payload["match"]["status"] == "finished" and payload["match"].get("rated")
+            if rated and self._rating_task is None and not self._rating_sent:
+                self._rating_task = asyncio.create_task(self._watch_rating())
 
     def _state_payload(self) -> dict[str, Any] | None:
         match = selectors.match_get(match_id=self.match_id)

@@ -219,11 +219,17 @@ function maybeShowResult(initial) {
   if (!ui.resultOpen && isOver(state.match)) ui.matchEndShown = true;
 }
 
-/** A rated match is over but no `rating` message came (the table opened after it was pushed): ask, a
- * few times, 3 s apart; the push still wins if it comes first. */
+/** Seconds before each GET of the rating (about 2 minutes in all: a slow worker); the line says
+ * "rating pending" meanwhile. The server's consumer also sends the `rating` message when it finds it. */
+const RATING_ASK_DELAYS = [1.5, 3, 3, 5, 5, 10, 10, 15, 15, 20, 30];
+
+/** A rated match is over but no `rating` message came (the table opened after it was pushed, or the
+ * push cannot reach this server): ask, with backoff, for about 2 minutes; a message still wins if it
+ * comes first. */
 function askRating() {
   const m = state.match;
-  if (!m.rated || m.status !== "finished" || ui.rating || ui.ratingAsked >= 5 || ui.ratingAsking) return;
+  if (!m.rated || m.status !== "finished" || ui.rating || ui.ratingAsking) return;
+  if (ui.ratingAsked >= RATING_ASK_DELAYS.length) return;
   ui.ratingAsking = true;
   setTimeout(async () => {
     ui.ratingAsked += 1;
@@ -231,7 +237,7 @@ function askRating() {
     ui.ratingAsking = false;
     if (got && !ui.rating) ui.rating = got;
     render();
-  }, ui.ratingAsked === 0 ? 1500 : 3000);
+  }, RATING_ASK_DELAYS[ui.ratingAsked] * 1000);
 }
 
 function closeResult() {
