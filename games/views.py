@@ -27,6 +27,7 @@ from games.forms import BotMatchForm, FriendTableForm, bot_level_choices
 from games.models import Match, MatchStatus
 from ratings.elo import expected_score, shown
 from ratings.selectors import rating_get
+from web.errors import NotFound
 
 
 def _language() -> str:
@@ -128,7 +129,7 @@ def join(request: HttpRequest, token: str) -> HttpResponse:
     guest through the accounts' guest view (its rate limit applies), so joining by link is one click."""
     match = Match.objects.select_related("player0", "player1").filter(invite_token=token).first()
     if match is None:
-        raise Http404(_("No table with that link."))
+        raise NotFound(_("No table with that link."))
     user = request.user
     if request.method == "POST" and not user.is_authenticated and request.POST.get("as_guest"):
         refused = play_as_guest(request)
@@ -168,7 +169,7 @@ def table(request: HttpRequest, match_id: int) -> HttpResponse:
     """The table page of a seated player (others: 403)."""
     match = selectors.match_get(match_id=match_id)
     if match is None:
-        raise Http404(_("No such match."))
+        raise NotFound(_("No such match."))
     seat = match.seat_of(request.user.pk)
     if seat is None:
         raise PermissionDenied(_("You are not a player of this match."))

@@ -19,3 +19,5 @@ urlpatterns: list[URLPattern | URLResolver] = [
 
 # 503 while the database cannot be reached, else the 500 page (JSON under /api/): web.unavailable.
 handler500 = "web.views.server_error"
+# The site's 404 page, with the view's reason when it gave one for the reader (web.errors.NotFound).
+handler404 = "web.views.page_not_found"

@@ -6,17 +6,22 @@ from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.html import format_html
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET
 
 from accounts.selectors import player_get
-from games.models import Match
+from games.models import Match, MatchStatus
 from ratings import elo, selectors
 from ratings.forms import MAX_SEARCH, RankingsQuery
+from web.errors import NotFound
+
+SHOWN_PAGE_DIGITS = 12
+"""A page number past the last is echoed with at most this many digits (then "…")."""
 
 
 def _query(tab: str, provisional: bool, q: str = "", page: int | None = None, me: bool = False) -> str:
@@ -42,9 +47,11 @@ def rankings(request: HttpRequest) -> HttpResponse:
     form = RankingsQuery(request.GET)
     valid = form.is_valid()
     if "tab" in form.errors:
-        raise Http404(_("Unknown tab: use “all” or “30d”."))
+        raise NotFound(_("Unknown tab: use “all” or “30d”."))
     if "page" in form.errors:
-        raise Http404(_("The page must be a whole number from 1."))
+        raise NotFound(_("The page must be a whole number from 1."))
+    if "me" in form.errors or "provisional" in form.errors:
+        valid = False
     data = form.cleaned_data if valid else {**form.cleaned_data, "q": ""}
     tab = data.get("tab") or "all"
     provisional = bool(data.get("provisional"))
@@ -63,7 +70,9 @@ def rankings(request: HttpRequest) -> HttpResponse:
         board = selectors.board_page(tab=tab, provisional=provisional, search=search, page=page,
                                      viewer_id=viewer_id)
     except selectors.NoSuchPage:
-        raise Http404(_("There is no page %(page)s on this board.") % {"page": page}) from None
+        shown = request.GET.get("page", "").lstrip("0") or str(page)
+        shown = shown if len(shown) <= SHOWN_PAGE_DIGITS else shown[:SHOWN_PAGE_DIGITS] + "…"
+        raise NotFound(_("There is no page %(page)s on this board.") % {"page": shown}) from None
     page_obj = board.page
     context = {
         "form": form, "tab": tab, "provisional": provisional, "search": search, "board": board,
@@ -87,6 +96,11 @@ def _my_rank(request: HttpRequest, user_id: int, tab: str, provisional: bool) ->
     provisional players shown. A provisional player hidden from the board gets their rank with them
     shown, and a message saying why (N of 10 rated matches); a player on no board gets a message saying
     why (no rated match yet, none in the last 30 days) and rank None."""
+    if getattr(request.user, "is_guest", False):
+        messages.info(request, format_html(
+            _("Guests' matches are never rated: <a href=\"{url}\">sign up</a> to get a rating and a place on "
+              "the boards."), url=reverse("accounts:signup")))
+        return None, provisional
     rank = selectors.rank_get(user_id=user_id, tab=tab, provisional=provisional)
     if rank is not None:
         return rank, provisional
@@ -116,17 +130,17 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
     (``accounts.selectors.player_get``: NFKC, ignoring case); any other spelling than the stored one
     redirects (302, query string kept) to ``/u/<stored name>/``."""
     if len(username) > 150 or "\x00" in username:
-        raise Http404(_("No such player."))
+        raise NotFound(_("No such player."))
     user = player_get(username=username)
     if user is None:
-        raise Http404(_("No such player."))
+        raise NotFound(_("No such player."))
     if user.username != username:
         target = reverse("ratings:profile", args=[user.username])
         query = request.META.get("QUERY_STRING", "")
         return HttpResponseRedirect(f"{target}?{query}" if query else target)
     data = selectors.profile_get(user=user)
     if data is None:
-        raise Http404(_("No such player."))
+        raise NotFound(_("No such player."))
     data["is_me"] = request.user.is_authenticated and request.user.pk == data["user"].pk
     return render(request, "ratings/profile.html", data)
 
@@ -135,10 +149,13 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
 @require_GET
 def match_rating(request: HttpRequest, match_id: int) -> JsonResponse:
     """The viewer's ``rating`` message for match ``match_id`` (docs/protocol.md ``rating``); 404 while
-    it is not rated, when it never will be, or for a non-player."""
-    match = Match.objects.filter(pk=match_id).only("player0_id", "player1_id", "rated").first()
+    it is not rated, when it never will be (``rated`` false; an aborted match also ``aborted`` true), or
+    for a non-player."""
+    match = Match.objects.filter(pk=match_id).only("player0_id", "player1_id", "rated", "status").first()
     if match is None or match.seat_of(request.user.pk) is None:
         return JsonResponse({"error": "no such match"}, status=404)
+    if match.status == MatchStatus.ABORTED:  # resigned before both players moved: never rated
+        return JsonResponse({"error": "aborted: never rated", "rated": False, "aborted": True}, status=404)
     message = selectors.match_rating_get(match_id=match_id, user_id=request.user.pk)
     if message is None:
         return JsonResponse({"error": "not rated" if not match.rated else "not rated yet",

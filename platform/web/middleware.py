@@ -8,6 +8,7 @@ from typing import Any
 from django.conf import settings
 from django.core.exceptions import BadRequest, DisallowedHost, TooManyFieldsSent
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, QueryDict
+from django.template import loader
 from django.utils import translation
 
 from web.log_context import match_id, normalized_request_id
@@ -85,7 +86,8 @@ class RefuseNulMiddleware:
     any view, session or authentication code runs:
 
     - in the path (``/t/%00/``): 404 (the site's page), no page has such an address;
-    - in the query string, a name or a value (``?q=%00``): 400 (the site's page, ``400.html``);
+    - in the query string, a name or a value (``?q=%00``): 400 (the site's page, ``400.html``, saying
+      the query string holds a NUL; in the reader's language, with DEBUG on or off);
     - under ``/api/`` the same answers as the API's JSON errors (``not_found``, ``bad_query`` with
       ``fields``: each parameter whose name or value holds a NUL);
     - in a cookie (``sessionid="\\000..."``, which Python's cookie parser decodes): that cookie is dropped,
@@ -121,7 +123,13 @@ class RefuseNulMiddleware:
                     status=400,
                 )
             self._activate_language(request)
-            raise BadRequest("NUL in the query string")
+            # Answered here, not raised: with DEBUG on Django would show a traceback page for a
+            # BadRequest, and the generic 400 page does not say what was wrong.
+            reason = translation.gettext(
+                "The address's query string contains a NUL character (%00), which no page accepts: "
+                "remove it from the link.")
+            body = loader.render_to_string("400.html", {"reason": reason})
+            return HttpResponse(body, status=400)
         if any(NUL in key or NUL in value for key, value in request.COOKIES.items()):
             request.COOKIES = {k: v for k, v in request.COOKIES.items() if NUL not in k and NUL not in v}
         return self.get_response(request)

@@ -16,6 +16,7 @@ from django.views.decorators.http import require_GET, require_safe
 
 from accounts.selectors import house_bots_list
 from web import health
+from web.errors import NotFound
 from web.middleware import json_address
 from web.unavailable import RETRY_AFTER_SECONDS, database_unavailable
 
@@ -85,3 +86,11 @@ def server_error(request: HttpRequest) -> HttpResponse:
     if json_path:
         return JsonResponse({"error": "server_error", "message": "unexpected failure"}, status=500)
     return defaults.server_error(request)
+
+
+def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """``handler404``: the site's 404 page, with the reason when the view gave one for the reader
+    (``web.errors.NotFound``); any other 404's message (Django's, the resolver's) is never shown."""
+    reason = str(exception) if isinstance(exception, NotFound) and exception.args else None
+    body = loader.render_to_string("404.html", {"reason": reason, "request_path": request.path}, request)
+    return HttpResponse(body, status=404)

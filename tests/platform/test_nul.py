@@ -90,3 +90,20 @@ def test_nul_in_a_create_form_field_is_a_form_error(client: Client) -> None:
         reverse("games:new_friend_table"), {"preset": "classic", "target": "100", "turn_timer": "30\x00"}
     )
     assert response.status_code == 400 and "turn_timer" in response.context["form"].errors
+
+
+@pytest.mark.parametrize("debug", [False, True])
+@pytest.mark.parametrize(("language", "reason"), [
+    ("en", "The address&#x27;s query string contains a NUL character (%00), which no page accepts: remove "
+           "it from the link."),
+    ("pt-br", "A query string do endereço contém um caractere NUL (%00), que nenhuma página aceita: "
+              "remova-o do link."),
+])
+def test_nul_in_the_query_string_says_so_on_the_400_page(
+        client: Client, settings: object, debug: bool, language: str, reason: str) -> None:
+    settings.DEBUG = debug  # type: ignore[attr-defined]
+    response = client.get("/rankings/?q=%00", headers={"accept-language": language})
+    html = response.content.decode()
+    assert response.status_code == 400 and 'data-testid="error-page"' in html
+    assert f'<p class="error-reason" data-testid="error-reason">{reason}</p>' in html
+    assert "Traceback" not in html
