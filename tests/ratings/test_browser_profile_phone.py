@@ -12,11 +12,14 @@ pytestmark = pytest.mark.django_db(transaction=True)
 FITS = """() => {
     const table = document.querySelector('[data-testid="profile-matches"]');
     const box = table.parentElement;
-    const edge = (sel) => Math.max(...[...table.querySelectorAll(sel)].map((e) => e.getBoundingClientRect().right));
+    const right = (e) => e.getBoundingClientRect().right;
+    const edge = (sel) => Math.max(...[...table.querySelectorAll(sel)].map(right));
     return {page: document.documentElement.scrollWidth, table: table.scrollWidth, box: box.clientWidth,
             rating: edge('tbody td.num'), replay: edge('tbody a[href^="/replay/"]'),
-            cols: [...table.querySelectorAll('tbody tr:first-child td, thead th')].map((e) => Math.round(e.getBoundingClientRect().width) + ':' + e.textContent.trim().slice(0, 20)),
-            dates: [...table.querySelectorAll('tbody time')].filter((t) => t.getClientRects().length).length};
+            cols: [...table.querySelectorAll('tbody tr:first-child td, thead th')]
+                .map((e) => Math.round(e.getBoundingClientRect().width) + ':' + e.textContent.trim()),
+            dates: [...table.querySelectorAll('tbody time, tbody .narrow-only')]
+                .filter((t) => t.getClientRects().length).length};
 }"""
 
 

@@ -226,7 +226,8 @@ def test_profile_shows_rating_rank_record_chart_and_matches(
     rows = re.findall(r'data-testid="profile-match" data-match="(\d+)"', html)
     assert rows == [str(c.match_id) for c in reversed(changes)]
     first = changes[0]
-    assert f"{round(first.before)} → {round(first.after)} <span class=\"up\">(+20)</span>" in html
+    assert (f'<span class="nowrap">{round(first.before)} → {round(first.after)}</span> '
+            '<span class="nowrap up">(+20)</span>') in html
 
 
 def _history(player: Any, opponent: Any, n: int) -> list[RatingChange]:
@@ -280,8 +281,10 @@ def test_profile_chart_is_one_point_per_match_without_a_date_per_point(
          f"Match {c.match_id} vs bob: {1500 + 10 * i} → {1510 + 10 * i} (+10)")
         for i, c in enumerate(changes)
     ]
-    assert len(calls) <= 2 * 20, len(calls)
-    rows = re.findall(r'data-testid="profile-match" data-match="(\d+)">\s*<td><time datetime="([^"]+)"', html)
+    assert len(calls) <= 3 * 20, len(calls)  # the listed matches' (datetime, date and time, phone's date)
+    rows = re.findall(
+        r'data-testid="profile-match" data-match="(\d+)">\s*<td class="wide-only"><time datetime="([^"]+)"',
+        html)
     newest = changes[::-1][:20]
     assert rows == [(str(c.match_id), c.created_at.isoformat()) for c in newest]
 
