@@ -1,0 +1,61 @@
+"""The third new-user trial's findings (issue 13), in a real browser (chromium, Daphne subprocess), at
+1280 x 800 and at a 390 x 844 phone, in English and pt-BR where words matter: a bot table's action
+buttons are on screen with the hand at 1280 x 800 without scrolling.
+
+Reuses test_browser_polish's fixtures (pages in their own contexts, players logged in through the login
+page) and test_browser_second_trial's screen sizes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from games import services
+from tests.games.test_browser_polish import (
+    contexts,
+    log_in,
+    make_user,
+    off_loop,
+    open_table,
+)
+from tests.games.test_browser_second_trial import sized
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+__all__ = ["contexts"]  # the fixture, imported for the tests below
+
+CONTROLS_ON_SCREEN = """() => {
+    const sel = '#actions button:not([hidden]), #my-hand button.card, #stock-button, #discard-button';
+    const out = [];
+    let shown = 0;
+    for (const e of document.querySelectorAll(sel)) {
+        const r = e.getBoundingClientRect();
+        if (r.width === 0 && r.height === 0) continue;
+        if (e.closest('#actions')) shown += 1;
+        if (r.top < 0 || r.bottom > innerHeight || r.left < 0 || r.right > innerWidth) {
+            out.push(`${e.id || e.textContent.trim()}: ${Math.round(r.top)}..${Math.round(r.bottom)}`);
+        }
+    }
+    return {out, shown, scrollY: scrollY};
+}"""
+
+
+@pytest.mark.parametrize("locale", ["en-US"])
+def test_a_bot_tables_buttons_are_on_screen_with_the_hand_at_1280_by_800(
+    daphne_server: Any, contexts: Any, house_bots: Any, locale: str
+) -> None:
+    """On load of a bot table (the first turn: Take / Pass), at 1280 x 800, the action buttons, the
+    hand, the stock and the discard pile are all inside the viewport, nobody scrolls."""
+    user = make_user("dora")
+    match = off_loop(
+        lambda: services.match_create_vs_bot(user=user, level=1, rules_preset="classic", target=100)
+    )
+    page = sized(contexts, 1280, locale)
+    log_in(page, daphne_server.url, "dora", locale)
+    open_table(page, daphne_server.url, match.pk)
+    page.wait_for_selector("#actions button:not([hidden])")
+    got = page.evaluate(CONTROLS_ON_SCREEN)
+    page.screenshot(path="/tmp/t13/bot-1280.png")
+    assert got["shown"] >= 2 and got["scrollY"] == 0, got
+    assert got["out"] == [], got
