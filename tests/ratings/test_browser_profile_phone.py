@@ -9,6 +9,7 @@ import pytest
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
+HEADING_PT = "Últimas partidas valendo rating"
 FITS = """() => {
     const table = document.querySelector('[data-testid="profile-matches"]');
     const box = table.parentElement;
@@ -34,9 +35,11 @@ def test_the_last_rated_matches_fit_a_phone(daphne_server: Any, page: Any, local
     bob.refresh_from_db()
     for winner in (alice, bob, alice):
         finish_friend(alice, bob, winner=winner)
-    page.context.set_extra_http_headers({"Accept-Language": locale.lower()})
+    page.context.add_cookies([{"name": "django_language", "value": locale.lower(), "url": daphne_server.url}])
     page.set_viewport_size({"width": 390, "height": 844})
     page.goto(f"{daphne_server.url}/u/{alice.username}/")
+    heading = {"en-US": "Last rated matches", "pt-BR": HEADING_PT}[locale]
+    assert page.get_by_role("heading", name=heading).is_visible()  # the page is in that language
     got = page.evaluate(FITS)
     assert got["page"] <= 390 and got["table"] <= got["box"], got  # nothing scrolls sideways
     assert got["rating"] <= 390 and got["replay"] <= 390, got  # Rating and Replay on screen
