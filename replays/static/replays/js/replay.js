@@ -293,6 +293,15 @@ document.addEventListener("keydown", (event) => {
   event.preventDefault();
 });
 
-setText("replay-players", `${name(0)} – ${name(1)} · ${match.scores[0]}–${match.scores[1]}`);
+// Each name is cut with an ellipsis (full name in its title): a 150-character username must not widen
+// the page.
+const nameTag = (seat) => {
+  const tag = el("span", "player-name", name(seat));
+  tag.title = name(seat);
+  return tag;
+};
+$("replay-players").replaceChildren(
+  nameTag(0), " – ", nameTag(1), ` · ${match.scores[0]}–${match.scores[1]}`,
+);
 const startHand = hands.findIndex((h) => h.number === start.hand);
 go(startHand < 0 ? 0 : startHand, start.step);
