@@ -59,3 +59,53 @@ def test_a_bot_tables_buttons_are_on_screen_with_the_hand_at_1280_by_800(
     page.screenshot(path="/tmp/t13/bot-1280.png")
     assert got["shown"] >= 2 and got["scrollY"] == 0, got
     assert got["out"] == [], got
+
+
+REMATCH_FINAL = {
+    "en-US": {
+        "declined": "You cannot offer a new rematch for this match: {name} declined your offer, and a"
+        " declined player may not offer again.",
+        "both": "No new rematch offer is possible for this match: each of you declined the other's offer.",
+    },
+    "pt-BR": {
+        "declined": "Você não pode propor outra revanche nesta partida: {name} recusou o seu convite, e quem"
+        " teve um convite recusado não pode propor de novo.",
+        "both": "Não é possível propor outra revanche nesta partida: cada um de vocês recusou o convite do"
+        " outro.",
+    },
+}
+
+
+def rematch_note(page: Any, text: str) -> None:
+    page.wait_for_function(
+        "(t) => { const n = document.querySelector('[data-testid=rematch-note]');"
+        " return !n.hidden && n.textContent === t; }", arg=text
+    )
+
+
+@pytest.mark.parametrize(("locale", "width"), [("en-US", 1280), ("pt-BR", 390)])
+def test_after_a_decline_the_rematch_box_says_no_new_offer_is_possible(
+    daphne_server: Any, contexts: Any, locale: str, width: int
+) -> None:
+    """ivy offers, hal declines: ivy is told she may not offer again (and why); hal offers, ivy declines:
+    ivy is told neither may offer, hal that he may not; no offer button is left on either table."""
+    from tests.games.test_browser_rematch import resign, two_tables
+
+    words = REMATCH_FINAL[locale]
+    _old, hal, ivy = two_tables(daphne_server, contexts, width, locale)
+    resign(hal)
+    for page in (hal, ivy):
+        page.get_by_test_id("rematch-offer").wait_for()
+    ivy.get_by_test_id("rematch-offer").click()
+    hal.get_by_test_id("rematch-decline").wait_for()
+    hal.get_by_test_id("rematch-decline").click()
+    rematch_note(ivy, words["declined"].format(name="hal"))
+    assert ivy.get_by_test_id("rematch-offer").is_hidden()
+    hal.get_by_test_id("rematch-offer").click()  # the one who declined may still offer
+    ivy.get_by_test_id("rematch-decline").wait_for()
+    ivy.get_by_test_id("rematch-decline").click()
+    rematch_note(ivy, words["both"])
+    rematch_note(hal, words["declined"].format(name="ivy"))
+    for page in (hal, ivy):
+        assert page.get_by_test_id("rematch-offer").is_hidden()
+    ivy.screenshot(path=f"/tmp/t13/rematch-final-{width}.png")

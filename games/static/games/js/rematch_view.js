@@ -38,6 +38,13 @@ function view(match, r) {
     if (away) v.text = [v.text, t("rematch_away", { name })].filter(Boolean).join(" ");
   }
   if (r.can_offer && !open) v.buttons = ["btn-rematch"];
+  // No offer button any more: say so, and why (docs/protocol.md "Rematch": a declined player may not
+  // offer again after that match; 3 offers each), instead of leaving the player to look for one.
+  if (!r.can_offer && !open && offer) {
+    if (r.offers_left === 0) v.note = t("rematch_final_limit");
+    else if (offer.status === "declined" && mine) v.note = t("rematch_final_declined", { name });
+    else if (offer.status === "declined") v.note = t("rematch_final_both");
+  }
   if (v.buttons.includes("btn-rematch") || v.buttons.includes("btn-rematch-accept")) {
     const who = r.first_dealer === null ? "rematch_terms_cut"
       : r.first_dealer === match.you ? "rematch_terms_you" : "rematch_terms_them";
