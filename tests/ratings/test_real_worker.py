@@ -133,3 +133,34 @@ def test_a_burst_of_finishes_is_rated_in_one_batch_in_the_order_they_finished(
         assert rating_get(user=p).rating == expected[p.pk], p.username
     results = rate_pending_results(tmp_path / "worker.log", 60)
     assert sum(results) == 60 and 1 <= len(results) <= 2, results  # 2 if the sends straddled the 1 s key
+
+
+async def test_the_rating_reaches_the_table_from_a_real_worker_once(
+    alice: Any, bob: Any, worker_queue: str
+) -> None:
+    """The match-end screen's ``rating`` message when a real worker rates the match: on Redis its push
+    arrives; on the embedded profile (the worker's in-process layer is not this process's) the table's
+    consumer finds the change in the database itself. Either way exactly one ``rating`` frame."""
+    from channels.db import database_sync_to_async
+
+    from games import services as games_services
+    from tests.games.wsclient import connect, recv
+    from tests.ratings.conftest import first_moves
+
+    table = await database_sync_to_async(games_services.table_create)(
+        user=alice, rules_preset="classic", target=100, turn_timer=None)
+    match = await database_sync_to_async(games_services.table_join)(user=bob, token=table.invite_token)
+    await database_sync_to_async(first_moves)(match.pk, {0: alice, 1: bob})
+    comm, _ = await connect(alice, match.pk)
+    try:
+        await database_sync_to_async(games_services.match_resign)(match_id=match.pk, user=bob)
+        seen: list[dict[str, Any]] = []
+        while not any(m["type"] == "rating" for m in seen):  # (a timeout ends the consumer: one long wait)
+            seen.append(await recv(comm, timeout=BOUND_S))
+        while not await comm.receive_nothing(timeout=3):  # a second copy (push and watch) would come now
+            seen.append(await recv(comm))
+    finally:
+        await comm.disconnect()
+    assert [m for m in seen if m["type"] == "rating"] == [
+        {"type": "rating", "match_id": match.pk, "before": 1500, "after": 1520, "change": "+20",
+         "delta": 20.0, "k": 40, "opponent_rating": 1500, "won": True}]
