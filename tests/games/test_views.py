@@ -169,3 +169,25 @@ def test_admin_lists_matches_and_their_read_only_log(
     assert page.status_code == 200 and "deal" in page.content.decode()
     assert client.get("/admin/games/matchevent/").status_code == 200
     assert client.get("/admin/games/matchevent/add/").status_code == 403
+
+
+@pytest.mark.parametrize(
+    ("language", "note"),
+    [
+        ("en", 'Rated: your rating is 1500; the "you: …%" beside each level is your expected score against'
+         " that bot."),
+        ("pt-br", "Valendo rating: seu rating é 1500; o “você: …%” ao lado de cada nível é a sua pontuação"
+         " esperada contra aquele robô."),
+    ],
+)
+def test_the_bot_pages_rated_note_quotes_no_made_up_percentage(
+    alice: Any, house_bots: Any, language: str, note: str
+) -> None:
+    """The note under the levels explains the "you: N%" tags without a number of its own (it once said
+    "you: 42%", a score no bot showed)."""
+    from html import unescape
+
+    response = _client(alice).get(reverse("games:new_bot_match"), headers={"accept-language": language})
+    page = unescape(response.content.decode())
+    start = page.index('data-testid="bot-rated-note">') + len('data-testid="bot-rated-note">')
+    assert page[start:page.index("</p>", start)] == note
