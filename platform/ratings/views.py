@@ -141,8 +141,12 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
     data = selectors.profile_get(user=user)
     if data is None:
         raise NotFound(_("No such player."))
-    data["is_me"] = request.user.is_authenticated and request.user.pk == data["user"].pk
-    return render(request, "ratings/profile.html", data)
+    # The profile's owner is ``player``: ``user`` is the viewer's (the auth context processor), which the
+    # site header reads; passing the owner as ``user`` showed every visitor "logged in" as them.
+    context = {key: value for key, value in data.items() if key != "user"}
+    context["player"] = data["user"]
+    context["is_me"] = request.user.is_authenticated and request.user.pk == data["user"].pk
+    return render(request, "ratings/profile.html", context)
 
 
 @login_required

@@ -135,3 +135,13 @@ def test_an_aborted_matchs_rating_json_says_it_is_never_rated(alice: Any, bob: A
     response = _client(alice).get(f"/ratings/match/{match.pk}.json")
     assert response.status_code == 404
     assert response.json() == {"error": "aborted: never rated", "rated": False, "aborted": True}
+
+
+def test_a_profile_never_shows_its_owner_as_the_visitor(alice: Any, bob: Any) -> None:
+    """The site header reads ``user`` (the viewer): the profile's owner once overrode it, so a visitor
+    saw "alice  Log out" on alice's profile."""
+    html = _client().get(f"/u/{alice.username}/").content.decode()
+    assert 'data-testid="who"' not in html and "Log out" not in html and "<h1>" in html
+    assert f'<h1><span class="player-name" title="{alice.username}">{alice.username}</span>' in html
+    seen_by_bob = _client(bob).get(f"/u/{alice.username}/").content.decode()
+    assert re.search(r'data-testid="who"><span class="player-name" title="bob">bob</span>', seen_by_bob)
