@@ -14,6 +14,7 @@ import pytest
 
 from games import services
 from tests.games.test_browser_polish import (
+    LONG_A,
     contexts,
     log_in,
     make_user,
@@ -109,3 +110,62 @@ def test_after_a_decline_the_rematch_box_says_no_new_offer_is_possible(
     for page in (hal, ivy):
         assert page.get_by_test_id("rematch-offer").is_hidden()
     ivy.screenshot(path=f"/tmp/t13/rematch-final-{width}.png")
+
+
+NOTE_ABOVE_PINNED_ROW = """() => {
+    const card = document.querySelector('#match-end .result-card');
+    card.scrollTop = card.scrollHeight;  // as far down as the card scrolls
+    const note = document.getElementById('rematch-note').getBoundingClientRect();
+    const row = document.querySelector('#match-end .result-card > .result-actions').getBoundingClientRect();
+    const c = card.getBoundingClientRect();
+    return {
+        noteBottom: Math.round(note.bottom), rowTop: Math.round(row.top), cardBottom: Math.round(c.bottom),
+        scrolls: card.scrollHeight > card.clientHeight + 1, innerHeight,
+        text: document.getElementById('rematch-note').textContent,
+    };
+}"""
+
+
+def test_the_rematch_note_shows_whole_above_the_pinned_buttons_on_a_phone(
+    daphne_server: Any, contexts: Any
+) -> None:
+    """390 x 844, pt-BR, the match-end card of a friend match with the rematch box open: scrolled to its
+    end, the note ("Uma nova mesa com as mesmas regras, ...") ends above the pinned button row."""
+    from tests.games.test_browser_rematch import resign
+
+    host, friend = make_user("hal"), make_user(LONG_A)  # the trial's 150-character name: a tall card
+    table = services.table_create(user=host, rules_preset="brazilian", target=50, turn_timer=90, rated=False)
+    off_loop(lambda: services.table_join(user=friend, token=table.invite_token or ""))
+    pages = []
+    for user in (host, friend):
+        page = sized(contexts, 390, "pt-BR")
+        log_in(page, daphne_server.url, user.username, "pt-BR")
+        open_table(page, daphne_server.url, table.pk)
+        pages.append(page)
+    hal, ivy = pages
+    resign(hal)
+    for page in (hal, ivy):
+        page.get_by_test_id("rematch-offer").wait_for()
+        page.get_by_test_id("rematch-note").wait_for()
+        page.wait_for_timeout(300)  # the card's fit (js/dom.js fitOverlay) after the box filled
+        got = page.evaluate(NOTE_ABOVE_PINNED_ROW)
+        page.screenshot(path=f"/tmp/t13/rematch-note-{page is hal}.png")
+        assert got["text"].startswith("Uma nova mesa com as mesmas regras"), got
+        assert got["noteBottom"] <= got["rowTop"], got
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_no_last_hand_button_when_the_match_ended_before_any_hand_did(
+    daphne_server: Any, contexts: Any, width: int
+) -> None:
+    """A resignation in hand 1 of a friend match: both players' match-end screens say no hand finished
+    and offer no "Last hand" (there is no hand result to reopen); My matches stays."""
+    from tests.games.test_browser_rematch import resign, two_tables
+
+    _old, hal, ivy = two_tables(daphne_server, contexts, width, "en-US")
+    resign(hal)
+    for page in (hal, ivy):
+        page.get_by_test_id("rematch-offer").wait_for()
+        assert page.locator("#match-end").get_by_text("No hand was finished.").is_visible()
+        assert page.locator("#end-last-hand").is_hidden()
+        assert page.locator("#match-end").get_by_role("link", name="My matches").is_visible()

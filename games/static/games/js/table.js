@@ -291,7 +291,9 @@ function renderOverlays() {
     }
     show("play-again-friend", !bot && !tour);
     renderRematch(state, ui.rematch, ui.rematchSent !== null);
-    show("end-last-hand", !!lh);
+    // "Last hand" reopens a finished hand's result: none when the match ended before any hand did (a
+    // resignation in hand 1).
+    show("end-last-hand", !!lh && (m.hands || []).length > 0);
     // "Play again" keeps the bot, the rules and the target: say so.
     show("play-again-note", bot);
     if (bot) {
