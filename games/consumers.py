@@ -28,6 +28,7 @@ from games.db import db_call
 from games.services import GameError, group_name, seat_group
 from games.user_sockets import user_group
 from web.log_context import bind_socket
+from web.socket_end import EndsCleanly
 from web.unavailable import RefusesWhenUnavailable
 
 log = logging.getLogger(__name__)
@@ -75,8 +76,10 @@ def _error(code: str, message: str, msg_id: Any = None) -> dict[str, Any]:
     return {"type": "error", "code": code, "message": message, "id": echo}
 
 
-class MatchConsumer(RefusesWhenUnavailable):
-    """One player's connection to one match (the database down at connect: ``server_unavailable``, 4503)."""
+class MatchConsumer(EndsCleanly, RefusesWhenUnavailable):
+    """One player's connection to one match (the database down at connect: ``server_unavailable``, 4503).
+    However it ends (closed, an outage, a failing handler, the server's shutdown) its tasks stop and its
+    slot is released (``web.socket_end``; else it expires ``SLOT_TTL`` s later, no longer refreshed)."""
 
     match_id: int
     seat: int | None = None
@@ -119,7 +122,7 @@ class MatchConsumer(RefusesWhenUnavailable):
             )
             return
         self._slot = slot
-        self._slot_task = asyncio.create_task(self._keep_slot())
+        self._slot_task = self.spawn(self._keep_slot())
         self._limiter = ratelimit.MessageLimiter(time.monotonic())
         self.seat = seat
         self._sent_seq = -1
@@ -138,9 +141,10 @@ class MatchConsumer(RefusesWhenUnavailable):
         ``manage.py changepassword`` beside the embedded profile, whose channel layer lives inside Daphne."""
         while True:
             await asyncio.sleep(ratelimit.SLOT_REFRESH)
-            await _in_thread(ratelimit.socket_slot_refresh)(
+            # a failed refresh (Redis restarting) is one WARNING line; the next one re-takes the slot
+            await self.step("slot refresh", _in_thread(ratelimit.socket_slot_refresh)(
                 match_id=self.match_id, user_id=self.user.pk, slot=self._slot, owner=self.channel_name
-            )
+            ))
             if not await self._session_valid():
                 await self.user_session_ended({})
                 return
@@ -160,19 +164,22 @@ class MatchConsumer(RefusesWhenUnavailable):
         await self.close(code=close_code)
 
     async def disconnect(self, code: int) -> None:
-        if self._rating_task is not None:
-            self._rating_task.cancel()
+        await self.end()
+
+    async def release(self) -> None:
+        """Release this socket's slot and leave its groups (``web.socket_end``: once, each step
+        best-effort, whatever ended the socket; the background tasks are cancelled already)."""
         if self._slot_task is not None:
-            self._slot_task.cancel()
-            await _in_thread(ratelimit.socket_slot_release)(
+            await self.step("slot release", _in_thread(ratelimit.socket_slot_release)(
                 match_id=self.match_id, user_id=self.user.pk, slot=self._slot, owner=self.channel_name
-            )
+            ))
         if self.seat is not None:
-            await self.channel_layer.group_discard(group_name(self.match_id), self.channel_name)
-            await self.channel_layer.group_discard(seat_group(self.match_id, self.seat), self.channel_name)
-            await self.channel_layer.group_discard(user_group(self.user.pk), self.channel_name)
+            for group in (group_name(self.match_id), seat_group(self.match_id, self.seat),
+                          user_group(self.user.pk)):
+                await self.step("group discard", self.channel_layer.group_discard(group, self.channel_name))
             if self._rematch_sent is not None and self._slot_task is not None:
-                await self._tell_presence()  # the slot is released: the opponent sees this player left
+                # the slot is released: the opponent sees this player left
+                await self.step("presence notice", self._tell_presence())
 
     async def user_session_ended(self, event: dict[str, Any]) -> None:
         """Group message of ``games.user_sockets``: the user logged out or changed their password."""
@@ -397,7 +404,7 @@ class MatchConsumer(RefusesWhenUnavailable):
             await self._send_rematch()  # a friend match's end: where the rematch stands
             rated = payload["match"]["status"] == "finished" and payload["match"].get("rated")
             if rated and self._rating_task is None and not self._rating_sent:
-                self._rating_task = asyncio.create_task(self._watch_rating())
+                self._rating_task = self.spawn(self._watch_rating())
 
     def _state_payload(self) -> dict[str, Any] | None:
         match = selectors.match_get(match_id=self.match_id)

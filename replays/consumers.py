@@ -34,6 +34,7 @@ from games.selectors import match_get
 from games.services import group_name
 from replays import analyses, analysis_driver, selectors, watch
 from web.log_context import bind_socket
+from web.socket_end import EndsCleanly
 from web.unavailable import RefusesWhenUnavailable
 
 log = logging.getLogger(__name__)
@@ -45,10 +46,11 @@ def _error(code: str, message: str) -> dict[str, Any]:
     return {"type": "error", "code": code, "message": message, "id": None}
 
 
-class _ReadOnlySocket(RefusesWhenUnavailable):
+class _ReadOnlySocket(EndsCleanly, RefusesWhenUnavailable):
     """A socket whose client only reads: frames are rate-limited (the players' per-connection limit,
     ``games.ratelimit``) and parsed here; a JSON object goes to :meth:`on_message`. The database down at
-    connect: ``server_unavailable`` and close 4503 (``web.unavailable``)."""
+    connect: ``server_unavailable`` and close 4503 (``web.unavailable``). However it ends, it leaves its
+    group (and a spectator its count) once (``web.socket_end``)."""
 
     reading: bool = False
     kinds: tuple[str, ...] = ("sync", "ping")
@@ -123,6 +125,13 @@ class _ReadOnlySocket(RefusesWhenUnavailable):
         else:
             await self.on_message(str(kind), message)
 
+    async def disconnect(self, code: int) -> None:
+        await self.end()
+
+    async def release(self) -> None:
+        if self.reading:
+            await self.on_flood()
+
     def start_reading(self) -> None:
         self._limiter = ratelimit.MessageLimiter(time.monotonic())
         self.reading = True
@@ -152,14 +161,12 @@ class WatchConsumer(_ReadOnlySocket):
         match = match_get(match_id=self.match_id)
         selectors.check_can_watch(match=match, user=self.scope.get("user"), token=None, live=True)
 
-    async def disconnect(self, code: int) -> None:
-        if self.reading:
-            await self.on_flood()
 
     async def on_flood(self) -> None:
         self.reading = False
-        await self.channel_layer.group_discard(watch.watch_group(self.match_id), self.channel_name)
-        await self._count(-1)
+        await self.step("group discard",
+                        self.channel_layer.group_discard(watch.watch_group(self.match_id), self.channel_name))
+        await self.step("spectator count", self._count(-1))
 
     async def _count(self, delta: int) -> None:
         count = await database_sync_to_async(watch.spectators_add)(match_id=self.match_id, delta=delta)
@@ -219,13 +226,11 @@ class AnalysisConsumer(_ReadOnlySocket):
         match = match_get(match_id=self.match_id)
         selectors.check_can_watch(match=match, user=self.scope.get("user"), token=token)
 
-    async def disconnect(self, code: int) -> None:
-        if self.reading:
-            await self.on_flood()
 
     async def on_flood(self) -> None:
         self.reading = False
-        await self.channel_layer.group_discard(analyses.analysis_group(self.match_id), self.channel_name)
+        await self.step("group discard", self.channel_layer.group_discard(
+            analyses.analysis_group(self.match_id), self.channel_name))
 
     async def on_message(self, kind: str, message: dict[str, Any]) -> None:
         await self._send_state()  # sync

@@ -11,17 +11,21 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from channels.generic.websocket import AsyncWebsocketConsumer
-
 from tournaments.live import tournament_group, user_group
+from web.socket_end import EndsCleanly
 
 
-class _Notices(AsyncWebsocketConsumer):
+class _Notices(EndsCleanly):
+    """Leaves its group however it ends; an outage is one WARNING line (``web.socket_end``)."""
+
     group = ""
 
     async def disconnect(self, code: int) -> None:
+        await self.end()
+
+    async def release(self) -> None:
         if self.group and self.channel_layer is not None:
-            await self.channel_layer.group_discard(self.group, self.channel_name)
+            await self.step("group discard", self.channel_layer.group_discard(self.group, self.channel_name))
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         return None  # nothing to receive: the socket only pushes notices
