@@ -93,6 +93,10 @@ OUTAGE_S = 3.0
 """How long Redis and PostgreSQL stay down."""
 TIMER_S = 15
 """The timer table's turn timer (the shortest allowed)."""
+STOP_BOUND_S = 20.0
+"""Longest wait for a crowd's clients to stop (``Crowd.stop``)."""
+TALLY_BOUND_S = 60.0
+"""Longest wait for each of a tally's database reads (``Crowd.tally``)."""
 SCENARIO_BOUND_S = 400.0
 """A scenario still running after this long is stopped and FAILs; every thread's stack is printed a
 little before, to show where it waits."""
@@ -106,10 +110,10 @@ class Result:
     """One scenario's figures (see the module docstring) and its verdict."""
 
     scenario: str
-    acked: int = 0
-    stored: int = 0
-    events: int = 0
-    lost: int = 0
+    acked: int | None = None  # None: not counted (a scenario that timed out before its tally)
+    stored: int | None = None
+    events: int | None = None
+    lost: int | None = None
     down_s: float | None = None
     resume_s: float | None = None
     details: dict[str, Any] = field(default_factory=dict)
@@ -125,17 +129,53 @@ class Result:
         return not self.failures
 
 
-def table(results: list[Result]) -> str:
-    def num(value: float | None) -> str:
-        return "-" if value is None else f"{value:.1f}"
+def seconds(value: float | None) -> str:
+    """A duration as shown: 1 decimal, "-" for None (not measured)."""
+    return "-" if value is None else f"{value:.1f}"
 
+
+def count(value: int | None) -> str:
+    """A count as shown: "unknown" for None (not counted: a FAIL row never reads "lost 0" then)."""
+    return "unknown" if value is None else str(value)
+
+
+def summary(r: Result) -> str:
+    """The per-scenario line: ``PASS  acked 43, stored 43, events 81, lost 0, down 5.2, resume 10.4``."""
+    return (f"{'PASS' if r.passed else 'FAIL'}  acked {count(r.acked)}, stored {count(r.stored)}, "
+            f"events {count(r.events)}, lost {count(r.lost)}, down {seconds(r.down_s)}, "
+            f"resume {seconds(r.resume_s)}")
+
+
+def table(results: list[Result]) -> str:
     lines = ["| scenario | acked moves | stored | events | lost | down s | resume s | result |",
              "|---|---|---|---|---|---|---|---|"]
     for r in results:
         verdict = "PASS" if r.passed else "FAIL: " + "; ".join(r.failures)
-        lines.append(f"| {r.scenario} | {r.acked} | {r.stored} | {r.events} | {r.lost} | {num(r.down_s)} | "
-                     f"{num(r.resume_s)} | {verdict} |")
+        lines.append(f"| {r.scenario} | {count(r.acked)} | {count(r.stored)} | {count(r.events)} | "
+                     f"{count(r.lost)} | {seconds(r.down_s)} | {seconds(r.resume_s)} | {verdict} |")
     return "\n".join(lines)
+
+
+_STARTED: list[Result] = []  # every Result a scenario made, so a timed-out one still reports its figures
+
+
+def started(result: Result) -> Result:
+    """Register ``result`` as its scenario's (see :func:`figures_so_far`); returns it."""
+    _STARTED.append(result)
+    return result
+
+
+def figures_so_far(name: str, failure: str) -> Result:
+    """The Result of scenario ``name`` as far as it got (a fresh one if it made none), failed with
+    ``failure``; counts it never reached stay None ("unknown"), except the acknowledgements its clients
+    saw, counted client-side (``details["acked_client_side"]``)."""
+    mine = [r for r in _STARTED if r.scenario == name]
+    result = mine[-1] if mine else Result(name)
+    result.failures.append(failure)
+    crowds = [c for c in _CROWDS if c.scenario == name]
+    if crowds and result.acked is None:
+        result.details["acked_client_side"] = sum(len(p.stats.acked) for c in crowds for p in c.players)
+    return result
 
 
 # --------------------------------------------------------------------------------------------- the site
@@ -275,6 +315,7 @@ class Player:
     match_ids: list[int] = field(default_factory=list)
     drops: list[float] = field(default_factory=list)  # monotonic times its socket closed under it
     local_port: int | None = None  # of its current socket
+    stopping: bool = False  # set by Crowd.stop: the loop ends even if a cancellation was swallowed
 
     def first_ack_after(self, moment: float) -> float | None:
         return next((t for t in self.stats.acked_at if t >= moment), None)
@@ -284,7 +325,7 @@ async def keep_playing(player: Player, ws_base: str) -> None:
     """Play bot matches one after another until cancelled; a dropped socket is reopened on the same
     match (0.2 s later, then every 0.3 s while it fails)."""
     match_id: int | None = None
-    while True:
+    while not player.stopping:
         if match_id is None:
             try:
                 match_id = await asyncio.to_thread(player.client.create_match, 1, 50)
@@ -314,14 +355,20 @@ async def keep_playing(player: Player, ws_base: str) -> None:
                 await asyncio.wait_for(ws.close(), 2)
 
 
+_CROWDS: list[Crowd] = []
+
+
 class Crowd:
     """``count`` guests playing bot matches (:func:`keep_playing`) while a scenario runs."""
 
-    def __init__(self, site: Site, count: int) -> None:
+    def __init__(self, site: Site, count: int, scenario: str = "") -> None:
         self.site = site
         self.count = count
+        self.scenario = scenario
         self.players: list[Player] = []
         self.tasks: list[asyncio.Task[None]] = []
+        self.stuck = 0
+        _CROWDS.append(self)
 
     async def start(self) -> None:
         sessions = await db(loadtest.seed_guests, self.count)
@@ -329,9 +376,21 @@ class Crowd:
         self.tasks = [asyncio.create_task(keep_playing(p, self.site.ws_url)) for p in self.players]
 
     async def stop(self) -> None:
-        for task in self.tasks:
-            task.cancel()
-        await asyncio.gather(*self.tasks, return_exceptions=True)
+        """Cancel the clients and wait for them, at most ``STOP_BOUND_S`` s. A task is cancelled again
+        every second while it runs: on Python 3.11 ``asyncio.wait_for`` swallows a cancellation that
+        arrives as its inner await completes (cpython gh-86296, fixed in 3.12), and the client then played
+        on and ``gather`` waited forever (the postgres_restart hang of issue 14). Tasks still running at
+        the bound are left (``details["stuck_clients"]`` in :meth:`tally`)."""
+        for player in self.players:
+            player.stopping = True
+        deadline = time.monotonic() + STOP_BOUND_S
+        pending = [task for task in self.tasks if not task.done()]
+        while pending and time.monotonic() < deadline:
+            for task in pending:
+                task.cancel()
+            _, still = await asyncio.wait(pending, timeout=1.0)
+            pending = list(still)
+        self.stuck = len(pending)
 
     def resume_after(self, fault_at: float, back_at: float, players: list[Player] | None = None
                      ) -> float | None:
@@ -353,12 +412,20 @@ class Crowd:
         return None
 
     async def tally(self, result: Result) -> None:
-        """Stop the clients and fill in acked / stored / events / lost."""
+        """Stop the clients and fill in acked / stored / events / lost (each database read bounded by
+        ``TALLY_BOUND_S`` s: a figure not read stays None, shown "unknown", and the scenario fails)."""
         await self.stop()
+        if self.stuck:
+            result.details["stuck_clients"] = self.stuck
         acked = [a for p in self.players for a in p.stats.acked]
-        check = await db(loadtest.stored_check, acked)
-        result.acked, result.stored, result.lost = check["acked"], check["stored"], check["lost"]
-        result.events = await db(event_count, [m for p in self.players for m in p.match_ids])
+        result.acked = len(acked)
+        try:
+            check = await asyncio.wait_for(db(loadtest.stored_check, acked), TALLY_BOUND_S)
+            result.acked, result.stored, result.lost = check["acked"], check["stored"], check["lost"]
+            result.events = await asyncio.wait_for(
+                db(event_count, [m for p in self.players for m in p.match_ids]), TALLY_BOUND_S)
+        except TimeoutError:
+            result.check(False, f"the tally's database reads took over {TALLY_BOUND_S:g} s")
         errors: dict[str, int] = {}
         for p in self.players:
             for code, n in p.stats.errors.items():
@@ -366,8 +433,8 @@ class Crowd:
         result.details["errors"] = errors
         result.details["matches"] = sum(len(p.match_ids) for p in self.players)
         result.details["matches_finished"] = sum(p.stats.matches_finished for p in self.players)
-        result.check(result.acked > 0, "no move was acknowledged")
-        result.check(result.lost == 0, f"{result.lost} acknowledged moves missing from the event log")
+        result.check(bool(result.acked), "no move was acknowledged")
+        result.check(result.lost == 0, f"{count(result.lost)} acknowledged moves missing from the event log")
 
 
 async def finish_rated(site: Site, count: int, tag: str) -> tuple[list[int], list[Player]]:
@@ -453,10 +520,10 @@ async def daphne_kill(site: Site) -> Result:
     from games import services
     from games.models import Match, MatchEvent
 
-    result = Result("daphne_kill")
+    result = started(Result("daphne_kill"))
     serve = site.serve
     assert serve is not None
-    crowd = Crowd(site, site.players)
+    crowd = Crowd(site, site.players, "daphne_kill")
     await crowd.start()
     await asyncio.sleep(WARMUP_S)
 
@@ -562,7 +629,7 @@ async def check_worker_back(site: Site, result: Result, killed: list[int]) -> No
 
 async def rating_kill(site: Site, name: str, whole_worker: bool) -> Result:
     """A kill inside ``ratings.rate_pending``'s transaction (see the module docstring)."""
-    result = Result(name)
+    result = started(Result(name))
     site.arm("ratings.rate")
     match_ids, players = await finish_rated(site, 3, "rated")
     pid = await kill_paused(site, result, "ratings.rate", whole_worker)
@@ -645,7 +712,7 @@ async def pairing_kill(site: Site, name: str, whole_worker: bool) -> Result:
     enqueues the pairing again."""
     from tournaments.models import Pairing
 
-    result = Result(name)
+    result = started(Result(name))
     people = [u for u, _ in await db(members, 4, "swiss")]
     ids = [u.pk for u in people]
     site.arm("tournaments.pair_round")
@@ -682,8 +749,8 @@ async def worker_kill_pairing(site: Site) -> Result:
 
 async def redis_restart(site: Site) -> Result:
     """Redis SIGKILLed and restarted empty mid-match (see the module docstring)."""
-    result = Result("redis_restart")
-    crowd = Crowd(site, site.players)
+    result = started(Result("redis_restart"))
+    crowd = Crowd(site, site.players, "redis_restart")
     await crowd.start()
     await asyncio.sleep(WARMUP_S)
     people = [u for u, _ in await db(members, 4, "swiss-r")]
@@ -726,9 +793,9 @@ async def redis_restart(site: Site) -> Result:
     })
     rated_acks = [a for p in rated_players for a in p.stats.acked]
     check = await db(loadtest.stored_check, rated_acks)
-    result.acked += check["acked"]
-    result.stored += check["stored"]
-    result.lost += check["lost"]
+    result.acked = (result.acked or 0) + check["acked"]
+    result.stored = (result.stored or 0) + check["stored"]
+    result.lost = (result.lost or 0) + check["lost"]
     result.check(result.lost == 0, "acknowledged moves missing")
     result.check(result.resume_s is not None, "a client did not resume")
     result.check(swept is not None, "the sweeps did not recover the queued work")
@@ -773,8 +840,8 @@ async def connect_probe(site: Site, player: Player) -> dict[str, Any]:
 
 async def postgres_restart(site: Site) -> Result:
     """PostgreSQL stopped as after a crash, down a few seconds, started again."""
-    result = Result("postgres_restart")
-    crowd = Crowd(site, site.players)
+    result = started(Result("postgres_restart"))
+    crowd = Crowd(site, site.players, "postgres_restart")
     await crowd.start()
     await asyncio.sleep(WARMUP_S)
     fault_at = time.monotonic()
@@ -867,16 +934,14 @@ def main(argv: list[str]) -> int:
             try:
                 result = asyncio.run(asyncio.wait_for(RUNNERS[name](site), SCENARIO_BOUND_S))
             except TimeoutError:
-                result = Result(name, failures=[f"did not finish within {SCENARIO_BOUND_S:g} s"])
+                result = figures_so_far(name, f"did not finish within {SCENARIO_BOUND_S:g} s")
             except Exception as exc:
-                result = Result(name, failures=[f"{type(exc).__name__}: {exc}"])
+                result = figures_so_far(name, f"{type(exc).__name__}: {exc}")
             finally:
                 faulthandler.cancel_dump_traceback_later()
             result.details["seconds"] = round(time.monotonic() - t0, 1)
             results.append(result)
-            print(f"  {'PASS' if result.passed else 'FAIL'}  acked {result.acked}, stored {result.stored}, "
-                  f"events {result.events}, lost {result.lost}, down {result.down_s}, resume "
-                  f"{result.resume_s}", flush=True)
+            print(f"  {summary(result)}", flush=True)
             print(f"  {json.dumps(result.details, default=str)}", flush=True)
             for failure in result.failures:
                 print(f"  FAIL: {failure}", flush=True)
