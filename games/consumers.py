@@ -28,8 +28,8 @@ from games.db import db_call
 from games.services import GameError, group_name, seat_group
 from games.user_sockets import user_group
 from web.log_context import bind_socket
-from web.socket_end import EndsCleanly
-from web.unavailable import RefusesWhenUnavailable
+from web.socket_end import EndsCleanly, outage
+from web.unavailable import RefusesWhenUnavailable, database_unavailable, describe
 
 log = logging.getLogger(__name__)
 
@@ -232,8 +232,12 @@ class MatchConsumer(EndsCleanly, RefusesWhenUnavailable):
             await getattr(self, f"on_{kind}")(message)
         except GameError as exc:
             await self._send(_error(exc.code, exc.message, msg_id))
-        except Exception:
-            log.exception("match %s: failed on %r", self.match_id, message)
+        except Exception as exc:
+            if outage(exc):  # the database or Redis is down: one line per frame, not 6 KB of traceback
+                log.warning("match %s: %s failed: %s unavailable (%s)", self.match_id, kind,
+                            "database" if database_unavailable(exc) else "Redis", describe(exc))
+            else:
+                log.exception("match %s: failed on %r", self.match_id, message)
             await self._send(_error("server_error", "unexpected failure; nothing was applied", msg_id))
 
     async def _limited(self, verdict: str, rate: str) -> bool:

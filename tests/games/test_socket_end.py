@@ -146,3 +146,38 @@ async def test_failed_release_step_is_one_warning(caplog: pytest.LogCaptureFixtu
     assert [(r.levelno, r.getMessage(), r.exc_info) for r in caplog.records] == [
         (logging.WARNING, "socket /ws/x/: slot release failed: ConnectionError: Connection refused", None)
     ]
+
+
+async def test_database_down_on_a_frame_is_one_warning_line(
+    alice: Any, bob: Any, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture,
+) -> None:
+    """PostgreSQL down under an open table: each failed frame is answered ``server_error`` (the socket
+    stays) and logged as one WARNING line without a traceback (it was an ERROR with ~6.6 KB of it)."""
+    import psycopg
+    from django.db import OperationalError
+
+    from games.consumers import MatchConsumer
+
+    match = await _table(alice, bob)
+    comm, _ = await connect(alice, match.pk)
+
+    def down(self: Any) -> None:
+        try:
+            raise psycopg.OperationalError("connection failed: connection refused\nIs the server running?")
+        except psycopg.OperationalError as cause:
+            raise OperationalError("connection failed: connection refused") from cause
+
+    monkeypatch.setattr(MatchConsumer, "_state_payload", down)
+    with caplog.at_level(logging.WARNING):
+        await send(comm, {"type": "sync"})
+        reply = await comm.receive_json_from(timeout=5)
+    assert reply == {"type": "error", "code": "server_error", "id": None,
+                     "message": "unexpected failure; nothing was applied"}
+    mine = [r for r in caplog.records if r.name == "games.consumers"]
+    assert [(r.levelno, r.getMessage(), r.exc_info) for r in mine] == [
+        (logging.WARNING, f"match {match.pk}: sync failed: database unavailable (OperationalError:"
+                          " connection failed: connection refused)", None)
+    ]
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+    await comm.disconnect()
+    assert await slots(match.pk, alice.pk) == 0

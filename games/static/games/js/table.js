@@ -134,9 +134,28 @@ function onMessage(msg) {
     if (ui.pending && msg.id === ui.pending.msg.id) ui.pending = null;
     if (msg.id && msg.id === ui.rematchSent) ui.rematchSent = null;
     toast(errorText(msg), true);
-    if (msg.code === "stale_seq" || msg.code === "server_error") socket.send({ type: "sync" });
+    if (msg.code === "stale_seq") socket.send({ type: "sync" });
+    else if (msg.code === "server_error" || msg.code === "server_unavailable") retrySync();
     render();
   }
+}
+
+// A sync after server_error / server_unavailable waits, doubling from SYNC_RETRY_FIRST_MS up to
+// SYNC_RETRY_MAX_MS, until a state arrives (then it starts again from the first): while the database is
+// down each sync fails too, and an immediate retry answered every failure at once (~2 syncs per second
+// from every open table, issue 14).
+const SYNC_RETRY_FIRST_MS = 500;
+const SYNC_RETRY_MAX_MS = 15000;
+let syncRetryMs = 0;
+let syncTimer = null;
+
+function retrySync() {
+  if (syncTimer !== null) return; // one retry pending at a time
+  syncRetryMs = syncRetryMs ? Math.min(syncRetryMs * 2, SYNC_RETRY_MAX_MS) : SYNC_RETRY_FIRST_MS;
+  syncTimer = setTimeout(() => {
+    syncTimer = null;
+    socket.send({ type: "sync" });
+  }, syncRetryMs);
 }
 
 /** How many people watch this match live (replays' spectator sockets; hidden at 0). */
@@ -153,6 +172,7 @@ function onState(s) {
   // on their way): showing it would take the table back in time. Equal seqs still apply (the same
   // position, perhaps with news such as presence).
   if (Number.isInteger(s.seq) && s.seq < state.seq) return;
+  syncRetryMs = 0; // the server answers again: the next failure's retry starts from the first delay
   const prev = state;
   const reconnected = ui.justOpened;
   ui.justOpened = false;
