@@ -222,6 +222,15 @@ def match_end_casual(request: HttpRequest, match_id: int) -> HttpResponse:
     return redirect("games:my_matches")
 
 
+_SUIT_SYMBOLS = {"c": "♣", "d": "♦", "h": "♥", "s": "♠"}
+
+
+def _card_text(name: str) -> str:
+    """A card as the table writes it in words (games/js/cards.js ``cardText``): "Qs" -> "Q♠",
+    "Th" -> "10♥"."""
+    return ("10" if name[0] == "T" else name[0]) + _SUIT_SYMBOLS[name[1]]
+
+
 def _rule_examples() -> dict[str, Any]:
     """The rules page's worked examples (seed 003's own), scored by the engine, so the page states
     the numbers the engine enforces: the "Oito!" knock, a gin, the layoff worth 2, the undercut."""
@@ -239,6 +248,7 @@ def _rule_examples() -> dict[str, Any]:
             "knocker": knocker, "defender": defender, "kind": r.kind, "points": r.points, "bonus": r.bonus,
             "knocker_deadwood": r.knocker_deadwood, "defender_deadwood": r.defender_deadwood,
             "layoffs": " ".join(card_names([x.card for x in r.layoffs])),
+            "layoffs_text": " ".join(_card_text(name) for name in card_names([x.card for x in r.layoffs])),
         }
 
     return {

@@ -44,6 +44,9 @@ def test_the_rules_page_states_the_engines_numbers_and_sources() -> None:
     # the seed's examples, scored by the engine: the layoff is worth 2, the undercut 30 (5 + 25)
     assert "so the knocker scores the difference: 2." in html
     assert "keeps 5: 30 points for the defender" in html
+    # cards in the text are written as the table writes them (Q♠), not as codes (Qs)
+    assert "the defender lays off Q♠ on the knocker's spade run" in unescape(html)
+    assert "the defender lays off K♦ 3♥ 7♥ and keeps 5" in unescape(html)
     assert 'data-cards="7s 7h 7d"' in html and "games/js/rules_cards.js" in html
 
 
