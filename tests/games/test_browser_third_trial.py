@@ -169,3 +169,32 @@ def test_no_last_hand_button_when_the_match_ended_before_any_hand_did(
         assert page.locator("#match-end").get_by_text("No hand was finished.").is_visible()
         assert page.locator("#end-last-hand").is_hidden()
         assert page.locator("#match-end").get_by_role("link", name="My matches").is_visible()
+
+
+PRESETS_FIT = """() => {
+    const box = document.querySelector('.table-scroll');
+    const table = document.querySelector('[data-testid=presets-table]');
+    const last = table.querySelector('thead th:last-child').getBoundingClientRect();
+    return {
+        boxScrolls: box.scrollWidth > box.clientWidth + 1, scrollWidth: box.scrollWidth,
+        clientWidth: box.clientWidth, pageScrolls: document.documentElement.scrollWidth > innerWidth,
+        lastRight: Math.round(last.right), innerWidth, fontSize: getComputedStyle(table).fontSize,
+    };
+}"""
+
+
+@pytest.mark.parametrize("locale", ["en-US", "pt-BR"])
+def test_the_rules_pages_presets_table_fits_a_desktop_and_scrolls_in_its_box_on_a_phone(
+    daphne_server: Any, contexts: Any, locale: str
+) -> None:
+    """At 1280 x 800 every preset's column (Hoyle, Two decks too) is on screen without a sideways
+    scroll; at 390 the table may scroll, inside its own box only (the page does not)."""
+    for width in (1280, 390):
+        page = sized(contexts, width, locale)
+        page.goto(daphne_server.url + "/rules/")
+        got = page.evaluate(PRESETS_FIT)
+        page.locator(".table-scroll").screenshot(path=f"/tmp/t13/rules-{width}-{locale}.png")
+        assert not got["pageScrolls"], (width, got)
+        if width == 1280:
+            assert not got["boxScrolls"] and got["lastRight"] <= got["innerWidth"], got
+        page.close()
