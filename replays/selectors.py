@@ -17,6 +17,7 @@ re-runs the engine twice.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -122,9 +123,22 @@ def check_can_watch(*, match: Match | None, user: User | Any, token: str | None,
         raise ReplayRefused("not_finished", "the match is still being played: its replay opens when it ends")
     if seated or is_public(match, access):
         return
-    if token and access is not None and len(token) <= 64 and token == access.token:
+    if access is not None and _token_matches(token, access.token):
         return
     raise ReplayRefused("private", "this replay is private: ask one of its players for its link")
+
+
+def _token_matches(given: object, stored: object) -> bool:
+    """Whether ``given`` (from the request: maybe None or not a string) is the share token ``stored``.
+
+    Compared in constant time (``hmac.compare_digest``): the time an answer takes says nothing about how
+    much of a guessed token was right. A missing, empty, non-ASCII or over-64-character token never matches.
+    """
+    if not isinstance(given, str) or not isinstance(stored, str) or not given or not stored:
+        return False
+    if len(given) > 64 or not given.isascii():
+        return False
+    return hmac.compare_digest(given.encode("ascii"), stored.encode("utf-8"))
 
 
 # --------------------------------------------------------------------------------------------- build

@@ -247,3 +247,33 @@ def test_the_replay_page_speaks_pt_br(finished_match: Any, client: Any) -> None:
     assert "Esta partida não tem a mão 99" in html
     english = client.get(reverse("replays:replay", args=[match.pk]), HTTP_ACCEPT_LANGUAGE="en")
     assert f"Replay of match {match.pk}" in english.content.decode()
+
+
+def test_the_share_token_is_compared_in_constant_time(
+    friend_match: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The token check goes through ``hmac.compare_digest`` (a ``==`` stops at the first wrong character:
+    its time tells a guesser how much was right); a wrong, empty, None, non-string or too long token is
+    refused as private, the right one opens the replay."""
+    from django.contrib.auth.models import AnonymousUser
+
+    from replays import selectors
+    from replays.selectors import ReplayRefused
+    from replays.services import replay_access_ensure
+
+    token = replay_access_ensure(match=friend_match).token
+    compared: list[tuple[bytes, bytes]] = []
+
+    def spy(a: bytes, b: bytes) -> bool:
+        compared.append((a, b))
+        return a == b
+
+    monkeypatch.setattr(selectors.hmac, "compare_digest", spy)
+    anonymous = AnonymousUser()
+    selectors.check_can_watch(match=friend_match, user=anonymous, token=token)
+    assert compared == [(token.encode(), token.encode())]
+    for bad in ("wrong", "", None, ["x"], token + "x" * 64, "é" * 8):
+        with pytest.raises(ReplayRefused) as refused:
+            selectors.check_can_watch(match=friend_match, user=anonymous, token=bad)  # type: ignore[arg-type]
+        assert refused.value.code == "private"
+    assert compared[1:] == [(b"wrong", token.encode())]  # only the well-formed guess reached the comparison
