@@ -15,6 +15,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 
+from api.negotiation import FormatChoice
 from api.throttles import DOCS_THROTTLES
 
 
@@ -31,9 +32,11 @@ class JsonErrors:
 
 
 class SchemaView(JsonErrors, SpectacularAPIView):
-    """The schema: JSON unless YAML is asked for (``?format=yaml`` or ``Accept: application/yaml``)."""
+    """The schema: JSON unless YAML is asked for (``?format=yaml`` or ``Accept: application/yaml``); any
+    other ``?format=`` is ignored."""
 
     http_method_names = ["get", "head", "options"]
+    content_negotiation_class = FormatChoice
     renderer_classes = [OpenApiJsonRenderer, OpenApiJsonRenderer2, OpenApiYamlRenderer]
     throttle_classes: list[Any] = DOCS_THROTTLES
 

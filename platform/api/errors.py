@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.http import HttpRequest, JsonResponse
+from django.http import Http404, HttpRequest, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions, serializers, status
 from rest_framework.response import Response
@@ -81,12 +81,24 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
     elif isinstance(exc, exceptions.ValidationError):
         response.data = {"error": "bad_query", "message": "invalid request", "fields": exc.detail}
     else:
-        code, message = next(
-            (known for kind, known in _DRF_CODES.items() if isinstance(exc, kind)),
-            ("error", str(getattr(exc, "default_code", "error")).replace("_", " ")),
-        )
-        response.data = {"error": code, "message": message}
+        response.data = dict(zip(("error", "message"), _code_and_message(exc), strict=True))
     return response
+
+
+def _code_and_message(exc: Exception) -> tuple[str, str]:
+    """The ``(code, message)`` of a DRF or Django refusal: ours for the known kinds (Django's ``Http404``,
+    which DRF answers as a ``NotFound``, too), else the exception's own ``default_code`` and detail; never
+    the word ``error`` (APIException's default code), which says nothing."""
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound()
+    for kind, known in _DRF_CODES.items():
+        if isinstance(exc, kind):
+            return known
+    code = str(getattr(exc, "default_code", "") or "")
+    if code in ("", "error"):
+        return ("server_error", "the request could not be answered")
+    detail = getattr(exc, "detail", None)
+    return (code, str(detail) if isinstance(detail, str) and detail else code.replace("_", " "))
 
 
 @csrf_exempt

@@ -1,4 +1,4 @@
-"""Content negotiation that honours ``q=0`` (RFC 9110 12.5.1: "not acceptable").
+"""Content negotiation honouring ``q=0`` (RFC 9110 12.5.1: "not acceptable"), and the schema's ``?format=``.
 
 DRF's default orders the ``Accept`` entries by precedence but ignores their weights, so
 ``Accept: application/json;q=0`` still got JSON. Here an entry with ``q=0`` is dropped from the list and
@@ -40,4 +40,17 @@ class WeightedNegotiation(DefaultContentNegotiation):
                 r for r in renderers
                 if r.media_type in named or not any(_MediaType(r.media_type).match(z) for z in refused)
             ]
+        return super().select_renderer(request, renderers, format_suffix)
+
+
+class FormatChoice(WeightedNegotiation):
+    """The schema's negotiation (``/api/schema/``): ``?format=`` naming one of the view's renderers
+    (``json``, ``yaml``) chooses it; any other value is ignored like any unknown parameter (the
+    ``Accept`` header decides). DRF's own override (``URL_FORMAT_OVERRIDE``) is off: it answered an
+    unknown format with a 404."""
+
+    def select_renderer(self, request: Any, renderers: Any, format_suffix: Any = None) -> Any:
+        asked = request.query_params.get("format")
+        if format_suffix is None and asked in {r.format for r in renderers}:
+            renderers = [r for r in renderers if r.format == asked]
         return super().select_renderer(request, renderers, format_suffix)

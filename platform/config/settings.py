@@ -416,6 +416,9 @@ REST_FRAMEWORK = {
     "DEFAULT_CONTENT_NEGOTIATION_CLASS": "api.negotiation.WeightedNegotiation",  # Accept's q=0 refuses
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "NUM_PROXIES": 0,
+    # No ``?format=`` override: docs/api.md says unknown parameters are ignored, and DRF's override
+    # answered ``?format=xml`` with a 404. Only the schema reads it (``api.negotiation.FormatChoice``).
+    "URL_FORMAT_OVERRIDE": None,
 }
 API_ANON_RATE = os.environ.get("API_ANON_RATE", "60/min")
 API_USER_RATE = os.environ.get("API_USER_RATE", "240/min")

@@ -190,3 +190,48 @@ def test_errors_in_english_for_every_reader(client: Client) -> None:
         "tab": ['"x" is not a valid choice.']
     }
     assert body(client.delete("/api/v1/bots/", **pt), 405)["message"].startswith("this API is read-only")
+
+
+@pytest.mark.parametrize("fmt", ["xml", "yaml", "api", "html", "json", "x"])
+def test_format_is_an_unknown_parameter_like_any_other(fmt: str, alice: Any, client: Client) -> None:
+    """``?format=`` is not DRF's format override here (docs/api.md: unknown parameters are ignored): every
+    address answers as without it, JSON (it used to be ``404 {"error": "error", "message": "error"}``)."""
+    for url in [*ENDPOINTS[:6], "/api/schema/"]:
+        plain, with_format = client.get(url), client.get(url, {"format": fmt})
+        assert with_format.status_code == plain.status_code == 200, (url, with_format.content)
+        if url == "/api/schema/" and fmt == "yaml":  # the schema's one documented format besides JSON
+            assert with_format["Content-Type"].startswith("application/vnd.oai.openapi")
+            assert with_format.content.startswith(b"openapi: 3.")
+        else:
+            assert with_format["Content-Type"].startswith(plain["Content-Type"]), url
+            assert with_format.content == plain.content, url
+    missing = body(client.get("/api/v1/tournaments/999/", {"format": fmt}), 404)
+    assert missing["error"] == "no_such_tournament"
+
+
+def test_no_error_answer_is_the_generic_error() -> None:
+    """Every DRF refusal gets a real code and message: a NotFound (DRF's or Django's Http404) is
+    ``not_found``, an exception we never mapped is named after its own code, never ``"error"``."""
+    from django.http import Http404
+    from rest_framework import exceptions
+
+    from api.errors import api_exception_handler
+
+    class Teapot(exceptions.APIException):
+        status_code = 418
+        default_code = "teapot"
+        default_detail = "I am a teapot"
+
+    answers = {
+        name: api_exception_handler(exc, {}).data  # type: ignore[union-attr]
+        for name, exc in {
+            "http404": Http404("x"),
+            "drf404": exceptions.NotFound(),
+            "teapot": Teapot(),
+            "bare": exceptions.APIException(),
+        }.items()
+    }
+    assert answers["http404"] == answers["drf404"] == {"error": "not_found", "message": "not found"}
+    assert answers["teapot"] == {"error": "teapot", "message": "I am a teapot"}
+    assert answers["bare"] == {"error": "server_error", "message": "the request could not be answered"}
+    assert all(a["error"] != "error" and a["message"] != "error" for a in answers.values())
