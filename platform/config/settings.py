@@ -329,7 +329,11 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {
-        "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
+        # One record, one line: the message's control characters escaped (web.log_format).
+        "plain": {
+            "()": "web.log_format.PlainFormatter",
+            "fmt": "%(asctime)s %(levelname)s %(name)s: %(message)s",
+        },
         "json": {
             "()": "pythonjsonlogger.json.JsonFormatter",
             "fmt": "%(levelname)s %(name)s %(message)s %(request_id)s %(match_id)s",

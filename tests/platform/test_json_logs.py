@@ -368,3 +368,68 @@ def test_nginx_passes_a_request_id_django_keeps() -> None:
     for path, logged in (("/t/s3cret/", "/t/[redacted]/"), ("/t/s3cret", "/t/[redacted]"), ("/tt/x/", None)):
         m = re.search(pattern.replace("(?<", "(?P<"), path)
         assert (value.replace("$gin_rest", m["gin_rest"] or "") if m else None) == logged
+
+
+@pytest.fixture
+def plain_log(settings: Any) -> Iterator[io.StringIO]:
+    """The embedded profile's plain formatter and the console filters (``settings.LOGGING``) on a handler
+    of the root logger."""
+    from django.utils.module_loading import import_string
+
+    import config.asgi  # noqa: F401  (its django.setup() reconfigures logging: before our handler)
+
+    options = dict(settings.LOGGING["formatters"]["plain"])
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(import_string(options.pop("()"))(**options))
+    for name in settings.LOGGING["handlers"]["console"]["filters"]:
+        handler.addFilter(import_string(settings.LOGGING["filters"][name]["()"])())
+    root = logging.getLogger()
+    root.addHandler(handler)
+    yield stream
+    root.removeHandler(handler)
+
+
+FORGED = "\n2026-12-01 15:00:00,000 ERROR fake.logger: injected"
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_plain_lines_cannot_be_forged(plain_log: io.StringIO) -> None:
+    """A path with ``%0A`` (and a query with ``%0D%0A``, ESC, DEL, C1 and U+2028) stays on its own line in
+    the plain log: every control character is escaped, in the access line and Django's own."""
+    from channels.testing import HttpCommunicator
+
+    from config.asgi import application
+
+    comm = HttpCommunicator(application, "GET", "/", headers=[(b"host", b"127.0.0.1")])
+    # What Daphne passes for /api/v1/players/x%0A2026-...: the decoded path (urllib's parsing, which
+    # HttpCommunicator uses, would drop the line feed); the query string as the client sent it.
+    comm.scope["path"] = f"/api/v1/players/x{FORGED}/"
+    comm.scope["query_string"] = b"q=a%0D%0Ab&r=\r\n\x1b[31m\x7f\xc2\x85"
+    response = await comm.get_response(timeout=10)
+    assert response["status"] == 404
+    lines = plain_log.getvalue().splitlines()
+    assert not any(line.startswith("2026-12-01 15:00:00,000") for line in lines), lines
+    (access,) = [line for line in lines if " web.access: " in line]
+    assert access.endswith(
+        " INFO web.access: GET /api/v1/players/x\\n2026-12-01 15:00:00,000 ERROR fake.logger: injected/"
+        "?q=a%0D%0Ab&r=\\r\\n\\x1b[31m\\x7f\u00c2\\x85 404"  # the query read as Latin-1
+    ), access
+    logging.getLogger("accounts").warning("login failed for %s", "bob\u2028x\r\nWARNING forged")
+    assert plain_log.getvalue().splitlines()[-1].endswith(
+        " WARNING accounts: login failed for bob\\u2028x\\r\\nWARNING forged"
+    )
+
+
+def test_plain_format_keeps_tracebacks_and_accents() -> None:
+    from web.log_format import PlainFormatter, escape_controls
+
+    assert escape_controls("Olá, joão\t\x00\x9f ok") == "Olá, joão\\t\\x00\\x9f ok"
+    try:
+        raise RuntimeError("boom")
+    except RuntimeError:
+        record = logging.LogRecord("x", logging.ERROR, "f", 1, "failed %s", ("a\nb",), sys.exc_info())
+    text = PlainFormatter("%(levelname)s %(message)s").format(record)
+    assert text.splitlines()[0] == "ERROR failed a\\nb"
+    assert text.splitlines()[1] == "Traceback (most recent call last):"
+    assert record.getMessage() == "failed a\nb"  # the record itself unchanged for other handlers
