@@ -8,8 +8,15 @@ from typing import Any
 from urllib.parse import unquote_plus
 
 # One ``name=value`` pair of a query string inside any text: after ``?``, ``&`` or ``;``, up to the next
-# separator, quote or blank (a logged URL sits in quotes in ``<ASGIRequest: GET '...'>``).
-_QUERY_PAIR = re.compile(r"(?P<lead>[?&;])(?P<name>[^=&;#\s'\"<>]+)=(?P<value>[^&;#\s'\"<>]*)")
+# separator, quote or blank (a logged URL sits in quotes in ``<ASGIRequest: GET '...'>``). The separators
+# may be percent-encoded (``%3Btoken%3D...``: Django's request repr re-encodes a path's ``;`` and ``=``).
+_SEP = r"(?:[&;]|%26|%3[bB])"
+_QUERY_PAIR = re.compile(
+    rf"(?P<lead>\?|%3[fF]|{_SEP})"
+    rf"(?P<name>(?:(?!%3[dD]|{_SEP})[^=#\s'\"<>])+)"
+    r"(?P<eq>=|%3[dD])"
+    rf"(?P<value>(?:(?!{_SEP})[^#\s'\"<>])*)"
+)
 SECRET_PARAMETERS = frozenset({"token"})
 """Query parameters whose values are secrets (a private replay's or watch link's ``?token=``)."""
 REDACTED = "[redacted]"
@@ -17,17 +24,18 @@ REDACTED = "[redacted]"
 
 def redact_query_secrets(text: str) -> str:
     """``text`` with the value of every query parameter named ``token`` (any case, even percent-encoded
-    as ``%74oken``: Django decodes names) replaced by ``[redacted]``; everything else unchanged.
+    as ``%74oken``: Django decodes names; its ``;``, ``&``, ``?`` and ``=`` too: ``%3Btoken%3D...``)
+    replaced by ``[redacted]``; everything else unchanged.
 
     >>> redact_query_secrets("GET /replay/7/?a=1&token=s3cret 200")
     'GET /replay/7/?a=1&token=[redacted] 200'
     """
-    if "=" not in text:
+    if "=" not in text and "%3d" not in text.lower():
         return text
 
     def redact(m: re.Match[str]) -> str:
         if unquote_plus(m["name"]).strip().lower() in SECRET_PARAMETERS:
-            return f"{m['lead']}{m['name']}={REDACTED}"
+            return f"{m['lead']}{m['name']}{m['eq']}{REDACTED}"
         return m[0]
 
     return _QUERY_PAIR.sub(redact, text)
@@ -36,11 +44,12 @@ def redact_query_secrets(text: str) -> str:
 # A friend table's invite link ``/t/<token>/`` (games.urls ``join``): the token is the whole secret. The
 # path's first segment only: at the start of the text, after a blank, quote, bracket, ``=`` or ``,``, or
 # after a URL's ``scheme://host`` (``/static/t/x`` and ``/replay/t/`` are left alone). Django and Daphne
-# log the decoded path, so ``/%74/<token>/`` arrives here as ``/t/<token>/``.
+# log the decoded path, so ``/%74/<token>/`` arrives here as ``/t/<token>/``; ``/t//<token>/`` (Django routes
+# it nowhere, but the token is a link's) and an encoded ``/t%2F<token>`` are redacted too.
 _JOIN_PATH = re.compile(
     r"(?P<lead>(?:^|(?<=[\s'\"(\[=,]))"  # the start, or after a blank, quote, bracket, = or ,
     r"(?:[a-z][a-z0-9+.-]*://[^/\s'\"<>]+)?"  # a URL's scheme://host[:port], if any
-    r"/t/)(?P<token>[^/?#\s'\"<>]+)",
+    r"/+t(?:/|%2[fF])+)(?P<token>(?:(?!%2[fF])[^/?#\s'\"<>])+)",  # extra or encoded slashes too
     re.IGNORECASE,
 )
 
@@ -51,7 +60,7 @@ def redact_path_secrets(text: str) -> str:
     >>> redact_path_secrets("GET /t/Zx9_k-Q2/ 200")
     'GET /t/[redacted]/ 200'
     """
-    if "/t/" not in text and "/T/" not in text:
+    if "/t" not in text and "/T" not in text:
         return text
     return _JOIN_PATH.sub(lambda m: f"{m['lead']}{REDACTED}", text)
 

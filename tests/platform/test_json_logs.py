@@ -190,6 +190,12 @@ def test_celery_tasks_about_a_match_carry_its_id(monkeypatch: Any) -> None:
         ("/replay/7/?%74oken=s3cret#x", "/replay/7/?%74oken=[redacted]#x"),  # Django reads it as token
         ("/replay/7/?tokens=kept&mytoken=kept", "/replay/7/?tokens=kept&mytoken=kept"),
         ("no query token=here", "no query token=here"),
+        # Django's request repr percent-encodes a path's ; and = (get_full_path): redacted all the same.
+        ("<ASGIRequest: GET '/r/7/%3Btoken%3Ds3cret'>", "<ASGIRequest: GET '/r/7/%3Btoken%3D[redacted]'>"),
+        ("/replay/7/;token=s3cret", "/replay/7/;token=[redacted]"),
+        ("/r/?a=1%26TOKEN%3ds3cret%26b=2", "/r/?a=1%26TOKEN%3d[redacted]%26b=2"),
+        ("/r/?%74oken%3Ds3cret", "/r/?%74oken%3D[redacted]"),
+        ("/r/%3Btokens%3Dkept", "/r/%3Btokens%3Dkept"),
     ],
 )
 def test_redact_query_secrets(text: str, expected: str) -> None:
@@ -207,6 +213,12 @@ def test_request_records_never_show_a_token(json_log: io.StringIO) -> None:
     assert record["request"] == "<WSGIRequest: GET '/replay/987654/?token=[redacted]&x=1'>"
     logging.getLogger("replays").warning("opened %s", "/replay/5/?token=s3cretTOKEN")
     assert records(json_log, "replays")[0]["message"] == "opened /replay/5/?token=[redacted]"
+    # A path's ;token= is re-encoded in the request's repr (%3Btoken%3D...): redacted there too.
+    assert Client().get("/replay/987654/;token=s3cretPATH").status_code == 404
+    assert "s3cretPATH" not in json_log.getvalue()
+    assert records(json_log, "django.request")[1]["request"] == (
+        "<WSGIRequest: GET '/replay/987654/%3Btoken%3D[redacted]'>"
+    )
 
 
 @pytest.mark.django_db(transaction=True)
@@ -274,6 +286,10 @@ def test_live_daphne_logs_only_json_lines_without_tokens(daphne_server: Any) -> 
         ("GET /t/Zx9 301", "GET /t/[redacted] 301"),  # before APPEND_SLASH's redirect
         ("link https://gin.example.com/t/Zx9/ sent", "link https://gin.example.com/t/[redacted]/ sent"),
         ("/static/t/kept.svg /replay/t/ /tt/kept/ a/t/kept",) * 2,  # not an invite's path
+        # Extra slashes (Django routes none of them, but the token is the one in a link), an encoded one.
+        ("GET /t//Zx9_k-Q2aB/ 404", "GET /t//[redacted]/ 404"),
+        ("<ASGIRequest: GET '//t///Zx9/'>", "<ASGIRequest: GET '//t///[redacted]/'>"),
+        ("GET /t%2FZx9/ 404", "GET /t%2F[redacted]/ 404"),
     ],
 )
 def test_redact_path_secrets(text: str, expected: str) -> None:
