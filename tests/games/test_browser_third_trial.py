@@ -198,3 +198,25 @@ def test_the_rules_pages_presets_table_fits_a_desktop_and_scrolls_in_its_box_on_
         if width == 1280:
             assert not got["boxScrolls"] and got["lastRight"] <= got["innerWidth"], got
         page.close()
+
+
+@pytest.mark.parametrize("locale", ["en-US", "pt-BR"])
+def test_the_phone_header_is_compact_and_every_link_stays_tappable(
+    daphne_server: Any, contexts: Any, locale: str
+) -> None:
+    """390 x 844: the site header (a member with a 150-character name, logged in) takes at most a sixth
+    of the screen's height, and every link, button and the language menu in it is on screen and not
+    covered; so does a visitor's."""
+    from tests.games.test_browser_polish import HEADER_TAPPABLE
+
+    make_user(LONG_A)
+    for member in (True, False):
+        page = sized(contexts, 390, locale)
+        if member:
+            log_in(page, daphne_server.url, LONG_A, locale)
+        page.goto(daphne_server.url + "/rules/")
+        height = page.locator("header.site-header").bounding_box()["height"]
+        page.locator("header.site-header").screenshot(path=f"/tmp/t13/header-{locale}-{member}.png")
+        assert height <= 844 / 6, (member, height)
+        assert page.evaluate(HEADER_TAPPABLE) == [], member
+        page.close()
