@@ -41,9 +41,11 @@ class RankingRowSerializer(serializers.Serializer[Any]):
     wins = serializers.IntegerField(min_value=0)
     losses = serializers.IntegerField(min_value=0)
     provisional = serializers.BooleanField()
-    change_30d = serializers.IntegerField(allow_null=True, help_text="30d tab: rating change in 30 days.")
-    wins_30d = serializers.IntegerField(allow_null=True, min_value=0, help_text="30d tab only.")
-    losses_30d = serializers.IntegerField(allow_null=True, min_value=0, help_text="30d tab only.")
+    change_30d = serializers.IntegerField(
+        allow_null=True, help_text="30d tab: rating change in 30 days; null on tab=all."
+    )
+    wins_30d = serializers.IntegerField(allow_null=True, min_value=0, help_text="30d tab; null on tab=all.")
+    losses_30d = serializers.IntegerField(allow_null=True, min_value=0, help_text="30d tab; null on tab=all.")
 
 
 class RankingsView(ApiView):

@@ -307,3 +307,35 @@ def test_a_live_hand_is_never_shown(seeded: dict[str, Any], client: Client) -> N
     board = get(client, f"/api/v1/tournaments/{t.pk}/rounds/1/pairings/")["results"][0]
     assert (board["match_id"], board["match_status"], board["replay"]) == (live.pk, "active", None)
     assert live.pk not in [m["id"] for m in get(seated, "/api/v1/players/bob/matches/")["results"]]
+
+
+def test_tournaments_list_order_as_documented(client: Client) -> None:
+    """docs/api.md: without ``status`` newest start first (whatever their status); ``status=scheduled``
+    or ``open`` soonest first; any other status newest start first (ties: id the same way)."""
+    import datetime as dt
+
+    from tournaments.models import Tournament, TournamentStatus
+
+    now = dt.datetime.now(dt.UTC)
+    made = {}
+    for name, status, hours in [
+        ("open-later", TournamentStatus.OPEN, 5),
+        ("open-soon", TournamentStatus.OPEN, 1),
+        ("scheduled-soon", TournamentStatus.SCHEDULED, 2),
+        ("scheduled-later", TournamentStatus.SCHEDULED, 9),
+        ("finished-old", TournamentStatus.FINISHED, -48),
+        ("finished-new", TournamentStatus.FINISHED, -3),
+    ]:
+        made[name] = Tournament.objects.create(
+            name_en=name, name_pt=name, status=status, starts_at=now + dt.timedelta(hours=hours), rounds=1
+        )
+
+    def names(query: str) -> list[str]:
+        return [row["name"] for row in get(client, f"/api/v1/tournaments/{query}")["results"]]
+
+    assert names("") == [
+        "scheduled-later", "open-later", "scheduled-soon", "open-soon", "finished-new", "finished-old"
+    ]
+    assert names("?status=open") == ["open-soon", "open-later"]
+    assert names("?status=scheduled") == ["scheduled-soon", "scheduled-later"]
+    assert names("?status=finished") == ["finished-new", "finished-old"]
