@@ -33,11 +33,36 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 
+_HANDED: set[int] = set()
+
+
 def free_port() -> int:
-    """A TCP port on 127.0.0.1 that is free right now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+    """A TCP port on 127.0.0.1 that is free right now: any (the kernel's choice), or with
+    ``GIN_FAULT_PORTS=LOW-HIGH`` (e.g. ``8300-8399``: a shared machine's own range) the first free one of
+    that range not handed out before by this process.
+
+    :raises RuntimeError: ``GIN_FAULT_PORTS`` is malformed or has no free port left.
+    """
+    wanted = os.environ.get("GIN_FAULT_PORTS", "")
+    if not wanted:
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            return int(sock.getsockname()[1])
+    try:
+        low, high = (int(part) for part in wanted.split("-"))
+    except ValueError:
+        raise RuntimeError(f"GIN_FAULT_PORTS must be LOW-HIGH (e.g. 8300-8399), not {wanted!r}") from None
+    for port in range(low, high + 1):
+        if port in _HANDED:
+            continue
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        _HANDED.add(port)
+        return port
+    raise RuntimeError(f"no free port left in GIN_FAULT_PORTS={wanted}")
 
 
 def wait_for(predicate: object, what: str, timeout: float) -> None:
