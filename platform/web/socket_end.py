@@ -54,6 +54,7 @@ class EndsCleanly(AsyncWebsocketConsumer):
 
     _ended = False
     _background: set[asyncio.Task[Any]] | None = None
+    _quiet = False  # a step failed already, or an outage ended the socket: its line says enough
 
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
         """Start ``coro`` as a task that ends with this consumer, whatever ends it."""
@@ -89,14 +90,18 @@ class EndsCleanly(AsyncWebsocketConsumer):
         await self.release()
 
     async def step(self, what: str, awaitable: Awaitable[Any]) -> bool:
-        """Await one clean-up step (at most :data:`END_TIMEOUT` s): True when it ran, else one WARNING
-        line (e.g. Redis is down: the slot key then expires on its own, its refresh having stopped)."""
+        """Await one clean-up step (at most :data:`END_TIMEOUT` s): True when it ran, else False and one
+        WARNING line for the socket's first failed step (e.g. Redis is down: the slot key then expires on
+        its own, its refresh having stopped); the next ones, and every one after an outage ended the
+        socket (its own line says it), at DEBUG: an outage is one line per socket, not one per step."""
         try:
             await asyncio.wait_for(awaitable, END_TIMEOUT)
         except Exception as exc:
             name = "timed out" if isinstance(exc, asyncio.TimeoutError) else describe(exc)
-            log.warning("socket %s: %s failed: %s", self.scope.get("path", ""), what, name,
-                        extra={"request_id": self.scope.get("request_id")})
+            level = logging.DEBUG if self._quiet else logging.WARNING
+            self._quiet = True
+            log.log(level, "socket %s: %s failed: %s", self.scope.get("path", ""), what, name,
+                    extra={"request_id": self.scope.get("request_id")})
             return False
         return True
 
@@ -108,6 +113,7 @@ class EndsCleanly(AsyncWebsocketConsumer):
             if not outage(exc):
                 raise
             ended_by = exc
+            self._quiet = True
         finally:
             if not self._ended:
                 try:

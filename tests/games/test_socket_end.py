@@ -72,6 +72,11 @@ async def test_channel_layer_failure_releases_the_slot(
     monkeypatch.setattr(layer, "receive", failing_receive)
     comm, _ = await connect(alice, match.pk)
     assert await slots(match.pk, alice.pk) == 1
+
+    async def discard_down(group: str, channel: str) -> None:
+        raise redis.exceptions.ConnectionError("Connection refused")
+
+    monkeypatch.setattr(layer, "group_discard", discard_down)
     [consumer] = consumers
     assert len(consumer.live_tasks()) == 1  # the slot refresh
     with caplog.at_level(logging.WARNING):
@@ -90,6 +95,7 @@ async def test_channel_layer_failure_releases_the_slot(
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
     await comm.wait(timeout=1)
     monkeypatch.setattr(layer, "receive", real_receive)  # Redis is back
+    monkeypatch.undo()  # (the group_discard too; and the consumers fixture's spawn: not needed now)
     # the player's next sockets are not refused: every slot is free
     again = [await connect(alice, match.pk) for _ in range(ratelimit.SOCKETS_PER_USER_PER_MATCH)]
     assert await slots(match.pk, alice.pk) == ratelimit.SOCKETS_PER_USER_PER_MATCH
@@ -141,10 +147,12 @@ async def test_failed_release_step_is_one_warning(caplog: pytest.LogCaptureFixtu
     async def down() -> None:
         raise redis.exceptions.ConnectionError("Connection refused")
 
-    with caplog.at_level(logging.WARNING):
+    with caplog.at_level(logging.DEBUG, logger="web.socket_end"):
         assert await consumer.step("slot release", down()) is False
+        assert await consumer.step("group discard", down()) is False
     assert [(r.levelno, r.getMessage(), r.exc_info) for r in caplog.records] == [
-        (logging.WARNING, "socket /ws/x/: slot release failed: ConnectionError: Connection refused", None)
+        (logging.WARNING, "socket /ws/x/: slot release failed: ConnectionError: Connection refused", None),
+        (logging.DEBUG, "socket /ws/x/: group discard failed: ConnectionError: Connection refused", None),
     ]
 
 
