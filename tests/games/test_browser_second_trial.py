@@ -147,8 +147,8 @@ def test_the_end_of_hand_panel_fits_a_phone_with_continue_on_screen(
         page.locator("#hand-result details summary").first.click()  # the deck order: a long list
         got = page.evaluate(RESULT_REACHABLE)
         assert got["buttonOnScreen"] and got["buttonHit"] and got["cardOnScreen"], (width, got)
-        if width == 390:
-            assert got["cardScrolls"], got
+        # (Whether the card then scrolls inside itself depends on the room the header leaves: the phone
+        # header is compact now, so in English it may fit whole; on screen with Continue either way.)
         page.evaluate("window.scrollTo(0, 0)")
         assert page.evaluate(HEADER_TAPPABLE) == [], width
         page.locator("#result-continue").click()
