@@ -158,6 +158,18 @@ def _fresh_cache(request: pytest.FixtureRequest) -> Iterator[None]:
 
 
 @pytest.fixture(autouse=True)
+def _fresh_channel_layer() -> Iterator[None]:
+    """Each test builds its own channel layer. A layer instance keeps receive state per event loop
+    (channels-redis' receive lock and count): a consumer left waiting in ``receive()`` when one test's
+    loop closed never leaves it, and the next test's loop then meets the held lock ("Lock ... is bound
+    to a different event loop": three socket tests failed so in one CI run)."""
+    from channels.layers import channel_layers
+
+    yield
+    channel_layers.backends.clear()
+
+
+@pytest.fixture(autouse=True)
 def _default_language() -> Iterator[None]:
     """Each test starts and ends in the default language. The test client runs LocaleMiddleware in the
     test's own thread, and its ``translation.activate`` (a pt-BR cookie or Accept-Language) stays active

@@ -712,7 +712,8 @@ async def pairing_kill(site: Site, name: str, whole_worker: bool) -> Result:
     enqueues the pairing again."""
     from tournaments.models import Pairing
 
-    result = started(Result(name))
+    # No client plays here: zero moves acknowledged, stored and lost (counted, unlike a timed-out tally).
+    result = started(Result(name, acked=0, stored=0, lost=0))
     people = [u for u, _ in await db(members, 4, "swiss")]
     ids = [u.pk for u in people]
     site.arm("tournaments.pair_round")
