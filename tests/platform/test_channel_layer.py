@@ -1,5 +1,6 @@
 """config.channel_layer: the batched group send delivers exactly what channels-redis' own group_send
-does (same messages, same channels, same order, same capacity drops), in two Redis round trips."""
+does (same messages, same channels, same order, same capacity drops), in two Redis round trips; a dead
+pooled connection is retried once on a new one."""
 
 from __future__ import annotations
 
@@ -9,6 +10,11 @@ from typing import Any
 import pytest
 from channels.layers import InMemoryChannelLayer
 from redis.asyncio.client import Pipeline, Redis
+from redis.asyncio.connection import Connection
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from config.channel_layer import BatchingRedisChannelLayer, group_send_many
 
@@ -126,4 +132,66 @@ async def test_bad_group_name_sends_nothing(redis_url: str) -> None:
     with pytest.raises(TypeError, match="Group name"):
         await group_send_many(layer, [("g1", {"type": "x"}), ("bad name!", {"type": "x"})])
     assert await _drain(layer, a) == []
+    await layer.flush()
+
+
+def _dies_once(monkeypatch: pytest.MonkeyPatch, error: Exception) -> list[int]:
+    """The next write on any of the layer's connections fails as redis-py fails a write on a connection
+    whose socket died unnoticed in the pool (issue 14's fault run: "Error UNKNOWN while writing to
+    socket. Connection lost."; redis-py disconnects it first). Returns the ids of the connections
+    written to, the failed one first."""
+    send = Connection.send_packed_command
+    used: list[int] = []
+
+    async def once(self: Any, command: Any, check_health: bool = True) -> None:
+        used.append(id(self))
+        if len(used) == 1:
+            await self.disconnect(nowait=True)
+            raise error
+        await send(self, command, check_health)
+
+    monkeypatch.setattr(Connection, "send_packed_command", once)
+    return used
+
+
+async def test_a_dead_pooled_connection_is_retried_once(redis_url: str, monkeypatch: pytest.MonkeyPatch
+                                                       ) -> None:
+    """The broadcast of a move meets a dead connection: the batch is sent again on a new connection and
+    every message arrives once; without the retry (redis-py's default, ``Retry(NoBackoff(), 0)``) the
+    same failure is the broadcast's failure."""
+    messages = [("seat0", {"type": "match.update", "seq": 7, "state": {"cards": ["AS"]}}),
+                ("watch", {"type": "match.update", "seq": 7})]
+    for retry, delivered in ((None, [7, 7]), (Retry(NoBackoff(), 0), None)):
+        host: dict[str, Any] = {"address": redis_url}
+        if retry is not None:
+            host["retry"] = retry  # a host's own retry wins over the layer's
+        layer = BatchingRedisChannelLayer(hosts=[host], prefix=f"t{uuid.uuid4().hex[:12]}")
+        a = await layer.new_channel()
+        await layer.group_add("seat0", a)
+        await layer.group_add("watch", a)
+        used = _dies_once(monkeypatch, RedisConnectionError(
+            "Error UNKNOWN while writing to socket. Connection lost."))
+        try:
+            await group_send_many(layer, messages)
+        except RedisConnectionError:
+            assert delivered is None, "the default layer must retry the dead connection"
+        else:
+            assert delivered is not None, "the control without a retry should have failed"
+        monkeypatch.undo()
+        assert used  # the dead connection was written to (the retry then reconnected and sent the batch)
+        assert [m["seq"] for m in await _drain(layer, a)] == (delivered or [])  # once each, or not at all
+        await layer.flush()
+
+
+async def test_a_timeout_is_not_retried(redis_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stalled Redis (a timeout, not a dead connection) fails the send at once: the retry would
+    double the wait the socket timeouts bound."""
+    layer = _layer(redis_url)
+    a = await layer.new_channel()
+    await layer.group_add("seat0", a)
+    used = _dies_once(monkeypatch, RedisTimeoutError("Timeout writing to socket"))
+    with pytest.raises(RedisTimeoutError):
+        await group_send_many(layer, [("seat0", {"type": "x"})])
+    assert len(used) == 1
+    monkeypatch.undo()
     await layer.flush()
