@@ -285,6 +285,7 @@ class MatchConsumer(EndsCleanly, RefusesWhenUnavailable):
             match_id=self.match_id, user=self.user, action_text=action, client_seq=seq, msg_id=msg_id,
         )
         await self._send({"type": "ack", "id": msg_id, "seq": result.seq, "repeat": result.repeat})
+        await self._state_if_unsent(result)
 
     async def on_resign(self, message: dict[str, Any]) -> None:
         msg_id = self._field(message, "id", str, required=False) or ""
@@ -292,6 +293,22 @@ class MatchConsumer(EndsCleanly, RefusesWhenUnavailable):
             match_id=self.match_id, user=self.user, msg_id=msg_id,
         )
         await self._send({"type": "ack", "id": msg_id or None, "seq": result.seq, "repeat": result.repeat})
+        await self._state_if_unsent(result)
+
+    async def _state_if_unsent(self, result: services.Applied) -> None:
+        """After the ``ack`` of a write whose after-commit broadcast failed (``services.Broadcast``):
+        send this socket the state itself. Without it the player had its ``ack`` but no new ``state``
+        and waited for one (issue 14's fault run: a pooled Redis connection dead since a Redis restart
+        failed the broadcast; the client sat 15 s until its own ``sync``). The write is committed and
+        acknowledged: a failing read here is one WARNING line, never an error frame ("nothing was
+        applied" would be false); the client's next ``sync`` gets the state."""
+        if result.broadcast is None or not result.broadcast.failed:
+            return
+        try:
+            await self._send_state()
+        except Exception as exc:
+            log.warning("match %s: state after a failed broadcast not sent: %s: %s", self.match_id,
+                        type(exc).__name__, exc)
 
     async def on_sync(self, message: dict[str, Any]) -> None:
         await self._send_state()

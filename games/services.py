@@ -21,7 +21,7 @@ import random
 import secrets
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
@@ -89,11 +89,25 @@ class MatchInProgress(GameError):
 @dataclass(frozen=True, slots=True)
 class Applied:
     """Outcome of an accepted client message: ``seq`` of the event that recorded it, ``last_seq`` of
-    the match after the write, ``repeat`` when the message id had already been applied."""
+    the match after the write, ``repeat`` when the message id had already been applied; ``broadcast``:
+    what became of the write's after-commit ``state`` broadcast (None: there was none, e.g. a repeat)."""
 
     seq: int
     last_seq: int
     repeat: bool = False
+    broadcast: Broadcast | None = field(default=None, compare=False)
+
+
+class Broadcast:
+    """What became of one commit's after-commit broadcast (:func:`_broadcast_on_commit`): ``failed`` is
+    set, in the committing thread, before the service returns, when the channel layer's send failed or
+    timed out. The table's consumer then sends the acting socket its ``state`` itself: else that player
+    had its ``ack`` but no new ``state`` until it asked (issue 14's fault run: 15 s of silence)."""
+
+    __slots__ = ("failed",)
+
+    def __init__(self) -> None:
+        self.failed = False
 
 
 def new_deck() -> list[Card]:
@@ -416,8 +430,8 @@ def match_resign(*, match_id: int, user: User, msg_id: str = "") -> Applied:
             match.status = MatchStatus.ABORTED
             match.finished_at = timezone.now()
             match.save()
-            _broadcast_on_commit(match, None)
-            return Applied(seq=match.last_seq, last_seq=match.last_seq)
+            sent = _broadcast_on_commit(match, None)
+            return Applied(seq=match.last_seq, last_seq=match.last_seq, broadcast=sent)
         if match.rated and msg_id:
             aborts = MatchEvent.objects.filter(match_id=match.pk, seat=seat, msg_id=msg_id, type="abort")
             abort = aborts.first()
@@ -431,8 +445,8 @@ def match_resign(*, match_id: int, user: User, msg_id: str = "") -> Applied:
             match.finished_at = timezone.now()
             match.turn_deadline = None
             _save_cas(match, before)
-            _broadcast_on_commit(match, None)
-            return Applied(seq=row.seq, last_seq=match.last_seq)
+            sent = _broadcast_on_commit(match, None)
+            return Applied(seq=row.seq, last_seq=match.last_seq, broadcast=sent)
 
     def resign(live: LiveMatch, match: Match, seat: int) -> list[tuple[Event, dict[str, Any]]]:
         return [(e, {}) for e in live.state.resign(seat)]
@@ -470,8 +484,8 @@ def _write(
             _refresh(match, live, dealt=any(isinstance(e, DealEvent) for e, _ in events))
             _save_cas(match, before)
             transaction.on_commit(lambda: cache_put(match.pk, match.last_seq, live))
-            _broadcast_on_commit(match, live)
-            return Applied(seq=rows[0].seq, last_seq=match.last_seq)
+            sent = _broadcast_on_commit(match, live)
+            return Applied(seq=rows[0].seq, last_seq=match.last_seq, broadcast=sent)
     except (GameError, IntegrityError) as exc:
         # A resend of an applied message is refused above (stale seq, match over, or the insert of its
         # id: a lost race looks the same): answer it with the original outcome.
@@ -635,7 +649,7 @@ BROADCAST_TIMEOUT = 2.0
 """Seconds the after-commit ``group_send`` may take before it is given up (a stalled Redis)."""
 
 
-def _broadcast_on_commit(match: Match, live: LiveMatch | None) -> None:
+def _broadcast_on_commit(match: Match, live: LiveMatch | None) -> Broadcast:
     """After commit, send each seated person their own ``state`` (built once here, from the ``match``
     row and engine state ``live`` the write holds: no read) on their seat's group, and spectators a
     card-free ``{"type": "match.update", "seq"}`` on ``watch_<id>``. A seat's state carries that
@@ -644,7 +658,10 @@ def _broadcast_on_commit(match: Match, live: LiveMatch | None) -> None:
 
     The write is already committed and will be acknowledged: a failing or stalled channel layer must
     never turn it into an error, so the sends are bounded by ``BROADCAST_TIMEOUT`` together and a
-    failure is logged as one line (players then get the state on their next ``sync`` or reconnect).
+    failure is logged as one line and marked on the returned :class:`Broadcast` (the table's consumer
+    then sends the acting socket its state; the other sockets get it on their next ``sync``, reconnect
+    or broadcast). A pooled Redis connection that died under the layer is retried once on a new one
+    (``config.channel_layer``), so a single dead connection no longer fails the broadcast.
 
     Which event loop sends: with the in-process layer, asgiref's (Daphne's own loop from a Daphne
     thread, which owns the sockets' queues); with a shared layer (Redis), the process's one loop of
@@ -681,9 +698,12 @@ def _broadcast_on_commit(match: Match, live: LiveMatch | None) -> None:
 
                 push.run_on_process_loop(bounded(layer, messages), BROADCAST_TIMEOUT + 1.0)
         except Exception as exc:  # committed is committed: report, never raise into the caller
+            outcome.failed = True
             log.warning("match %s: broadcast after commit failed: %s: %s", match_id, type(exc).__name__, exc)
 
+    outcome = Broadcast()
     transaction.on_commit(send, robust=True)
+    return outcome
 
 
 def _finished_on_commit(match: Match) -> None:
