@@ -379,6 +379,22 @@ ERROR_BACKOFF_S = 0.5
 e.g. with its database down, is asked twice a second, not in a tight loop)."""
 
 
+TIMEOUT_CODES = {
+    "timeout": "a frame of its own (an action or a sync) had no answer",
+    "timeout_after_ack": "its action was acknowledged but the new state never came",
+    "timeout_idle": "nothing of its own in flight: the other side's move never came",
+}
+"""The error codes :func:`play_one` counts when 15 s pass without a frame, by what it was waiting for."""
+
+
+def timeout_code(syncing: bool, pending: dict[str, Any]) -> str:
+    """Which of :data:`TIMEOUT_CODES` a 15 s silence is: ``syncing`` (a sync unanswered), ``pending``
+    (the action in flight, with ``acked``; empty once a newer state came)."""
+    if syncing or (pending and not pending.get("acked")):
+        return "timeout"
+    return "timeout_after_ack" if pending else "timeout_idle"
+
+
 async def play_one(ws: Any, match_id: int, stats: LevelStats, pace: Pace, deadline: float,
                    stop_after: int | None = None) -> bool:
     """Play one match on ``ws``; True when it ended (False: the deadline came first, or ``stop_after``
@@ -387,19 +403,23 @@ async def play_one(ws: Any, match_id: int, stats: LevelStats, pace: Pace, deadli
     acks = 0
     acted_seq = -1
     pending: dict[str, Any] = {}  # the action in flight: id, sent_at, seq, acked
+    syncing = False  # a sync of ours is unanswered (no state or error since)
     while True:
         timeout = 15.0
         try:
             raw = await asyncio.wait_for(ws.recv(), timeout)
         except TimeoutError:
-            stats.error("timeout")
+            stats.error(timeout_code(syncing, pending))
             await ws.send(json.dumps({"type": "sync"}))
+            syncing = True
             pending.clear()
             acted_seq = -1
             continue
         now = time.monotonic()
         msg = json.loads(raw)
         kind = msg.get("type")
+        if kind in ("state", "error"):
+            syncing = False
         if kind == "ack":
             if pending and msg.get("id") == pending["id"]:
                 stats.acks.append(now - pending["sent_at"])
@@ -414,6 +434,7 @@ async def play_one(ws: Any, match_id: int, stats: LevelStats, pace: Pace, deadli
             acted_seq = -1
             await asyncio.sleep(ERROR_BACKOFF_S)
             await ws.send(json.dumps({"type": "sync"}))
+            syncing = True
             continue
         if kind != "state":
             continue

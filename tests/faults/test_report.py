@@ -77,3 +77,15 @@ def test_a_counted_scenario_shows_its_figures() -> None:
     result = faults.Result("redis_restart", acked=43, stored=43, events=81, lost=0, down_s=5.249,
                            resume_s=10.36)
     assert faults.summary(result) == "PASS  acked 43, stored 43, events 81, lost 0, down 5.2, resume 10.4"
+
+
+def test_a_15_s_silence_is_named_by_what_the_client_waited_for() -> None:
+    """Issue 14's failed postgres_restart run counted "timeout" for a client whose action was
+    acknowledged and whose new state never came (the broadcast failed on a dead Redis connection), and
+    the check read "a client's frame went unanswered": each wait now has its own code."""
+    action = {"id": "a1", "sent_at": 0.0, "seq": 5, "acked": False}
+    assert loadtest.timeout_code(False, action) == "timeout"  # the action: no ack, no error
+    assert loadtest.timeout_code(True, {}) == "timeout"  # a sync: no state, no error
+    assert loadtest.timeout_code(False, {**action, "acked": True}) == "timeout_after_ack"
+    assert loadtest.timeout_code(False, {}) == "timeout_idle"  # the bot's (or opponent's) move
+    assert set(loadtest.TIMEOUT_CODES) == {"timeout", "timeout_after_ack", "timeout_idle"}
