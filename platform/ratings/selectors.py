@@ -7,6 +7,7 @@ earlier account first. Boards list members only; house bots have their own table
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, NamedTuple
@@ -34,6 +35,8 @@ HISTORY_POINTS = 500
 """Most rated matches drawn on a profile's chart (the latest ones)."""
 LAST_MATCHES = 20
 BOARD_COUNT_SECONDS = 60
+SEARCH_CAP = 1000
+"""Most players a name search pages through: past it the board says to type more of the name."""
 
 
 @functools.cache
@@ -127,21 +130,34 @@ def board_page(
     ``provisional``, filtered by name prefix ``search`` ("" = all). Rows: ``rank`` (position on this
     board), ``user_id``, ``username``, ``name``, ``rating`` (shown), ``rated_matches``, ``wins``,
     ``losses``, ``provisional``, ``me``; on the ``30d`` tab also ``change`` (shown points),
-    ``wins_30d``, ``losses_30d``.
+    ``wins_30d``, ``losses_30d``. ``extra["search_capped"]`` = :data:`SEARCH_CAP` when more players
+    than that match ``search`` (then only the first :data:`SEARCH_CAP` are paged).
 
     :raises NoSuchPage: ``page`` is past the last page (page 1 always exists, maybe empty).
     """
     now = timezone.now()
     base = _board(tab=tab, provisional=provisional, now=now)
     columns = ("rating", "rated_matches", "wins", "losses", "user__username", "user__display_name")
+    extra: dict[str, Any] = {}
+    source: Any
     if search:
-        qs: QuerySet[Any] = _search(base, search).select_related("user").only(*columns)
+        # The players found first, through the name indexes (at most SEARCH_CAP + 1 of them), then their
+        # order in Python: ORDER BY rating over the join let the planner walk the whole board probing
+        # each player's name when it over-counted a prefix's players (60 ms for "seed-00100").
+        found = list(_search(base, search).values_list("user_id", "rating")[:SEARCH_CAP + 1])
+        if len(found) <= SEARCH_CAP:
+            found.sort(key=lambda f: (-f[1], f[0]))
+            source, count = [pk for pk, _rating in found], len(found)
+        else:
+            # So many names start like this that walking the board in order finds a page fast; the
+            # pages stop at SEARCH_CAP players (the template says so).
+            source = _search(base, search).values_list("user_id", flat=True).order_by("-rating", "user_id")
+            count = SEARCH_CAP
+            extra["search_capped"] = SEARCH_CAP
     else:
         # The page's user ids first (an index-only scan of the board's index, however deep the page),
         # then their rows: an OFFSET over the join read every skipped player's row (300 ms at page 900).
-        qs = base.values_list("user_id", flat=True)
-    paginator = Paginator(qs.order_by("-rating", "user_id"), per_page, allow_empty_first_page=True)
-    if not search:
+        source = base.values_list("user_id", flat=True).order_by("-rating", "user_id")
         # Counting a whole board is the page's costliest query at 100,000 players: cached for a minute
         # ("Page 3 of 1,671" may lag new players by that much; the rows themselves are always fresh).
         key = f"ratings:board-count:{tab}:{int(provisional)}"
@@ -149,19 +165,19 @@ def board_page(
         if count is None:
             count = base.count()
             cache.set(key, count, BOARD_COUNT_SECONDS)
-        paginator.count = count  # type: ignore[misc]  # a cached_property, set once here
+    paginator = Paginator(source, per_page, allow_empty_first_page=True)
+    paginator.count = count  # type: ignore[misc]  # a cached_property, set once here
     try:
         current = paginator.page(page)
     except EmptyPage:
         raise NoSuchPage(f"page {page} is past the last page ({paginator.num_pages})") from None
+    ids = list(current.object_list)
+    order = {pk: i for i, pk in enumerate(ids)}
+    items = sorted(PlayerRating.objects.filter(user_id__in=ids).select_related("user").only(*columns),
+                   key=lambda r: order[r.user_id])
     if search:
-        items: list[PlayerRating] = list(current.object_list)
-        ranks = _ranks(base, items)
+        ranks = _ranks(base, items, tab=tab, provisional=provisional)
     else:
-        ids = list(current.object_list)
-        order = {pk: i for i, pk in enumerate(ids)}
-        items = sorted(PlayerRating.objects.filter(user_id__in=ids).select_related("user").only(*columns),
-                       key=lambda r: order[r.user_id])
         ranks = {pk: current.start_index() + i for i, pk in enumerate(ids)}
     recent: dict[int, dict[str, Any]] = {}
     if tab == "30d" and items:
@@ -190,16 +206,19 @@ def board_page(
             row["losses_30d"] = got.get("losses_30d", 0)
         rows.append(row)
     return Board(rows=rows, page=current, count=paginator.count,
-                 me_on_page=any(row["me"] for row in rows))
+                 me_on_page=any(row["me"] for row in rows), extra=extra)
 
 
-def _ranks(board: QuerySet[PlayerRating], rows: list[PlayerRating]) -> dict[int, int]:
-    """Each row's rank on ``board`` (1 = first), in one query: the board's row numbers (``ROW_NUMBER()``
-    over the board's index order, from the top down to the lowest of ``rows``), kept for ``rows`` only.
-    A count per row read the top of the board once per row (50 queries); one count per row in a
-    single query evaluated 50 conditions on every board row."""
+def _ranks(board: QuerySet[PlayerRating], rows: list[PlayerRating], *, tab: str,
+           provisional: bool) -> dict[int, int]:
+    """Each row's rank on ``board`` (1 = first), in one query: :func:`ranks_of` on the all-time boards;
+    on the 30-day board (which no bucket counts: it changes as time passes), the board's row numbers
+    (``ROW_NUMBER()`` over the board's index order, from the top down to the lowest of ``rows``), kept
+    for ``rows`` only."""
     if not rows:
         return {}
+    if tab == "all":
+        return ranks_of([(r.user_id, r.rating) for r in rows], provisional=provisional)
     numbered = board.filter(rating__gte=min(r.rating for r in rows)).annotate(
         position=Window(RowNumber(), order_by=(F("rating").desc(), F("user_id").asc()))
     ).values("user_id", "position")
@@ -213,12 +232,52 @@ def _ranks(board: QuerySet[PlayerRating], rows: list[PlayerRating]) -> dict[int,
         return dict(cursor.fetchall())
 
 
+def ranks_of(players: list[tuple[int, float]], *, provisional: bool = False) -> dict[int, int]:
+    """The all-time rank (1 = first: by rating, ties by the lower user id) of each ``(user_id, rating)``
+    of ``players``, every one a player on that board (established, or any rated player when
+    ``provisional``); one query whatever their number.
+
+    rank = 1 + the board's players in the :class:`~ratings.models.RatingBucket` rows above the player's
+    whole Elo point (a window sum over the bucket table, ~1,300 rows) + those ahead of it inside its own
+    point (an index range scan of that point's players: about a hundred at the crowded middle of the
+    board). Exact: the buckets are kept by triggers in every writing transaction (migration 0003).
+    """
+    if not players:
+        return {}
+    column, board = ("everyone", "p.rated_matches > 0") if provisional else (
+        "established", f"p.rated_matches >= {elo.PROVISIONAL_MATCHES}")
+    # CAST: a float bound client-side is a numeric literal on PostgreSQL, and float8 = numeric compares
+    # as numeric, which no rating index serves.
+    values = ", ".join(["(%s, CAST(%s AS DOUBLE PRECISION), %s)"] * len(players))
+    sql = f"""
+        WITH f(user_id, rating, bucket) AS (VALUES {values}),
+        above(bucket, n) AS (
+            SELECT bucket, SUM({column}) OVER (ORDER BY bucket DESC) - {column} FROM ratings_ratingbucket
+            WHERE bucket >= (SELECT MIN(bucket) FROM f)
+        )
+        SELECT f.user_id, 1 + COALESCE(above.n, 0) + (
+            SELECT COUNT(*) FROM ratings_playerrating p
+            WHERE {board} AND p.rating >= f.bucket AND p.rating < f.bucket + 1
+              AND (p.rating > f.rating OR (p.rating = f.rating AND p.user_id < f.user_id))
+        )
+        FROM f LEFT JOIN above ON above.bucket = f.bucket
+    """
+    params: list[object] = []
+    for user_id, rating in players:
+        params += [user_id, rating, math.floor(rating)]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return {user_id: int(rank) for user_id, rank in cursor.fetchall()}
+
+
 def rank_get(*, user_id: int, tab: str = "all", provisional: bool = False) -> int | None:
     """Position of ``user_id`` on board ``tab`` (provisional players shown or not), or None when the
     player is not on it (never rated, provisional while hidden, not rated in the last 30 days)."""
     row = _board(tab=tab, provisional=provisional).filter(user_id=user_id).only("rating").first()
     if row is None:
         return None
+    if tab == "all":
+        return ranks_of([(user_id, row.rating)], provisional=provisional)[user_id]
     return _ahead(_board(tab=tab, provisional=provisional), row.rating, user_id).count() + 1
 
 
@@ -366,8 +425,7 @@ def profile_get(*, user: User) -> dict[str, Any] | None:
             "at": datetime.fromtimestamp(at, tz=UTC), "replay_url": replay_url(match_id),
         })
     # rank_get() without its first query: the rating is at hand.
-    rank = None if info.provisional else _ahead(_board(tab="all", provisional=False), info.rating,
-                                                user.pk).count() + 1
+    rank = None if info.provisional else ranks_of([(user.pk, info.rating)])[user.pk]
     return {
         "user": user, "info": info, "is_bot": False, "rank": rank, "record": record, "chart": drawn,
         "chart_points": points, "matches": matches, "capped": info.rated_matches > len(rows),
