@@ -147,8 +147,8 @@ def _ratings_write(rows: list[PlayerRating]) -> None:
         part = rows[start:start + chunk]
         # CAST: a float bound client-side is a numeric literal on PostgreSQL (stored as float8 anyway,
         # but a VALUES column's type comes from its first row).
-        values = ", ".join(["(%s, CAST(%s AS DOUBLE PRECISION), CAST(%s AS DOUBLE PRECISION), %s, %s, %s, %s)"]
-                           * len(part))
+        one = "(%s, CAST(%s AS DOUBLE PRECISION), CAST(%s AS DOUBLE PRECISION), %s, %s, %s, %s)"
+        values = ", ".join([one] * len(part))
         sets = ", ".join(f"{column} = v.{column}" for column in _WRITE_COLUMNS)
         params: list[object] = []
         for row in part:
@@ -157,7 +157,8 @@ def _ratings_write(rows: list[PlayerRating]) -> None:
         with connection.cursor() as cursor:
             cursor.execute(
                 f"WITH v(user_id, {', '.join(_WRITE_COLUMNS)}) AS (VALUES {values}) "
-                f"UPDATE ratings_playerrating SET {sets} FROM v WHERE ratings_playerrating.user_id = v.user_id",
+                f"UPDATE ratings_playerrating SET {sets} FROM v "
+                f"WHERE ratings_playerrating.user_id = v.user_id",
                 params,
             )
 
