@@ -14,6 +14,7 @@ table lookups. Most random hands have no rank with 3+ cards: 4 lookups.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -297,8 +298,12 @@ def deadwood(cards: Iterable[Card]) -> int:
     return _dw(to_mask(cards))
 
 
+@functools.lru_cache(maxsize=4096)
 def best_arrangement_of_mask(mask: CardMask) -> Arrangement:
-    """:func:`best_arrangement` of the cards in ``mask`` (no validation)."""
+    """:func:`best_arrangement` of the cards in ``mask`` (no validation).
+
+    Memoized (the result is immutable): a hand is arranged again and again while it does not change
+    (the state of the seat not acting, every state's reveal of the previous hand, the bots)."""
     t = _RUN_DW
     a = mask & _SUIT
     b = mask >> 13 & _SUIT
