@@ -65,10 +65,16 @@ class LiveMatch:
     previous_hand: HandState | None
     deals: list[DealRow] = field(default_factory=list)
     auto_seqs: set[int] = field(default_factory=set)
+    previous_memo: dict[Any, Any] = field(default_factory=dict)
+    """What ``games.selectors`` derived from ``previous_hand`` (its reveal per seat), built on first use
+    and shared by every clone until the next deal starts a new one. The only thing a cached state
+    gains after it is stored: values that depend on the ended hand alone, so they never go stale."""
 
     def clone(self) -> LiveMatch:
-        """A copy safe to mutate (ended hands are never mutated, so ``previous_hand`` is shared)."""
-        return LiveMatch(self.state.clone(), self.previous_hand, list(self.deals), set(self.auto_seqs))
+        """A copy safe to mutate (ended hands are never mutated, so ``previous_hand`` and what was
+        derived from it are shared)."""
+        return LiveMatch(self.state.clone(), self.previous_hand, list(self.deals), set(self.auto_seqs),
+                         self.previous_memo)
 
     def record(self, rows: Iterable[MatchEvent]) -> None:
         """Note the stored ``rows`` (in seq order) that a payload reads: deals and automatic actions."""
@@ -83,6 +89,7 @@ class LiveMatch:
         remembering the hand that just ended."""
         if self.state.hand is not None:
             self.previous_hand = self.state.hand
+            self.previous_memo = {}
         return self.state.deal(deck, limit_card=limit_card)
 
 

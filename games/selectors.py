@@ -141,10 +141,28 @@ def match_state_payload(
         payload["hand"] = _hand_payload(live, seat, deals[0] if deals else None)
         payload["hand"]["moves"] = _moves(current, seat, deals[0] if deals else None, auto)
     if live.previous_hand is not None and len(deals) > 1:
-        prev_scores = _scores_after_previous(live)
-        payload["last_hand"] = _reveal(live.previous_hand, deals[1], prev_scores, match, deal_after=deals[0])
-        payload["last_hand"]["moves"] = _moves(live.previous_hand, seat, deals[1], auto)
+        payload["last_hand"] = _previous_hand(live, match, seat)
     return payload
+
+
+def _previous_hand(live: LiveMatch, match: Match, seat: int) -> dict[str, Any]:
+    """The ``last_hand`` of a state in a hand after the first: the full reveal of the hand that ended
+    before the current one was dealt, with its moves as ``seat`` sees them (a shallow copy: its lists
+    are shared, do not mutate them).
+
+    Built once per hand and seat (and hand pause, which sets ``show_until``) and kept in
+    ``live.previous_memo``, which every state of the current hand shares: the ended hand no longer
+    changes, and building its reveal (both hands' arrangements, the deck's names, the moves) was a
+    third of the CPU of a state (issue 9, scripts/bench_action)."""
+    previous, deals = live.previous_hand, live.deals
+    assert previous is not None and len(deals) > 1
+    key = ("last_hand", seat, conf.hand_pause_seconds())
+    hit = live.previous_memo.get(key)
+    if hit is None:
+        hit = _reveal(previous, deals[1], _scores_after_previous(live), match, deal_after=deals[0])
+        hit["moves"] = _moves(previous, seat, deals[1], live.auto_seqs)
+        live.previous_memo[key] = hit
+    return dict(hit)
 
 
 def match_seat_payloads(*, match: Match, live: LiveMatch | None) -> list[dict[str, Any]]:

@@ -269,3 +269,60 @@ def test_events_insert_stores_rows_as_the_orm_does(alice: Any, bob: Any, seeded_
         events_insert([MatchEvent(match_id=table.pk, seq=last + 3, type="timeout", payload={}),
                        MatchEvent(match_id=table.pk, seq=last + 1, type="timeout", payload={})])
     assert MatchEvent.objects.filter(match_id=table.pk, seq__gt=last).count() == 2
+
+
+
+def test_previous_hand_reveal_is_built_once_per_hand_and_seat(
+    alice: Any, bob: Any, seeded_decks: list[int], settings: Any
+) -> None:
+    """The ``last_hand`` of the states of hand 2 is built once per seat into the state's memo, which
+    the writes' clones share, and equals what a replay of the log builds (a new state, an empty memo);
+    the next deal starts a new memo (filled by that write's own broadcast); another hand pause gets its
+    own ``show_until``."""
+    from datetime import timedelta
+
+    from games.live import rebuild
+    from games.models import MatchEvent
+
+    table = services.table_create(user=alice, rules_preset="classic", target=100, turn_timer=None)
+    services.table_join(user=bob, token=table.invite_token)
+    users = {0: alice, 1: bob}
+
+    def play(msg_id: str) -> None:
+        match, seat, hand = _actor(table.pk)
+        services.match_apply_action(match_id=match.pk, user=users[seat], action_text=choose(hand),
+                                    client_seq=match.last_seq, msg_id=msg_id)
+
+    def states(live: Any) -> tuple[Match, list[dict[str, Any]]]:
+        match = Match.objects.select_related("player0", "player1").get(pk=table.pk)
+        return match, [selectors.match_state_payload(match=match, seat=seat, live=live) for seat in (0, 1)]
+
+    step = 0
+    while load(Match.objects.get(pk=table.pk)).state.hand_number < 2:
+        play(f"p{step}")
+        step += 1
+    memo = load(Match.objects.get(pk=table.pk)).previous_memo  # filled by the deal's own broadcast
+    for step in range(6):
+        live = load(Match.objects.get(pk=table.pk))
+        if live.state.hand_number > 2:
+            break
+        assert live.previous_memo is memo  # the dict the deal started, shared by every write since
+        match, cached = states(live)
+        assert sorted(seat for _, seat, _ in memo) == [0, 1]  # one entry per seat
+        rows = MatchEvent.objects.filter(match_id=match.pk).order_by("seq")
+        replay = rebuild(match, rows)
+        assert replay.previous_memo == {}
+        assert cached == states(replay)[1]
+        assert cached[0]["last_hand"]["number"] == 1 and cached[0]["last_hand"]["deck"]
+        play(f"q{step}")
+    match = Match.objects.select_related("player0", "player1").get(pk=table.pk)
+    deal_at = load(match).deals[0].created_at
+    settings.GAMES_HAND_PAUSE = 30
+    shown = selectors.match_state_payload(match=match, seat=0)["last_hand"]
+    assert shown["show_until"] == selectors._iso(deal_at + timedelta(seconds=30))
+    while (live := load(Match.objects.get(pk=table.pk))).state.hand_number < 3:
+        play(f"r{step}")
+        step += 1
+    assert live.previous_memo is not memo  # the deal's broadcast filled the new one
+    assert {key[1] for key in live.previous_memo} == {0, 1}
+    assert states(live)[1][1]["last_hand"]["number"] == 2
