@@ -12,14 +12,24 @@ reads every group, one that expires the queues and runs the script for every gro
 The commands and the script are those of channels-redis 4.3 (``RedisChannelLayer.group_send``); it is
 pinned below 5 (pyproject.toml), and ``tests/platform/test_channel_layer.py`` checks, on a real Redis,
 that a consumer receives from the batch exactly what the library's own ``group_send`` delivers.
+
+The embedded profile's layer is :class:`PackingInMemoryChannelLayer`: channels' in-memory layer, whose
+``deepcopy`` of every message and sweep of every channel and group on every send and receive were a
+third of the Daphne process's CPU with 50 matches (issue 9: cProfile of scripts/loadtest).
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import copy
 import logging
 import time
 from typing import Any
 
+import msgpack
+from channels.exceptions import ChannelFull
+from channels.layers import InMemoryChannelLayer
 from channels_redis.core import RedisChannelLayer
 from channels_redis.utils import create_pool
 from redis.asyncio.retry import Retry
@@ -130,3 +140,78 @@ async def group_send_many(layer: Any, messages: Messages) -> None:
         return
     for group, message in messages:
         await layer.group_send(group, message)
+
+
+def _packed(message: dict[str, Any]) -> bytes | None:
+    """``message`` as the Redis layer's serializer packs it (msgpack, its defaults), or None when msgpack
+    cannot (then it is deep-copied, as channels' in-memory layer does)."""
+    try:
+        return bytes(msgpack.packb(message))
+    except Exception:
+        return None
+
+
+def _copy(message: dict[str, Any], packed: bytes | None) -> Any:
+    """A receiver's own copy of ``message``: unpacked from ``packed`` (what a consumer gets from Redis:
+    tuples become lists), else a ``deepcopy``."""
+    if packed is not None:
+        try:
+            return msgpack.unpackb(packed)
+        except Exception:  # e.g. an int map key, which msgpack's strict_map_key refuses
+            pass
+    return copy.deepcopy(message)
+
+
+class PackingInMemoryChannelLayer(InMemoryChannelLayer):  # type: ignore[misc]  # channels is untyped
+    """channels' ``InMemoryChannelLayer`` (the embedded profile's, configured in ``config.settings``)
+    with two costs cut, and the same deliveries:
+
+    - each receiver's copy of a message is a msgpack round trip (the bytes packed once per
+      ``group_send``), as the Redis layer carries it, instead of a ``deepcopy`` (76 us for a hand-1
+      ``state``, 21 us packed and unpacked); a message msgpack cannot carry is deep-copied as before;
+    - the sweep of expired messages and group memberships, which walks every channel and every group,
+      runs at most once per :attr:`CLEAN_INTERVAL` seconds instead of on every send and receive (its
+      cost grew with the number of sockets: O(sockets) per message). A message or membership expires at
+      most that much later than ``expiry`` (60 s) or ``group_expiry`` (1 day) say.
+
+    ``group_send`` queues on the group's channels one after the other in their join order, skipping a
+    full one, as the library's tasks did (without a task per channel)."""
+
+    CLEAN_INTERVAL = 1.0
+    _cleaned_at = float("-inf")
+
+    async def send(self, channel: str, message: dict[str, Any]) -> None:
+        """Queue ``message`` on ``channel``.
+
+        :raises ChannelFull: the channel holds ``capacity`` messages."""
+        assert isinstance(message, dict), "message is not a dict"
+        self._put(channel, message, _packed(message))
+
+    def _put(self, channel: str, message: dict[str, Any], packed: bytes | None) -> None:
+        self.require_valid_channel_name(channel)
+        assert "__asgi_channel__" not in message
+        queue = self.channels.setdefault(channel, asyncio.Queue(maxsize=self.get_capacity(channel)))
+        try:
+            queue.put_nowait((time.time() + self.expiry, _copy(message, packed)))
+        except asyncio.QueueFull:
+            raise ChannelFull(channel) from None
+
+    async def group_send(self, group: str, message: dict[str, Any]) -> None:
+        """Queue ``message`` on every channel of ``group`` (a full channel misses it)."""
+        assert isinstance(message, dict), "Message is not a dict"
+        self.require_valid_group_name(group)
+        self._clean_expired()
+        members = self.groups.get(group)
+        if not members:
+            return
+        packed = _packed(message)
+        for channel in list(members):
+            with contextlib.suppress(ChannelFull):
+                self._put(channel, message, packed)
+
+    def _clean_expired(self) -> None:
+        now = time.monotonic()
+        if now - self._cleaned_at < self.CLEAN_INTERVAL:
+            return
+        self._cleaned_at = now
+        super()._clean_expired()

@@ -250,7 +250,8 @@ if REDIS_URL:
         }
     }
 else:
-    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    # channels' in-memory layer without its deepcopy and per-message sweep (config.channel_layer)
+    CHANNEL_LAYERS = {"default": {"BACKEND": "config.channel_layer.PackingInMemoryChannelLayer"}}
 
 # --- cache (throttles, sockets-per-user counts) --------------------------------------------------
 # Shared across processes in production (several Daphne processes must see one count); one process in the

@@ -1,6 +1,7 @@
 """config.channel_layer: the batched group send delivers exactly what channels-redis' own group_send
 does (same messages, same channels, same order, same capacity drops), in two Redis round trips; a dead
-pooled connection is retried once on a new one."""
+pooled connection is retried once on a new one. The embedded profile's in-memory layer copies each
+message by msgpack (deepcopy when msgpack cannot) and sweeps expired entries once per interval."""
 
 from __future__ import annotations
 
@@ -195,3 +196,76 @@ async def test_a_timeout_is_not_retried(redis_url: str, monkeypatch: pytest.Monk
     assert len(used) == 1
     monkeypatch.undo()
     await layer.flush()
+
+
+# --- the embedded profile's in-memory layer -------------------------------------------------------
+
+
+async def _queued(layer: Any, channel: str) -> list[Any]:
+    """What ``channel`` holds, in order, without waiting (the in-memory layer's own receive)."""
+    got = []
+    while channel in layer.channels:
+        got.append(await layer.receive(channel))
+    return got
+
+
+async def test_in_memory_group_send_gives_each_member_its_own_copy_in_order() -> None:
+    """Every member gets the message as Redis would carry it (tuples as lists), its own copy: a
+    receiver's change reaches neither the sender's message nor another receiver's; full channels miss
+    it, the others still get it; members in join order, a group with none gets nothing."""
+    from config.channel_layer import PackingInMemoryChannelLayer
+
+    layer = PackingInMemoryChannelLayer(capacity=2)
+    a, b, full = [await layer.new_channel() for _ in range(3)]
+    for channel in (b, full, a):
+        await layer.group_add("g", channel)
+    for n in (1, 2):
+        await layer.send(full, {"type": "filler", "n": n})
+    state = {"type": "match.update", "seq": 7, "state": {"cards": ["As", "Kd"], "pair": (1, None)}}
+    await layer.group_send("g", state)
+    await layer.group_send("nobody", state)
+    got_a, got_b = await _queued(layer, a), await _queued(layer, b)
+    expected = {"type": "match.update", "seq": 7, "state": {"cards": ["As", "Kd"], "pair": [1, None]}}
+    assert got_a == got_b == [expected]
+    got_a[0]["state"]["cards"].append("2c")
+    assert got_b[0]["state"]["cards"] == ["As", "Kd"] == state["state"]["cards"]
+    assert [m["n"] for m in await _queued(layer, full)] == [1, 2]
+    assert list(layer.groups["g"]) == [b, full, a]
+
+
+async def test_in_memory_layer_deep_copies_what_msgpack_cannot_carry() -> None:
+    """A set, or an int map key (msgpack's unpacking refuses it), arrives deep-copied, unchanged."""
+    from config.channel_layer import PackingInMemoryChannelLayer
+
+    layer = PackingInMemoryChannelLayer()
+    a = await layer.new_channel()
+    await layer.group_add("g", a)
+    odd = [{"type": "x", "cards": {"As", "Kd"}}, {"type": "x", "seats": {0: "a", 1: "b"}}]
+    for message in odd:
+        await layer.group_send("g", message)
+        await layer.send(a, message)
+    got = await _queued(layer, a)
+    assert got == [odd[0], odd[0], odd[1], odd[1]]
+    assert got[0]["cards"] is not odd[0]["cards"] and got[2]["seats"] is not odd[1]["seats"]
+
+
+async def test_in_memory_sweep_runs_once_per_interval(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The walk over every channel and group runs at most once per CLEAN_INTERVAL (it ran on every send
+    and receive), and still drops an expired message (the library's own sweep)."""
+    from config.channel_layer import PackingInMemoryChannelLayer
+
+    sweeps: list[int] = []
+    library_sweep = InMemoryChannelLayer._clean_expired
+    monkeypatch.setattr(InMemoryChannelLayer, "_clean_expired",
+                        lambda self: (sweeps.append(1), library_sweep(self))[1])
+    layer = PackingInMemoryChannelLayer(expiry=-1)  # every message expired at once
+    a = await layer.new_channel()
+    await layer.group_add("g", a)
+    await layer.send(a, {"type": "x", "n": 1})
+    for _ in range(5):
+        await layer.group_send("g", {"type": "x"})
+    assert len(sweeps) == 1  # the first group send's
+    layer.CLEAN_INTERVAL = 0.0
+    await layer.group_send("other", {"type": "x"})
+    assert len(sweeps) == 2 and a not in layer.channels  # expired: dropped, and out of its groups
+    assert a not in layer.groups.get("g", {})

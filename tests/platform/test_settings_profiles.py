@@ -42,7 +42,7 @@ def test_embedded_default(subprocess_env: dict[str, str]) -> None:
     s = load(subprocess_env)
     assert s["profile"] == "embedded"
     assert (s["engine"], s["name"]) == ("django.db.backends.sqlite3", str(var / "db.sqlite3"))
-    assert s["layer"] == "channels.layers.InMemoryChannelLayer"
+    assert s["layer"] == "config.channel_layer.PackingInMemoryChannelLayer"
     assert s["cache"]["BACKEND"] == "django.core.cache.backends.locmem.LocMemCache"  # one Daphne process
     assert s["broker"] == f"sqla+sqlite:///{var / 'celery-broker.sqlite3'}"
     assert s["backend"] == f"db+sqlite:///{var / 'celery-results.sqlite3'}"
@@ -89,7 +89,7 @@ def test_explicit_overrides(subprocess_env: dict[str, str]) -> None:
         subprocess_env, DEBUG="0", CELERY_BROKER_URL="memory://", DATABASE_URL="sqlite:////tmp/x.sqlite3"
     )
     assert (s["debug"], s["broker"], s["name"]) == (False, "memory://", "/tmp/x.sqlite3")
-    assert s["layer"] == "channels.layers.InMemoryChannelLayer"  # no REDIS_URL: still in-process
+    assert s["layer"] == "config.channel_layer.PackingInMemoryChannelLayer"  # no REDIS_URL: still in-process
     assert (s["bot_delay"], s["hand_pause"]) == (None, None)  # games/conf.py defaults apply
     s = load(subprocess_env, GAMES_BOT_DELAY="0,0.25", GAMES_HAND_PAUSE="1.5")
     assert (s["bot_delay"], s["hand_pause"]) == ([0.0, 0.25], 1.5)
