@@ -46,7 +46,7 @@ from games import conf, scheduling
 from games.live import LiveMatch, cache_put, load
 from games.models import Match, MatchEvent, MatchStatus, ResultReason
 from games.signals import match_finished
-from games.write_sql import events_insert, match_locked_or_none, match_update_cas
+from games.write_sql import events_insert, match_drive_row, match_locked_or_none, match_update_cas
 
 log = logging.getLogger(__name__)
 
@@ -981,9 +981,7 @@ def match_play_server_moves(
     repaired = False
     with scheduling.driving():
         while True:
-            row = Match.objects.filter(pk=match_id).values(
-                "status", "last_seq", "server_move_at", "turn_deadline"
-            ).first()
+            row = match_drive_row(match_id)  # games.write_sql: the ORM compiled it on every move
             if row is None or row["status"] != MatchStatus.ACTIVE:
                 return moved
             due = min((t for t in (row["server_move_at"], row["turn_deadline"]) if t), default=None)

@@ -19,6 +19,7 @@ other).
 from __future__ import annotations
 
 import weakref
+from collections.abc import Callable
 from typing import Any
 
 from django.db import connections, router
@@ -71,25 +72,43 @@ Converters = list[tuple[int, list[Any], Any]]
 """``[(column index, converters, expression), ...]`` for the columns that need any (as the ORM's
 ``SQLCompiler.get_converters``)."""
 
-_converters: weakref.WeakKeyDictionary[Any, Converters] = weakref.WeakKeyDictionary()
+_converters: weakref.WeakKeyDictionary[Any, dict[str, Converters]] = weakref.WeakKeyDictionary()
 
 
-def _read_converters(connection: Any) -> Converters:
-    """The database converters of the locked read's columns for ``connection`` (one per thread: a
-    converter may be bound to its connection's ``ops``), computed once per connection as
-    ``QuerySet.raw`` computed them on every call, the players' columns included (``QuerySet.raw``
-    left those, as annotations, unconverted)."""
-    converters = _converters.get(connection)
+def _converters_of(connection: Any, read: str, columns: Callable[[], list[Any]]) -> Converters:
+    """The database converters of the columns (``columns()``: Col expressions, in the statement's
+    order) of the read named ``read`` for ``connection``, computed once per connection (one per
+    thread: a converter may be bound to its connection's ``ops``) as the ORM computes them on every
+    query."""
+    known = _converters.setdefault(connection, {})
+    converters = known.get(read)
     if converters is None:
-        columns = [f.get_col(Match._meta.db_table) for f in Match._meta.concrete_fields]
-        columns += [f.get_col(User._meta.db_table) for _ in (0, 1) for f in _player_fields()]
         converters = []
-        for i, column in enumerate(columns):
+        for i, column in enumerate(columns()):
             functions = connection.ops.get_db_converters(column) + column.get_db_converters(connection)
             if functions:
                 converters.append((i, functions, column))
-        _converters[connection] = converters
+        known[read] = converters
     return converters
+
+
+def _converted(connection: Any, converters: Converters, row: Any) -> list[Any]:
+    values = list(row)
+    for i, functions, column in converters:
+        for function in functions:
+            values[i] = function(values[i], column, connection)
+    return values
+
+
+def _read_converters(connection: Any) -> Converters:
+    """The converters of the locked read's columns: the match's and both players' (``QuerySet.raw``
+    left the players' columns, as annotations, unconverted)."""
+    def columns() -> list[Any]:
+        return [f.get_col(Match._meta.db_table) for f in Match._meta.concrete_fields] + [
+            f.get_col(User._meta.db_table) for _ in (0, 1) for f in _player_fields()
+        ]
+
+    return _converters_of(connection, "locked", columns)
 
 
 def match_locked_or_none(match_id: int) -> Match | None:
@@ -107,10 +126,7 @@ def match_locked_or_none(match_id: int) -> Match | None:
         row = cursor.fetchone()
     if row is None:
         return None
-    values = list(row)
-    for i, functions, column in _read_converters(connection):
-        for function in functions:
-            values[i] = function(values[i], column, connection)
+    values = _converted(connection, _read_converters(connection), row)
     count = len(Match._meta.concrete_fields)
     match = Match.from_db(alias, [f.attname for f in Match._meta.concrete_fields], values[:count])
     names = [f.attname for f in _player_fields()]
@@ -122,6 +138,36 @@ def match_locked_or_none(match_id: int) -> Match | None:
             continue  # an empty seat (a table waiting for its second player)
         setattr(match, f"player{seat}", User.from_db(alias, names, player))
     return match
+
+
+DRIVE_FIELDS = ("status", "last_seq", "server_move_at", "turn_deadline")
+"""What the server-move driver reads of a match before each move (``services.match_play_server_moves``)."""
+
+_drive_sql: dict[str, str] = {}
+
+
+def match_drive_row(match_id: int) -> dict[str, Any] | None:
+    """``{"status", "last_seq", "server_move_at", "turn_deadline"}`` of match ``match_id`` (no lock), or
+    None when there is no such match. One query, as ``Match.objects.filter(pk=...).values(...).first()``
+    gives it (the same converted values) without compiling that query on every call: the driver reads
+    it before and after each bot move, 0.20 ms (SQLite) to 0.27 ms (PostgreSQL) of CPU each by the ORM."""
+    alias = router.db_for_read(Match)
+    connection = connections[alias]
+    fields = [Match._meta.get_field(name) for name in DRIVE_FIELDS]
+    if connection.vendor not in _drive_sql:
+        qn = connection.ops.quote_name
+        _drive_sql[connection.vendor] = (
+            f"SELECT {', '.join(qn(f.column) for f in fields)} FROM {qn(Match._meta.db_table)}"
+            f" WHERE {qn(Match._meta.pk.column)} = %s"
+        )
+    with connection.cursor() as cursor:
+        cursor.execute(_drive_sql[connection.vendor], [match_id])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    table = Match._meta.db_table
+    converters = _converters_of(connection, "drive", lambda: [f.get_col(table) for f in fields])
+    return dict(zip(DRIVE_FIELDS, _converted(connection, converters, row), strict=True))
 
 
 def update_sql(alias: str) -> str:

@@ -326,3 +326,29 @@ def test_previous_hand_reveal_is_built_once_per_hand_and_seat(
     assert live.previous_memo is not memo  # the deal's broadcast filled the new one
     assert {key[1] for key in live.previous_memo} == {0, 1}
     assert states(live)[1][1]["last_hand"]["number"] == 2
+
+
+def test_drive_row_equals_the_orm_read(
+    alice: Any, bob: Any, house_bots: Any, seeded_decks: list[int]
+) -> None:
+    """games.write_sql.match_drive_row gives the driver what ``values(...).first()`` gave (statuses,
+    seqs, due times and nulls), in one statement; None for no match."""
+    from django.utils import timezone
+
+    from games.write_sql import DRIVE_FIELDS, match_drive_row
+
+    waiting = services.table_create(user=alice, rules_preset="classic", target=100, turn_timer=None)
+    timed = services.table_create(user=bob, rules_preset="classic", target=100, turn_timer=30)
+    services.table_join(user=alice, token=timed.invite_token)
+    vs_bot = services.match_create_vs_bot(user=alice, level=2, rules_preset="classic", target=100)
+    Match.objects.filter(pk=vs_bot.pk).update(server_move_at=timezone.now().replace(microsecond=654321))
+    rows = []
+    for match_id in (waiting.pk, timed.pk, vs_bot.pk):
+        with statements(["SELECT"]):
+            got = match_drive_row(match_id)
+        orm = Match.objects.filter(pk=match_id).values(*DRIVE_FIELDS).first()
+        assert got == orm
+        rows.append(got)
+    assert rows[0]["status"] == "waiting" and rows[0]["server_move_at"] is None
+    assert rows[1]["turn_deadline"] is not None and rows[2]["server_move_at"].microsecond == 654321
+    assert match_drive_row(10**9) is None
