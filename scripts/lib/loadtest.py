@@ -13,9 +13,10 @@ For each level (number of concurrent clients) it runs, in order:
 After each level every acknowledged action id is looked up in the event log (``MatchEvent`` with that
 match, seat 0, ``msg_id`` and the acked seq): ``lost`` counts the ones missing (must be 0).
 
-The server is started here (Daphne on a free port, bot pause and hand pause 0, ``ws/echo/`` on) with the
-profile of the environment: embedded (SQLite in a fresh temporary ``GIN_VAR_DIR``, in-memory channel
-layer) unless ``DATABASE_URL`` (+ ``REDIS_URL``) select production. ``--url`` uses a running server
+The server is started here (on a free port, bot pause and hand pause 0, ``ws/echo/`` on) with the
+profile of the environment: embedded (one Daphne, SQLite in a fresh temporary ``GIN_VAR_DIR``, in-memory
+channel layer) unless ``DATABASE_URL`` (+ ``REDIS_URL``) select production (``scripts/serve --production``:
+its Daphne processes, Celery worker and beat; CPU and RSS are reported for each). ``--url`` uses a running server
 instead (started with ``GAMES_BOT_DELAY=0,0 GAMES_HAND_PAUSE=0 GAMES_ECHO_WS=1`` and the same
 ``DATABASE_URL``, which this script needs for the seeding and the check); ``--pid`` names its processes
 for the CPU/RSS figures.
@@ -199,26 +200,35 @@ def server_env(var_dir: str | None) -> dict[str, str]:
     return env
 
 
-def start_server(port: int, env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
-    """Migrate, create the house bots, start Daphne on ``port`` (its output to ``log``); returns once it
-    accepts connections."""
+def start_server(port: int, env: dict[str, str], log: Path, *, production: bool) -> subprocess.Popen[bytes]:
+    """Start the site on ``port`` (its output to ``log``); returns once it accepts connections.
+
+    Embedded: migrate, create the house bots, one Daphne (it drives the bots' moves itself). Production:
+    ``scripts/serve --production``, the whole profile as deployed: ``DAPHNE_PROCESSES`` Daphne
+    processes on the one port (default one per core), the Celery worker that moves the bots and runs
+    the turn timers, and beat (a bare Daphne there left every bot waiting for a worker: no match got
+    past its first human move)."""
     py = sys.executable
-    subprocess.run([py, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=env, check=True)
-    subprocess.run([py, "manage.py", "ensure_house_bots"], cwd=ROOT, env=env, check=True,
-                   stdout=subprocess.DEVNULL)
-    daphne = str(Path(py).parent / "daphne")
     log.parent.mkdir(parents=True, exist_ok=True)
+    if production:
+        command = [str(ROOT / "scripts" / "serve"), "--production"]
+        env = {**env, "PORT": str(port), "HOST": "127.0.0.1"}
+    else:
+        subprocess.run([py, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=env, check=True)
+        subprocess.run([py, "manage.py", "ensure_house_bots"], cwd=ROOT, env=env, check=True,
+                       stdout=subprocess.DEVNULL)
+        command = [str(Path(py).parent / "daphne"), "-b", "127.0.0.1", "-p", str(port),
+                   "config.asgi:application"]
     with log.open("wb") as out:
-        proc = subprocess.Popen([daphne, "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"],
-                                cwd=ROOT, env=env, start_new_session=True, stdout=out, stderr=out)
-    for _ in range(300):
+        proc = subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True, stdout=out, stderr=out)
+    for _ in range(1200 if production else 300):  # serve migrates and starts the worker first
         with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.2):
             return proc
         if proc.poll() is not None:
-            raise SystemExit(f"daphne exited with {proc.returncode}")
+            raise SystemExit(f"the server exited with {proc.returncode} (log: {log})")
         time.sleep(0.1)
-    proc.kill()
-    raise SystemExit("daphne did not start listening within 30 s")
+    os.killpg(proc.pid, signal.SIGKILL)
+    raise SystemExit(f"the server did not start listening in time (log: {log})")
 
 
 # --------------------------------------------------------------------------------------------- seeding
@@ -625,9 +635,14 @@ def main(argv: list[str]) -> int:
         watch = ProcessWatch(args.pid, follow_children=False) if args.pid else None
     else:
         port = free_port()
-        log = ROOT / "var" / "loadtest" / f"daphne-{port}.log"
-        print(f"Starting Daphne ({profile} profile) on 127.0.0.1:{port} (log: {log}) ...", flush=True)
-        proc = start_server(port, server_env(var_dir), log)
+        log = ROOT / "var" / "loadtest" / f"server-{port}.log"
+        if profile == "production":
+            # The seeded sessions are signed here and read by the server: one SECRET_KEY for both.
+            os.environ.setdefault("SECRET_KEY", secrets.token_urlsafe(50))
+            os.environ.setdefault("ALLOWED_HOSTS", "127.0.0.1,localhost")
+        what = "scripts/serve --production" if profile == "production" else "Daphne (embedded profile)"
+        print(f"Starting {what} on 127.0.0.1:{port} (log: {log}) ...", flush=True)
+        proc = start_server(port, server_env(var_dir), log, production=profile == "production")
         base = f"http://127.0.0.1:{port}"
         watch = ProcessWatch([proc.pid], follow_children=True)
 
