@@ -215,3 +215,29 @@ def test_in_process_driver_is_the_default_without_a_shared_channel_layer(setting
     assert not scheduling.in_process()
     settings.CELERY_TASK_ALWAYS_EAGER = True
     assert scheduling.in_process()
+
+
+def test_the_bots_reply_reads_the_state_the_players_write_cached(
+    alice: Any, house_bots: Any, seeded_decks: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A write caches its state before the same commit's driver plays the bot's reply (here at once,
+    inside the commit): neither the reply nor the next state build replays the log."""
+    from games import live, selectors
+    from tests.games.wsclient import choose
+
+    replays: list[int] = []
+    library_rebuild = live.rebuild
+    monkeypatch.setattr(live, "rebuild", lambda m, rows: (replays.append(m.pk), library_rebuild(m, rows))[1])
+    match = services.match_create_vs_bot(user=alice, level=1, rules_preset="classic", target=100)
+    assert replays == [match.pk]  # the new match's empty log, before its first deal
+    replays.clear()
+    for step in range(12):
+        match = Match.objects.select_related("player0", "player1").get(pk=match.pk)
+        if match.status != "active":
+            break
+        state = selectors.match_state_payload(match=match, seat=0)
+        assert state["hand"]["to_act"] == 0  # the bot replied within the commit of the move before
+        services.match_apply_action(match_id=match.pk, user=alice, action_text=choose(state["hand"]),
+                                    client_seq=match.last_seq, msg_id=f"m{step}")
+    assert replays == []
+    assert Match.objects.get(pk=match.pk).last_seq > 12  # the bot moved in between
