@@ -24,7 +24,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.urls import reverse
 
 from games import conf, ratelimit, rematch, scheduling, selectors, services
-from games.db import db_call
+from games.db import NoConnectionSweepPerMessage, db_call
 from games.services import GameError, group_name, seat_group
 from games.user_sockets import user_group
 from web.log_context import bind_socket
@@ -76,7 +76,7 @@ def _error(code: str, message: str, msg_id: Any = None) -> dict[str, Any]:
     return {"type": "error", "code": code, "message": message, "id": echo}
 
 
-class MatchConsumer(EndsCleanly, RefusesWhenUnavailable):
+class MatchConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavailable):
     """One player's connection to one match (the database down at connect: ``server_unavailable``, 4503).
     However it ends (closed, an outage, a failing handler, the server's shutdown) its tasks stop and its
     slot is released (``web.socket_end``; else it expires ``SLOT_TTL`` s later, no longer refreshed)."""

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from django.conf import settings
 from django.db import connection
@@ -45,3 +46,22 @@ def db_call(func: Callable[..., Any]) -> Callable[..., Any]:
     """``func`` as an awaitable run in the pool, closing the thread's connection when it is too old or
     broken before and after (``database_sync_to_async`` without the single thread)."""
     return database_sync_to_async(func, thread_sensitive=False, executor=pool())
+
+
+class NoConnectionSweepPerMessage:
+    """Mixin for a Channels consumer whose every database call runs through :func:`db_call` or
+    ``database_sync_to_async`` (each closes its thread's old or broken connections before and after):
+    its ``dispatch`` skips the ``aclose_old_connections()`` channels awaits before EVERY message (each
+    frame, each group message). That call is a hop to asgiref's one thread-sensitive thread, where
+    Django's synchronous views also run: every message of every socket queued behind them, for a sweep of
+    that thread's connections, which this consumer never uses (issue 9: 3.4 per move in a 50-match
+    ``scripts/loadtest``). Put it before the consumer base classes."""
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        """Call the handler of ``message["type"]``.
+
+        :raises ValueError: no handler for that type (as channels' ``dispatch``)."""
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)

@@ -352,3 +352,49 @@ def test_drive_row_equals_the_orm_read(
     assert rows[0]["status"] == "waiting" and rows[0]["server_move_at"] is None
     assert rows[1]["turn_deadline"] is not None and rows[2]["server_move_at"].microsecond == 654321
     assert match_drive_row(10**9) is None
+
+
+async def test_table_socket_runs_no_connection_sweep_per_message(
+    alice: Any, bob: Any, seeded_decks: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The table's consumer handles its frames and group messages (a ping, an action, the states it
+    broadcasts) without channels' ``aclose_old_connections()`` before each one (a hop to asgiref's one
+    thread); a plain channels consumer still runs it (the control)."""
+    import channels.consumer
+    from channels.consumer import AsyncConsumer
+    from channels.db import database_sync_to_async
+
+    from tests.games.wsclient import connect, recv, recv_state, send
+
+    sweeps: list[str] = []
+    library_sweep = channels.consumer.aclose_old_connections
+
+    async def counted() -> None:
+        sweeps.append("sweep")
+        await library_sweep()
+
+    monkeypatch.setattr(channels.consumer, "aclose_old_connections", counted)
+    table = await database_sync_to_async(services.table_create)(
+        user=alice, rules_preset="classic", target=100, turn_timer=None)
+    await database_sync_to_async(services.table_join)(user=bob, token=table.invite_token)
+    comms = {}
+    states = {}
+    for seat, user in ((0, alice), (1, bob)):
+        comms[seat], states[seat] = await connect(user, table.pk)
+    await send(comms[0], {"type": "ping", "id": "p1"})
+    assert (await recv(comms[0]))["type"] == "pong"
+    seat = states[0]["hand"]["to_act"]
+    await send(comms[seat], {"type": "action", "id": "a1", "seq": states[seat]["seq"],
+                             "action": choose(states[seat]["hand"])})
+    for s in (0, 1):
+        assert (await recv_state(comms[s], states[s]["seq"] + 1))["seq"] > states[s]["seq"]
+    for comm in comms.values():
+        await comm.disconnect()
+    assert sweeps == []
+
+    class Plain(AsyncConsumer):  # type: ignore[misc]
+        async def x_y(self, message: dict[str, Any]) -> None:
+            pass
+
+    await Plain().dispatch({"type": "x.y"})
+    assert sweeps == ["sweep"]
