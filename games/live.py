@@ -3,8 +3,9 @@
 Only ``games.services`` and ``games.selectors`` use this module. The cache is keyed by
 (match id, ``last_seq``) and its states are never mutated: a writer takes :meth:`LiveMatch.clone`
 and the cache only ever learns a new state after the transaction that stored it has committed, so
-a cached entry always equals what replaying the database gives (the seq check makes stale entries
-unreachable).
+a cached entry always equals what replaying the database up to its seq gives. The log is
+append-only, so an entry at an earlier seq than the match's is a prefix of it: :func:`load` applies
+only the events after it.
 """
 
 from __future__ import annotations
@@ -114,6 +115,11 @@ def rebuild(match: Match, rows: Iterable[MatchEvent]) -> LiveMatch:
     if match.first_dealer is None:
         raise ValueError(f"match {match.pk} has not started")
     live = LiveMatch(MatchState(RuleSet.from_dict(match.rules), match.first_dealer), None)
+    return _replay(match, live, rows)
+
+
+def _replay(match: Match, live: LiveMatch, rows: Iterable[MatchEvent]) -> LiveMatch:
+    """Apply ``rows`` (the events after ``live``'s, in seq order) to ``live`` (mutated; returned)."""
     state = live.state
     for row in rows:
         live.record((row,))
@@ -163,10 +169,21 @@ def cache_clear() -> None:
 
 
 def load(match: Match) -> LiveMatch:
-    """The state of ``match`` at ``match.last_seq`` (shared: do not mutate; ``clone()`` to write)."""
+    """The state of ``match`` at ``match.last_seq`` (shared: do not mutate; ``clone()`` to write).
+
+    Not cached at that seq: when an earlier seq of the match is cached (the last write was another
+    process's: the Celery worker's bot move after a player's move in Daphne, a player on another Daphne
+    process), only the events after it are read and applied to a clone of it, instead of the whole log
+    (its reading and replay grew with the match: O(moves) per move). Else the log is replayed. One
+    query either way."""
     live = cache_get(match.pk, match.last_seq)
     if live is None:
-        rows = MatchEvent.objects.filter(match_id=match.pk, seq__lte=match.last_seq).order_by("seq")
-        live = rebuild(match, rows)
+        with _lock:
+            hit = _cache.get(match.pk)
+        events = MatchEvent.objects.filter(match_id=match.pk, seq__lte=match.last_seq).order_by("seq")
+        if hit is not None and hit[0] < match.last_seq:
+            live = _replay(match, hit[1].clone(), events.filter(seq__gt=hit[0]))
+        else:
+            live = rebuild(match, events)
         cache_put(match.pk, match.last_seq, live)
     return live

@@ -398,3 +398,39 @@ async def test_table_socket_runs_no_connection_sweep_per_message(
 
     await Plain().dispatch({"type": "x.y"})
     assert sweeps == ["sweep"]
+
+
+def test_state_behind_the_log_is_caught_up_from_the_new_events_only(
+    alice: Any, bob: Any, seeded_decks: list[int]
+) -> None:
+    """When this process holds the state of an earlier seq (the last writes were another process's),
+    ``load`` reads only the events after it (one query) and applies them to a copy: the same state and
+    the same payloads as a replay of the whole log, across a deal; the held state is left as it was."""
+    from games.live import cache_put, rebuild
+    from games.models import MatchEvent
+
+    table = services.table_create(user=alice, rules_preset="classic", target=100, turn_timer=None)
+    services.table_join(user=bob, token=table.invite_token)
+    users = {0: alice, 1: bob}
+    held = load(Match.objects.get(pk=table.pk))
+    held_seq, held_events = Match.objects.get(pk=table.pk).last_seq, list(held.state.events)
+    step = 0
+    while load(Match.objects.get(pk=table.pk)).state.hand_number < 2 or step < 3:
+        match, seat, hand = _actor(table.pk)
+        services.match_apply_action(match_id=match.pk, user=users[seat], action_text=choose(hand),
+                                    client_seq=match.last_seq, msg_id=f"c{step}")
+        step += 1
+    cache_clear()
+    cache_put(table.pk, held_seq, held)  # all this process saw
+    match = Match.objects.select_related("player0", "player1").get(pk=table.pk)
+    with statements(["SELECT"]) as captured:
+        caught_up = load(match)
+    assert f'"seq" > {held_seq}' in captured.captured_queries[0]["sql"]
+    replayed = rebuild(match, MatchEvent.objects.filter(match_id=match.pk).order_by("seq"))
+    assert caught_up.state.events == replayed.state.events and caught_up.deals == replayed.deals
+    assert caught_up.auto_seqs == replayed.auto_seqs
+    assert caught_up.previous_hand is not None and caught_up.state.hand_number == 2
+    for seat in (0, 1):
+        got = selectors.match_state_payload(match=match, seat=seat, live=caught_up)
+        assert got == selectors.match_state_payload(match=match, seat=seat, live=replayed)
+    assert list(held.state.events) == held_events  # the held state was copied, not changed
