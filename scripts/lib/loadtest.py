@@ -16,8 +16,8 @@ match, seat 0, ``msg_id`` and the acked seq): ``lost`` counts the ones missing (
 The server is started here (on a free port, bot pause and hand pause 0, ``ws/echo/`` on) with the
 profile of the environment: embedded (one Daphne, SQLite in a fresh temporary ``GIN_VAR_DIR``, in-memory
 channel layer) unless ``DATABASE_URL`` (+ ``REDIS_URL``) select production (``scripts/serve --production``:
-its Daphne processes, Celery worker and beat; CPU and RSS are reported for each). ``--url`` uses a running server
-instead (started with ``GAMES_BOT_DELAY=0,0 GAMES_HAND_PAUSE=0 GAMES_ECHO_WS=1`` and the same
+its Daphne processes, Celery worker and beat; CPU and RSS are reported for each). ``--url`` uses a running
+server instead (started with ``GAMES_BOT_DELAY=0,0 GAMES_HAND_PAUSE=0 GAMES_ECHO_WS=1`` and the same
 ``DATABASE_URL``, which this script needs for the seeding and the check); ``--pid`` names its processes
 for the CPU/RSS figures.
 
