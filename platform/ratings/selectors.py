@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 from urllib.parse import quote
 
 from django.core.cache import cache
-from django.core.paginator import EmptyPage, Page, Paginator
+from django.core.paginator import Page, Paginator
 from django.db import connection
 from django.db.models import Count, F, FloatField, Func, Q, QuerySet, Sum, Window
 from django.db.models.functions import Lower, RowNumber
@@ -25,7 +25,7 @@ from accounts.models import BOT_LEVELS, User
 from accounts.services import house_bot_username
 from engine.roundrobin import read_elo
 from ratings import chart, elo
-from ratings.models import PlayerRating, RatingChange
+from ratings.models import PlayerRating, RatingBucket, RatingChange
 
 TABS = ("all", "30d")
 """Board tabs: ``all`` (all time) and ``30d`` (players rated in the last 30 days)."""
@@ -151,26 +151,27 @@ def board_page(
         else:
             # So many names start like this that walking the board in order finds a page fast; the
             # pages stop at SEARCH_CAP players (the template says so).
-            source = _search(base, search).values_list("user_id", flat=True).order_by("-rating", "user_id")
+            source = _search(base, search).values_list("user_id", flat=True).order_by(
+                "-rating", "user_id")[:SEARCH_CAP]
             count = SEARCH_CAP
             extra["search_capped"] = SEARCH_CAP
     else:
         # The page's user ids first (an index-only scan of the board's index, however deep the page),
         # then their rows: an OFFSET over the join read every skipped player's row (300 ms at page 900).
         source = base.values_list("user_id", flat=True).order_by("-rating", "user_id")
-        # Counting a whole board is the page's costliest query at 100,000 players: cached for a minute
-        # ("Page 3 of 1,671" may lag new players by that much; the rows themselves are always fresh).
-        key = f"ratings:board-count:{tab}:{int(provisional)}"
-        count = cache.get(key)
-        if count is None:
-            count = base.count()
-            cache.set(key, count, BOARD_COUNT_SECONDS)
-    paginator = Paginator(source, per_page, allow_empty_first_page=True)
+        count = _board_count(tab=tab, provisional=provisional, base=base)
+    # The page's ids are read past its end by one (whether a next page exists), never cut to ``count``:
+    # on the 30-day board that is a minute-old number, and Django's Paginator slicing to it hid the
+    # players who joined the board since (a trial found "Nobody on this board yet" above its own row).
+    offset = (page - 1) * per_page
+    ids = list(source[offset:offset + per_page + 1])
+    if page > 1 and not ids:
+        raise NoSuchPage(f"page {page} is past the last page")
+    count = max(count, offset + len(ids))
+    ids = ids[:per_page]
+    paginator = Paginator(range(count), per_page, allow_empty_first_page=True)
     paginator.count = count  # type: ignore[misc]  # a cached_property, set once here
-    try:
-        current = paginator.page(page)
-    except EmptyPage:
-        raise NoSuchPage(f"page {page} is past the last page ({paginator.num_pages})") from None
+    current = Page(ids, page, paginator)
     ids = list(current.object_list)
     order = {pk: i for i, pk in enumerate(ids)}
     items = sorted(PlayerRating.objects.filter(user_id__in=ids).select_related("user").only(*columns),
@@ -207,6 +208,21 @@ def board_page(
         rows.append(row)
     return Board(rows=rows, page=current, count=paginator.count,
                  me_on_page=any(row["me"] for row in rows), extra=extra)
+
+
+def _board_count(*, tab: str, provisional: bool, base: QuerySet[PlayerRating]) -> int:
+    """How many players board ``tab`` has: exact on the all-time boards (a sum over the rating buckets,
+    ~1,300 rows); on the 30-day board a count cached for :data:`BOARD_COUNT_SECONDS` (it is the page's
+    costliest query there: ~5 ms at 53,000 players), which :func:`board_page` only ever raises."""
+    if tab == "all":
+        column = "everyone" if provisional else "established"
+        return int(RatingBucket.objects.aggregate(n=Sum(column))["n"] or 0)
+    key = f"ratings:board-count:{tab}:{int(provisional)}"
+    count = cache.get(key)
+    if count is None:
+        count = base.count()
+        cache.set(key, count, BOARD_COUNT_SECONDS)
+    return int(count)
 
 
 def _ranks(board: QuerySet[PlayerRating], rows: list[PlayerRating], *, tab: str,

@@ -154,7 +154,7 @@ def test_board_and_profile_links_are_the_profile_addresses(make_member: Callable
     PlayerRating.objects.create(user=odd, rating=1999, peak=1999, rated_matches=12, wins=6, losses=6)
     html = _client().get("/rankings/").content.decode()
     links = re.findall(r'data-testid="board-row" data-username="[^"]+">\s*<td class="num">\d+</td>\s*'
-                       r'<td><a href="([^"]+)"', html)
+                       r'<td class="opponent"><a href="([^"]+)"', html)
     assert links == [reverse("ratings:profile", args=[u.username]) for u in (users[0], odd, users[1])]
     assert links[1] == "/u/D%C5%BEemal+.@-_%C3%9F/"
 
@@ -387,3 +387,31 @@ def test_profile_address_ignores_case_and_compatibility_forms(make_member: Calla
         assert api.status_code == 200, typed
         assert api.json()["username"] in (stored, "alice_b")
     assert client.get("/u/nobody/").status_code == 404
+
+
+def test_a_stale_board_count_never_hides_players(make_member: Callable[[str], Any]) -> None:
+    """Found by a trial: the board's count was cached for a minute and Django's paginator cut the rows to
+    it, so a new player's "jump to my rank" showed "Nobody on this board yet". The all-time boards'
+    counts are exact (the rating buckets); the 30-day count may lag, but only the "of N" does."""
+    from accounts.models import User
+    from ratings import selectors
+
+    _population(make_member, 3)  # rated 0, 3 and 6 days ago: all on both tabs
+    for tab in ("all", "30d"):
+        assert selectors.board_page(tab=tab, provisional=False, search="", page=1, per_page=2).count == 3
+    late = User.objects.bulk_create([User(username=f"late{i}") for i in range(3)])
+    PlayerRating.objects.bulk_create([
+        PlayerRating(user=u, rating=2100 + i, peak=2100, rated_matches=12, wins=12, losses=0,
+                     last_rated_at=timezone.now()) for i, u in enumerate(late)
+    ])
+    exact = selectors.board_page(tab="all", provisional=False, search="", page=3, per_page=2)
+    assert exact.count == 6 and [r["rank"] for r in exact.rows] == [5, 6] and not exact.page.has_next()
+    # The 30-day count is still the cached 3: every row is shown anyway, with a next page while one exists.
+    pages = [selectors.board_page(tab="30d", provisional=False, search="", page=n, per_page=2) for n in (1, 2, 3)]
+    assert [[r["username"] for r in b.rows] for b in pages] == [
+        ["late2", "late1"], ["late0", "p00"], ["p01", "p02"]]
+    assert [b.page.has_next() for b in pages] == [True, True, False]
+    with pytest.raises(selectors.NoSuchPage):
+        selectors.board_page(tab="30d", provisional=False, search="", page=4, per_page=2)
+    html = _client().get("/rankings/?tab=30d").content.decode()
+    assert [u for u, _ in _rows(html)][:3] == ["late2", "late1", "late0"]
