@@ -407,7 +407,8 @@ def test_a_stale_board_count_never_hides_players(make_member: Callable[[str], An
     exact = selectors.board_page(tab="all", provisional=False, search="", page=3, per_page=2)
     assert exact.count == 6 and [r["rank"] for r in exact.rows] == [5, 6] and not exact.page.has_next()
     # The 30-day count is still the cached 3: every row is shown anyway, with a next page while one exists.
-    pages = [selectors.board_page(tab="30d", provisional=False, search="", page=n, per_page=2) for n in (1, 2, 3)]
+    pages = [selectors.board_page(tab="30d", provisional=False, search="", page=n, per_page=2)
+             for n in (1, 2, 3)]
     assert [[r["username"] for r in b.rows] for b in pages] == [
         ["late2", "late1"], ["late0", "p00"], ["p01", "p02"]]
     assert [b.page.has_next() for b in pages] == [True, True, False]
