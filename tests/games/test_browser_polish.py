@@ -560,3 +560,40 @@ def services_hand(match_id: int) -> list[str]:
     match = selectors.match_get(match_id=match_id)
     assert match is not None
     return list(selectors.match_state_payload(match=match, seat=0)["hand"]["cards"])
+
+
+NOTE_SEEN = """() => {
+    const card = document.querySelector('#match-end .result-card');
+    // A long match: the card's hand-by-hand table as tall as seven hands make it (the trial's case).
+    document.querySelector('#match-end .hands-summary').style.minHeight = '420px';
+    const r = (e) => e.getBoundingClientRect();
+    const el = document.getElementById('play-again-note');
+    const note = r(el), box = r(card);
+    const hit = document.elementFromPoint(note.left + note.width / 2, note.top + note.height / 2);
+    return {inCard: note.top >= box.top - 1 && note.bottom <= box.bottom + 1, onTop: el.contains(hit)};
+}"""
+
+
+@pytest.mark.parametrize("locale", LANGUAGES)
+def test_play_again_note_is_whole_on_a_phone_after_a_long_match(
+    daphne_server: Any, contexts: Any, locale: str
+) -> None:
+    """Issue 10's trial (pt-BR, 390 px, a seven-hand match): the "Play again: the same bot..." note under
+    the pinned buttons was cut by the card's edge until one scrolled inside the card. It is in the pinned
+    foot now: whole, and not under the buttons, with the card unscrolled."""
+    from accounts.services import house_bots_ensure
+
+    house_bots_ensure()
+    base = daphne_server.url
+    user = make_user(LONG_A)
+    match = off_loop(
+        lambda: services.match_create_vs_bot(user=user, level=1, rules_preset="classic", target=50)
+    )
+    page = contexts(390, locale)
+    log_in(page, base, user.username, locale)
+    open_table(page, base, match.pk)
+    page.locator("#btn-resign").click()
+    page.locator("#btn-resign-yes").click()
+    page.wait_for_selector("#match-end:not([hidden])")
+    assert page.evaluate(NOTE_SEEN) == {"inCard": True, "onTop": True}
+    page.close()
