@@ -596,4 +596,5 @@ def test_play_again_note_is_whole_on_a_phone_after_a_long_match(
     page.locator("#btn-resign-yes").click()
     page.wait_for_selector("#match-end:not([hidden])")
     assert page.evaluate(NOTE_SEEN) == {"inCard": True, "onTop": True}
+    assert "{#" not in page.locator("#match-end").inner_text()  # a two-line template comment showed
     page.close()

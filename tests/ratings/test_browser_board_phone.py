@@ -26,6 +26,8 @@ MEASURE = """() => {
                     .map((e) => e.textContent.trim() + (e.title ? '=' + e.title : '')).join('')
                     || t.textContent.trim()),
             meTop: me ? me.getBoundingClientRect().top : null, headTop: head.top,
+            cutNames: [...table.querySelectorAll('tbody .player-name')]
+                .filter((e) => e.scrollWidth > e.clientWidth + 1).length,
             noteTop: note ? note.getBoundingClientRect().top : null};
 }"""
 
@@ -50,6 +52,7 @@ def test_the_board_fits_a_phone_and_jump_keeps_its_context(daphne_server: Any, p
         page.goto(f"{daphne_server.url}/rankings/?tab={tab}")
         got = page.evaluate(MEASURE)
         assert got["page"] <= 390 and got["table"] <= got["box"], (tab, got)
+        assert got["cutNames"] == 0, got  # names wrap: "player_with_a_lo…" on every row told none apart
         won = "V=Vitórias" if locale == "pt-BR" else "W=Won"  # short, the whole word its title
         assert won in got["headers"], got["headers"]
     page.context.add_cookies([{"name": "sessionid", "value": _session(me), "url": daphne_server.url}])
