@@ -11,6 +11,7 @@ import pytest
 from django.utils import timezone
 
 from ratings.models import PlayerRating
+from scripts.lib import loadtest
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -55,23 +56,11 @@ def test_the_board_fits_a_phone_and_jump_keeps_its_context(daphne_server: Any, p
         assert got["cutNames"] == 0, got  # names wrap: "player_with_a_lo…" on every row told none apart
         won = "V=Vitórias" if locale == "pt-BR" else "W=Won"  # short, the whole word its title
         assert won in got["headers"], got["headers"]
-    page.context.add_cookies([{"name": "sessionid", "value": _session(me), "url": daphne_server.url}])
+    session = loadtest.session_key_for(me)
+    page.context.add_cookies([{"name": "sessionid", "value": session, "url": daphne_server.url}])
     page.goto(f"{daphne_server.url}/rankings/?me=1")
     assert page.url.endswith("page=2#me")
     got = page.evaluate(MEASURE)
     # The row lands mid-screen (scroll-margin), its neighbours above it in view; it was at the very top.
     assert 250 < got["meTop"] < 500, str(got)
 
-
-def _session(user: Any) -> str:
-    from importlib import import_module
-
-    from django.conf import settings
-    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
-
-    store = import_module(settings.SESSION_ENGINE).SessionStore()
-    store[SESSION_KEY] = str(user.pk)
-    store[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
-    store[HASH_SESSION_KEY] = user.get_session_auth_hash()
-    store.create()
-    return str(store.session_key)

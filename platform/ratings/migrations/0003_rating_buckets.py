@@ -107,7 +107,7 @@ FILL = (
     "SELECT {bucket}, SUM(CASE WHEN rated_matches >= {n} THEN 1 ELSE 0 END), COUNT(*) "
     "FROM ratings_playerrating WHERE rated_matches > 0 GROUP BY 1"
 )
-"""Counts the rows already there (a database rated before this migration; ``ratings.services.buckets_rebuild``)."""
+"""Counts the rows already there (a database rated before this migration); from then on the triggers."""
 
 
 def bucket_expression(vendor: str) -> str:
