@@ -8,18 +8,27 @@ racing drivers are harmless: each move is a compare-and-set on the match's ``las
 
 Two drivers, chosen by :func:`in_process` (docs/protocol.md "Server moves"):
 
-- **Celery** (production: the Redis channel layer reaches every process): the task
+- **In-process** (the default, both profiles): the Daphne process that made the write runs the next
+  move itself: a timer on its event loop, then the service in a thread of the default executor (never
+  on the event loop, never on the threads that serve the sockets' database calls). In the embedded
+  default it must: its in-memory channel layer never leaves the process, so a worker's broadcast would
+  reach no table. In production it is the fast path: a bot's reply starts the moment the player's
+  write commits, with no broker round trip and no task overhead (issue 9: the Celery driver cost about
+  a third of the server's CPU per human action). The loop is learned from the first table opened
+  (:func:`table_opened`), which also picks up a move left pending across a restart; an in-process
+  sweep then runs every ``SWEEP_SECONDS`` in every Daphne process.
+- **Celery** (``GAMES_SERVER_MOVES_IN_PROCESS=0``, production only): the task
   ``games.tasks.play_server_moves`` is enqueued with a countdown until the due time; a worker runs it
   and its broadcast reaches the Daphne processes through Redis.
-- **In-process** (the embedded default's in-memory channel layer, ``CELERY_TASK_ALWAYS_EAGER`` test
-  servers, or ``GAMES_SERVER_MOVES_IN_PROCESS=1``): a worker process's broadcast would never reach the
-  Daphne process that holds the sockets there, so Daphne itself runs the moves: a timer on its event
-  loop, then the service in a thread of the default executor (never on the event loop, never on the
-  thread that serves the sockets' database calls). The loop is learned from the first table opened
-  (:func:`table_opened`), which also picks up a move left pending across a restart; an in-process
-  sweep then runs every ``SWEEP_SECONDS``.
 
-Either way Celery beat's sweep (``games.tasks.sweep_server_moves``) is the safety net for lost messages.
+One exception in production: the moves of a match that :func:`heavy` calls costly (a level-5 bot,
+which plays out sampled worlds: p90 50 ms and up to 101 ms of CPU per decision by
+``python -m engine.botbench --level 5 --against 3 --matches 4 --seed 1``, against 0.05 ms for level 3;
+or two bots, a whole match at engine speed) go to the Celery workers, so they never hold a socket
+process's GIL for that long. In the embedded default they stay in Daphne (nowhere else reaches a table).
+
+Either way Celery beat's sweep (``games.tasks.sweep_server_moves``) is the safety net for lost messages
+and for the moves of a Daphne process that died (its timers die with it): see :func:`local_layer`.
 """
 
 from __future__ import annotations
@@ -50,10 +59,38 @@ _armed: set[tuple[int, int | None]] = set()  # (match, seq) with a timer on the 
 
 
 def in_process() -> bool:
-    """Whether server moves run inside the Daphne process (see the module docstring)."""
+    """Whether server moves run inside the Daphne process (see the module docstring): the setting
+    ``GAMES_SERVER_MOVES_IN_PROCESS`` when set, else yes."""
+    explicit = getattr(settings, "GAMES_SERVER_MOVES_IN_PROCESS", None)
+    return True if explicit is None else bool(explicit)
+
+
+HEAVY_BOT_LEVEL = 5
+"""Bot levels from this one up are :func:`heavy` (see the module docstring)."""
+
+
+def heavy(bot_level: int | None, bot_seats: list[int] | None) -> bool:
+    """Whether a match's server moves cost too much CPU for a socket process (module docstring):
+    ``bot_level`` >= :data:`HEAVY_BOT_LEVEL`, or two bot seats (``Match.bot_level``, ``Match.bot_seats``)."""
+    return len(bot_seats or []) >= 2 or (bot_level or 0) >= HEAVY_BOT_LEVEL
+
+
+def by_daphne(*, is_heavy: bool = False) -> bool:
+    """Whether this match's next server move runs in the Daphne process, given whether it is
+    :func:`heavy`: the setting ``GAMES_SERVER_MOVES_IN_PROCESS`` when set (all moves one way; tests),
+    else yes, except heavy moves wherever a worker's broadcast reaches a table (not :func:`local_layer`)."""
     explicit = getattr(settings, "GAMES_SERVER_MOVES_IN_PROCESS", None)
     if explicit is not None:
         return bool(explicit)
+    return not is_heavy or local_layer()
+
+
+def local_layer() -> bool:
+    """Whether a broadcast made in a worker process never reaches a socket: the in-memory channel
+    layer (the embedded default) or ``CELERY_TASK_ALWAYS_EAGER``. Then only Daphne may make the moves
+    (a worker's sweep waits ``games.tasks.IN_PROCESS_SWEEP_GRACE_SECONDS`` before it steps in, for a
+    Daphne that is down); with Redis a worker's move is seen everywhere, so beat's sweep takes a move
+    over after ``games.tasks.DAPHNE_TAKEOVER_GRACE_SECONDS``."""
     if getattr(settings, "CELERY_TASK_ALWAYS_EAGER", False):
         return True
     backend = settings.CHANNEL_LAYERS.get("default", {}).get("BACKEND", "")
@@ -84,22 +121,24 @@ def no_timers() -> Iterator[None]:
         _local.no_timers = before
 
 
-def schedule_on_commit(match_id: int, seq: int, due_at: datetime) -> None:
-    """After the current transaction commits, drive match ``match_id`` (at ``seq``) at ``due_at``.
+def schedule_on_commit(match_id: int, seq: int, due_at: datetime, *, is_heavy: bool = False) -> None:
+    """After the current transaction commits, drive match ``match_id`` (at ``seq``) at ``due_at``
+    (``is_heavy``: see :func:`heavy`).
 
     Does nothing inside :func:`driving`. A failure to enqueue is logged, never raised: the write is
     committed, and the sweep will find the move.
     """
     if getattr(_local, "driving", False):
         return
-    transaction.on_commit(lambda: schedule(match_id, seq, due_at), robust=True)
+    transaction.on_commit(lambda: schedule(match_id, seq, due_at, is_heavy=is_heavy), robust=True)
 
 
-def schedule(match_id: int, seq: int | None, due_at: datetime) -> None:
+def schedule(match_id: int, seq: int | None, due_at: datetime, *, is_heavy: bool = False) -> None:
     """Drive match ``match_id`` at ``due_at`` (now if past): ``services.match_play_server_moves`` with
-    ``expected_seq=seq`` (None: whatever the match's seq is then)."""
+    ``expected_seq=seq`` (None: whatever the match's seq is then); by a worker when not
+    :func:`by_daphne`."""
     delay = max(0.0, (due_at - timezone.now()).total_seconds())
-    if not in_process():
+    if not by_daphne(is_heavy=is_heavy):
         from games.tasks import play_server_moves
 
         play_server_moves.apply_async(kwargs={"match_id": match_id, "expected_seq": seq}, countdown=delay,
@@ -169,7 +208,11 @@ def table_opened(match: Any) -> None:
             _armed.clear()
         if _sweeper is None or _sweeper.done():
             _sweeper = loop.create_task(_sweep_forever())
-    if {"status", "server_move_at", "last_seq"} & match.get_deferred_fields():
+    deferred = match.get_deferred_fields()
+    if not {"bot_level", "bot_seats"} & deferred and not by_daphne(is_heavy=heavy(match.bot_level,
+                                                                                 match.bot_seats)):
+        return  # a worker's (its task is queued; beat's sweep re-drives it if lost)
+    if {"status", "server_move_at", "last_seq"} & deferred:
         _arm(loop, 0.0, match.pk, None)  # the driver reads the row itself
     elif match.status == "active" and match.server_move_at is not None:
         delay = max(0.0, (match.server_move_at - timezone.now()).total_seconds())
@@ -215,7 +258,7 @@ async def _sweep_forever() -> None:
     while True:
         try:
             await database_sync_to_async(services.match_sweep_server_moves, thread_sensitive=False)(
-                grace_seconds=1.0,
+                grace_seconds=1.0, heavy=None if by_daphne(is_heavy=True) else False,
             )
         except Exception:
             log.exception("in-process server-move sweep failed")

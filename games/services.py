@@ -643,7 +643,8 @@ def _refresh(match: Match, live: LiveMatch, *, dealt: bool) -> None:
         match.turn_deadline = None
     match.server_move_at = _server_move_due(match, live, dealt=dealt, now=now)
     if match.server_move_at is not None:
-        scheduling.schedule_on_commit(match.pk, match.last_seq, match.server_move_at)
+        scheduling.schedule_on_commit(match.pk, match.last_seq, match.server_move_at,
+                                      is_heavy=scheduling.heavy(match.bot_level, match.bot_seats))
 
 
 def _save_cas(match: Match, before: int) -> None:
@@ -998,11 +999,12 @@ def match_play_server_moves(
             seq = row["last_seq"]
             if due is None or (moved == 0 and expected_seq is not None and seq != expected_seq):
                 return moved
+            is_heavy = scheduling.heavy(row["bot_level"], row["bot_seats"])
             if due > timezone.now():
-                scheduling.schedule(match_id, seq, due)
+                scheduling.schedule(match_id, seq, due, is_heavy=is_heavy)
                 return moved
             if moved >= max_moves:
-                scheduling.schedule(match_id, seq, timezone.now())
+                scheduling.schedule(match_id, seq, timezone.now(), is_heavy=is_heavy)
                 return moved
             if match_play_bot_turn(match_id=match_id, expected_seq=seq) is None and (
                 match_expire_turn(match_id=match_id, expected_seq=seq) is None
@@ -1026,17 +1028,22 @@ def _repair_server_move_at(match_id: int, seq: int) -> None:
     Match.objects.filter(pk=match_id, last_seq=seq).update(server_move_at=due)
 
 
-def match_overdue_ids(*, grace_seconds: float, limit: int = 1000) -> list[int]:
+def match_overdue_ids(*, grace_seconds: float, limit: int = 1000, heavy: bool | None = None) -> list[int]:
     """Ids of active matches whose server move or turn deadline was due more than ``grace_seconds``
-    ago (oldest first, at most ``limit``)."""
+    ago (oldest first, at most ``limit``); ``heavy`` True or False: only the matches whose moves
+    ``scheduling.heavy`` calls costly, or only the others (None: all)."""
     cutoff = timezone.now() - timedelta(seconds=grace_seconds)
     due = Match.objects.filter(status=MatchStatus.ACTIVE).filter(
         Q(server_move_at__lte=cutoff) | Q(turn_deadline__lte=cutoff)
-    ).order_by("server_move_at").values_list("pk", flat=True)[:limit]
-    return list(due)
+    ).order_by("server_move_at")
+    if heavy is None:
+        return list(due.values_list("pk", flat=True)[:limit])
+    rows = due.values_list("pk", "bot_level", "bot_seats")
+    return [pk for pk, level, seats in rows if scheduling.heavy(level, seats) == heavy][:limit]
 
 
-def match_sweep_server_moves(*, grace_seconds: float) -> int:
-    """Drive every match of :func:`match_overdue_ids`: the safety net for a lost task or timer.
-    Returns how many moves were made."""
-    return sum(match_play_server_moves(match_id=pk) for pk in match_overdue_ids(grace_seconds=grace_seconds))
+def match_sweep_server_moves(*, grace_seconds: float, heavy: bool | None = None) -> int:
+    """Drive every match of :func:`match_overdue_ids` (``heavy``: which ones, as there): the safety net
+    for a lost task or timer. Returns how many moves were made."""
+    due = match_overdue_ids(grace_seconds=grace_seconds, heavy=heavy)
+    return sum(match_play_server_moves(match_id=pk) for pk in due)

@@ -20,8 +20,13 @@ ABANDON_SWEEP_SECONDS = 600.0
 SWEEP_GRACE_SECONDS = 1.0
 """A move due longer ago than this was lost (its task normally runs on time)."""
 IN_PROCESS_SWEEP_GRACE_SECONDS = 30.0
-"""With the in-process driver (embedded default) Daphne sweeps its own matches and broadcasts the
-moves; the worker only steps in for a match Daphne has left alone this long (Daphne down)."""
+"""With the in-process driver and the in-memory channel layer (embedded default) Daphne sweeps its own
+matches and broadcasts the moves; the worker only steps in for a match Daphne has left alone this long
+(Daphne down: the worker's move is stored, and the table sees it when it reconnects)."""
+DAPHNE_TAKEOVER_GRACE_SECONDS = 3.0
+"""With the in-process driver on Redis (production default) every Daphne process sweeps every 5 s (1 s
+grace), so a move this overdue was left by a Daphne that died: a worker plays it (its broadcast reaches
+the tables through Redis). Racing a live Daphne is harmless (the seq compare-and-set)."""
 
 current_app.conf.beat_schedule = {
     **(current_app.conf.beat_schedule or {}),
@@ -42,13 +47,20 @@ def play_server_moves(match_id: int, expected_seq: int | None = None) -> int:
 def sweep_server_moves() -> int:
     """Drive every active match whose server move or turn deadline is overdue; returns the moves made.
 
-    With the Celery driver each overdue match gets its own ``play_server_moves`` task (spread over the
-    workers) and the return value is the number of matches enqueued.
+    On Redis each overdue match gets its own ``play_server_moves`` task (spread over the workers) and
+    the return value is the number of matches enqueued; with the in-process driver there only matches
+    overdue by ``DAPHNE_TAKEOVER_GRACE_SECONDS`` (left by a Daphne that died), and the heavy ones
+    (``scheduling.heavy``, the workers' own) overdue by ``SWEEP_GRACE_SECONDS``.
     """
-    if scheduling.in_process():
+    if scheduling.in_process() and scheduling.local_layer():
         with scheduling.no_timers():  # no timers in a worker: its broadcasts would reach no socket
             return services.match_sweep_server_moves(grace_seconds=IN_PROCESS_SWEEP_GRACE_SECONDS)
-    due = services.match_overdue_ids(grace_seconds=SWEEP_GRACE_SECONDS)
+    if scheduling.by_daphne(is_heavy=False):  # production default: Daphne drives all but heavy moves
+        due = services.match_overdue_ids(grace_seconds=DAPHNE_TAKEOVER_GRACE_SECONDS, heavy=False)
+        if not scheduling.by_daphne(is_heavy=True):
+            due += services.match_overdue_ids(grace_seconds=SWEEP_GRACE_SECONDS, heavy=True)
+    else:
+        due = services.match_overdue_ids(grace_seconds=SWEEP_GRACE_SECONDS)
     for match_id in due:
         play_server_moves.apply_async(kwargs={"match_id": match_id})
     return len(due)

@@ -139,7 +139,7 @@ def _push(match_id: int, message: dict[str, Any]) -> None:
         return
     group = analysis_group(match_id)
     try:
-        from games.scheduling import in_process
+        from replays.analysis_driver import in_process
 
         if in_process():  # Daphne's own thread (or a test's): the loop that holds the sockets
             async def bounded() -> None:

@@ -3,8 +3,8 @@ for the server's moves, and for the same reason).
 
 - **Celery** (production: the Redis channel layer reaches every Daphne process): :func:`start`
   enqueues ``replays.tasks.analyse_match``; the worker's progress reaches the page through Redis.
-- **In-process** (``games.scheduling.in_process()``: the embedded default's in-memory channel layer,
-  whose messages never leave one process, and ``CELERY_TASK_ALWAYS_EAGER`` test servers): the run goes
+- **In-process** (:func:`in_process`: the embedded default's in-memory channel layer, whose messages
+  never leave one process, and ``CELERY_TASK_ALWAYS_EAGER`` test servers): the run goes
   to a thread of Daphne's own event loop (learned when a replay page's analysis socket opens,
   :func:`socket_opened`), so its progress reaches that page's socket. Without a known loop (no page
   open: a form posted without JavaScript, a test, a management command) it runs right here, before the
@@ -20,13 +20,24 @@ import asyncio
 import logging
 import threading
 
-from games.scheduling import in_process
+from django.conf import settings
+
+from games.scheduling import local_layer
 
 log = logging.getLogger(__name__)
 
 _loop: asyncio.AbstractEventLoop | None = None
 _lock = threading.Lock()
 _tasks: set[asyncio.Task[None]] = set()  # strong references while they run (the loop keeps weak ones)
+
+
+def in_process() -> bool:
+    """Whether analyses run in the Daphne process: ``GAMES_SERVER_MOVES_IN_PROCESS`` when set (tests),
+    else only where a worker's progress could not reach the page (``games.scheduling.local_layer``).
+    Unlike a server move (a few milliseconds), an analysis is seconds of CPU: in production it stays
+    off the processes that hold the sockets."""
+    explicit = getattr(settings, "GAMES_SERVER_MOVES_IN_PROCESS", None)
+    return local_layer() if explicit is None else bool(explicit)
 
 
 def socket_opened() -> None:

@@ -62,7 +62,7 @@ def main() -> int:
     if scheduling.in_process():
         # The site's Daphne drives the moves (it learns of the match when the socket opens): this process
         # must not play the bot itself.
-        scheduling.schedule = lambda *args: None  # type: ignore[assignment]
+        scheduling.schedule = lambda *args, **kwargs: None  # type: ignore[assignment]
     house_bots_ensure()
     samples: list[float] = []
     ws_url = args.url.replace("http", "ws", 1)

@@ -14,6 +14,7 @@ default on in the embedded profile, off when ``DATABASE_URL`` is set), ``ALLOWED
 ``CSRF_TRUSTED_ORIGINS`` (comma-separated), ``CELERY_BROKER_URL`` / ``CELERY_RESULT_BACKEND`` (override
 the derived ones), ``CELERY_TASK_ALWAYS_EAGER`` (``1`` runs tasks in the calling process),
 ``GAMES_BOT_DELAY`` (``low,high`` seconds) and ``GAMES_HAND_PAUSE`` (seconds) for live-play timings,
+``GAMES_SERVER_MOVES_IN_PROCESS`` (``0``: bots' and timers' moves by Celery workers, not Daphne),
 ``REPLAYS_ANALYSIS_WORLDS`` (worlds per decision of the computer analysis; fewer is faster and noisier),
 ``CACHE_KEY_PREFIX`` (default ``gin``: keys of the Redis cache; tests give each live server its own),
 ``TRUST_PROXY_HEADERS`` (``1`` behind nginx: trust its ``X-Forwarded-Proto``; default off).
@@ -299,6 +300,10 @@ if os.environ.get("GAMES_BOT_DELAY"):
     GAMES_BOT_DELAY = tuple(float(part) for part in os.environ["GAMES_BOT_DELAY"].split(","))
 if os.environ.get("GAMES_HAND_PAUSE"):
     GAMES_HAND_PAUSE = float(os.environ["GAMES_HAND_PAUSE"])
+# Where the server's moves (bots, turn deadlines) run (games.scheduling): unset = in the Daphne process
+# that made the write (both profiles); 0 = Celery workers (production only: Redis carries their moves).
+if os.environ.get("GAMES_SERVER_MOVES_IN_PROCESS"):
+    GAMES_SERVER_MOVES_IN_PROCESS = env_bool("GAMES_SERVER_MOVES_IN_PROCESS", default=True)
 # ws/echo/: a bare echo consumer, the baseline of scripts/loadtest (off unless GAMES_ECHO_WS=1).
 GAMES_ECHO_WS = env_bool("GAMES_ECHO_WS", default=False)
 # Tournaments start this many seconds before their start time (a test setting; default 0).

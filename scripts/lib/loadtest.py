@@ -205,9 +205,8 @@ def start_server(port: int, env: dict[str, str], log: Path, *, production: bool)
 
     Embedded: migrate, create the house bots, one Daphne (it drives the bots' moves itself). Production:
     ``scripts/serve --production``, the whole profile as deployed: ``DAPHNE_PROCESSES`` Daphne
-    processes on the one port (default one per core), the Celery worker that moves the bots and runs
-    the turn timers, and beat (a bare Daphne there left every bot waiting for a worker: no match got
-    past its first human move)."""
+    processes on the one port (default one per core; they make the bots' moves of levels 1-4
+    themselves), the Celery worker (level-5 bots, ratings) and beat (the sweeps)."""
     py = sys.executable
     log.parent.mkdir(parents=True, exist_ok=True)
     if production:

@@ -15,7 +15,7 @@ from django.utils import timezone
 from engine.cards import format_cards
 from engine.match import replay
 from engine.rules import RuleSet
-from games import scheduling, services
+from games import scheduling, selectors, services
 from games.live import engine_event, load
 from games.models import Match, MatchEvent
 from games.services import GameError
@@ -206,15 +206,101 @@ def test_stale_server_move_at_is_repaired_not_looped(alice: Any, bob: Any, seede
     assert services.match_overdue_ids(grace_seconds=1) == []
 
 
-def test_in_process_driver_is_the_default_without_a_shared_channel_layer(settings: Any) -> None:
+def test_in_process_driver_is_the_default_on_both_layers(settings: Any) -> None:
+    """Daphne makes the server's moves by default in both profiles; ``local_layer`` tells the worker's
+    sweep whether its own moves would reach a socket (only through Redis)."""
+    from replays import analysis_driver
+
     del settings.GAMES_SERVER_MOVES_IN_PROCESS
     settings.CELERY_TASK_ALWAYS_EAGER = False
     settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
-    assert scheduling.in_process()
-    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels_redis.core.RedisChannelLayer"}}
-    assert not scheduling.in_process()
+    assert scheduling.in_process() and scheduling.local_layer() and analysis_driver.in_process()
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "config.channel_layer.BatchingRedisChannelLayer"}}
+    assert scheduling.in_process() and not scheduling.local_layer()
+    assert not analysis_driver.in_process()  # seconds of CPU: a worker's, not a socket process's
+    settings.GAMES_SERVER_MOVES_IN_PROCESS = False
+    assert not scheduling.in_process() and not analysis_driver.in_process()
+    del settings.GAMES_SERVER_MOVES_IN_PROCESS
     settings.CELERY_TASK_ALWAYS_EAGER = True
-    assert scheduling.in_process()
+    assert scheduling.in_process() and scheduling.local_layer()
+
+
+def test_heavy_moves_go_to_the_workers_only_where_their_broadcast_reaches_a_table(
+    settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``scheduling.schedule``: on Redis (default driver) a level-5 or bot-vs-bot match's move is a
+    Celery task, a level-1 match's runs here; with the in-memory layer both run here."""
+    from games import tasks
+
+    sent: list[tuple[int, int | None]] = []
+    ran: list[tuple[int, int | None]] = []
+    monkeypatch.setattr(tasks.play_server_moves, "apply_async",
+                        lambda kwargs, **_: sent.append((kwargs["match_id"], kwargs["expected_seq"])))
+    monkeypatch.setattr(scheduling, "_run", lambda match_id, seq: ran.append((match_id, seq)))
+    monkeypatch.setattr(scheduling, "_loop", None)
+    del settings.GAMES_SERVER_MOVES_IN_PROCESS
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    assert (scheduling.heavy(5, [1]), scheduling.heavy(None, [0, 1]), scheduling.heavy(4, [1])) == (
+        True, True, False)
+    now = timezone.now()
+    for backend, expect_sent, expect_ran in (
+        ("config.channel_layer.BatchingRedisChannelLayer", [(7, 3)], [(8, 3)]),
+        ("channels.layers.InMemoryChannelLayer", [], [(7, 3), (8, 3)]),
+    ):
+        settings.CHANNEL_LAYERS = {"default": {"BACKEND": backend}}
+        sent.clear()
+        ran.clear()
+        scheduling.schedule(7, 3, now, is_heavy=True)
+        scheduling.schedule(8, 3, now, is_heavy=False)
+        assert (sent, ran) == (expect_sent, expect_ran)
+
+
+def test_the_workers_sweep_takes_over_only_what_daphne_left(
+    alice: Any, house_bots: Any, seeded_decks: list[int], settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Production default (Daphne drives, Redis layer): beat's sweep enqueues a task only for a bot move
+    overdue by more than ``DAPHNE_TAKEOVER_GRACE_SECONDS`` (its Daphne died); the embedded default's
+    worker waits ``IN_PROCESS_SWEEP_GRACE_SECONDS``; the Celery driver's, 1 s."""
+    from games import tasks
+    from tests.games.wsclient import choose
+
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "config.channel_layer.BatchingRedisChannelLayer"}}
+    del settings.GAMES_SERVER_MOVES_IN_PROCESS
+    enqueued: list[int] = []
+    monkeypatch.setattr(tasks.play_server_moves, "apply_async",
+                        lambda kwargs, **_: enqueued.append(kwargs["match_id"]))
+    monkeypatch.setattr(scheduling, "schedule", lambda *args, **kwargs: None)  # no Daphne here: nobody drives
+    match = services.match_create_vs_bot(user=alice, level=1, rules_preset="classic", target=100,
+                                         rated=False)
+    while match.server_move_at is None:  # until the bot is to act
+        state = selectors.match_state_payload(match=match, seat=0)["hand"]
+        services.match_apply_action(match_id=match.pk, user=alice, action_text=choose(state),
+                                    client_seq=match.last_seq, msg_id=f"m{match.last_seq}")
+        match.refresh_from_db()
+    for late, expected in ((2.0, []), (4.0, [match.pk])):
+        Match.objects.filter(pk=match.pk).update(server_move_at=timezone.now() - timedelta(seconds=late))
+        enqueued.clear()
+        assert tasks.sweep_server_moves() == len(expected) and enqueued == expected
+    # a level-5 bot's moves are the workers' own: enqueued once 1 s late
+    strong = services.match_create_vs_bot(user=alice, level=5, rules_preset="classic", target=100,
+                                          rated=False)
+    Match.objects.filter(pk=strong.pk).update(server_move_at=timezone.now() - timedelta(seconds=2),
+                                              last_seq=strong.last_seq)
+    Match.objects.filter(pk=match.pk).update(server_move_at=timezone.now() - timedelta(seconds=2))
+    enqueued.clear()
+    assert tasks.sweep_server_moves() == 1 and enqueued == [strong.pk]
+    Match.objects.filter(pk=strong.pk).update(server_move_at=None)
+    settings.GAMES_SERVER_MOVES_IN_PROCESS = False  # the Celery driver: 1 s
+    Match.objects.filter(pk=match.pk).update(server_move_at=timezone.now() - timedelta(seconds=2))
+    enqueued.clear()
+    assert tasks.sweep_server_moves() == 1 and enqueued == [match.pk]
+    del settings.GAMES_SERVER_MOVES_IN_PROCESS
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    enqueued.clear()
+    # the embedded worker plays nothing itself before 30 s (Daphne sweeps its own matches)
+    assert tasks.sweep_server_moves() == 0 and enqueued == []
+    assert Match.objects.get(pk=match.pk).last_seq == match.last_seq
 
 
 def test_the_bots_reply_reads_the_state_the_players_write_cached(

@@ -56,7 +56,7 @@ def test_reconnect_storm_cannot_stall_a_bot_match(
     cancelled it). Only Daphne drives the match: this process schedules nothing."""
     from games import scheduling
 
-    monkeypatch.setattr(scheduling, "schedule", lambda *args: None)
+    monkeypatch.setattr(scheduling, "schedule", lambda *args, **kwargs: None)
     server = daphne_server_factory(GAMES_BOT_DELAY="0.5,0.5")
     match = services.match_create_vs_bot(user=alice, level=1, rules_preset="classic", target=100,
                                          rated=False)
