@@ -39,6 +39,9 @@ REMATCH_SERVICES = {
     "rematch_offer": rematch.rematch_offer, "rematch_cancel": rematch.rematch_cancel,
     "rematch_accept": rematch.rematch_accept, "rematch_decline": rematch.rematch_decline,
 }
+STALE_STATE_GRACE_S = 3.0
+"""Seconds past the bot's latest possible move (its pause, plus the hand pause after a hand) after which
+a socket that got no newer ``state`` reads it itself (``MatchConsumer._stale_watch``)."""
 MAX_ID_LENGTH = 64
 MAX_SEQ = 2**53 - 1  # the largest integer JavaScript clients represent exactly
 SESSION_ENDED_CLOSE_CODE = 4001  # not fatal for the client: it reconnects and learns if it is logged out
@@ -92,6 +95,8 @@ class MatchConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavail
     _rematch_sent: dict[str, Any] | None = None  # the latest ``rematch`` message sent (games.rematch)
     _rating_sent = False  # this seat's ``rating`` message went out (from the push or the watch)
     _rating_task: asyncio.Task[None] | None = None  # the watch of a finished rated match (_watch_rating)
+    _bot_opponent = False  # the other seat is a house bot (moved by the server)
+    _stale_task: asyncio.Task[None] | None = None  # the watch of the bot's next state (_stale_watch)
 
     async def connect(self) -> None:
         self.user = self.scope.get("user")
@@ -126,6 +131,7 @@ class MatchConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavail
         self._limiter = ratelimit.MessageLimiter(time.monotonic())
         self.seat = seat
         self._sent_seq = -1
+        self._bot_opponent = any(bot != seat for bot in (match.bot_seats or []))
         await self.channel_layer.group_add(user_group(self.user.pk), self.channel_name)
         await self.channel_layer.group_add(group_name(self.match_id), self.channel_name)
         await self.channel_layer.group_add(seat_group(self.match_id, seat), self.channel_name)
@@ -419,6 +425,7 @@ class MatchConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavail
             return
         self._sent_seq = payload["seq"]
         await self._send(payload)
+        self._watch_for_stale(payload)
         was_over = self._over
         self._over = payload["match"]["status"] in ("finished", "aborted")
         if self._over and not was_over:
@@ -426,6 +433,47 @@ class MatchConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavail
             rated = payload["match"]["status"] == "finished" and payload["match"].get("rated")
             if rated and self._rating_task is None and not self._rating_sent:
                 self._rating_task = self.spawn(self._watch_rating())
+
+    def _watch_for_stale(self, payload: dict[str, Any]) -> None:
+        """After sending ``payload``: if the bot is to move next, start :meth:`_stale_watch` (replacing
+        the watch of an older state)."""
+        current = asyncio.current_task()
+        if self._stale_task is not None and self._stale_task is not current:
+            self._stale_task.cancel()
+        self._stale_task = None
+        if not self._bot_opponent or payload["match"]["status"] != "active":
+            return
+        hand = payload.get("hand") or {}
+        to_act = hand.get("to_act")
+        if to_act == self.seat:
+            return  # this player's move: nothing to wait for
+        delay = conf.bot_delay_range()[1] + STALE_STATE_GRACE_S
+        if to_act is None or (hand.get("number", 1) > 1 and hand.get("last_action") is None):
+            delay += conf.hand_pause_seconds()  # between hands, or a new hand's first move: after the pause
+        self._stale_task = self.spawn(self._stale_watch(payload["seq"], delay))
+
+    async def _stale_watch(self, seq: int, delay: float) -> None:
+        """The bot was to move after state ``seq``: when ``delay`` s pass with no newer state sent, read
+        the state and send it if newer (one WARNING line: a broadcast was lost), else look again later.
+
+        Why: a state broadcast can be lost where no error is seen (issue 9's production load test: 2
+        in 9 runs at saturation, a client waited for a bot move stored 15 s earlier, until its own
+        ``sync``); the server's own move must reach the table without the player asking."""
+        while not self._closing and self._sent_seq == seq:
+            await asyncio.sleep(delay)
+            if self._closing or self._sent_seq != seq:
+                return
+            try:
+                payload = await db_call(self._state_payload)()
+            except Exception as exc:  # a database hiccup: look again after the next delay
+                log.warning("match %s: stale-state read failed: %s: %s", self.match_id,
+                            type(exc).__name__, exc)
+                continue
+            if payload is not None and payload["seq"] > seq and self._sent_seq == seq:
+                log.warning("match %s: seat %s had no state after seq %s for %.1f s: sent seq %s read "
+                            "from the database", self.match_id, self.seat, seq, delay, payload["seq"])
+                await self._send_payload(payload)
+                return
 
     def _state_payload(self) -> dict[str, Any] | None:
         match = selectors.match_get(match_id=self.match_id)

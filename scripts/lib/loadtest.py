@@ -86,6 +86,7 @@ class LevelStats:
     acked: list[tuple[int, str, int]] = field(default_factory=list)  # (match id, msg id, seq)
     acked_at: list[float] = field(default_factory=list)  # monotonic time of each ack, as ``acked``
     errors_at: list[float] = field(default_factory=list)  # monotonic time of each error
+    stalls: list[dict[str, Any]] = field(default_factory=list)  # each 15 s silence: what the client knew
     matches_started: int = 0
     matches_finished: int = 0
 
@@ -261,6 +262,18 @@ def seed_guests(count: int) -> list[tuple[int, str]]:
     return out
 
 
+def stall_rows(stalls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each stall (a client's 15 s silence) with its match's row as stored now: whether the move it
+    waited for was made (``last_seq`` past the client's) and is still due (``server_move_at``)."""
+    from games.models import Match
+
+    rows = {m["id"]: m for m in Match.objects.filter(id__in=[s["match"] for s in stalls]).values(
+        "id", "status", "last_seq", "server_move_at")}
+    return [{**stall, "stored_last_seq": rows.get(stall["match"], {}).get("last_seq"),
+             "stored_server_move_at": str(rows.get(stall["match"], {}).get("server_move_at"))}
+            for stall in stalls]
+
+
 def stored_check(acked: list[tuple[int, str, int]]) -> dict[str, int]:
     """How many acknowledged (match, msg id, seq) are in the event log (seat 0, that id, that seq)."""
     from games.models import MatchEvent
@@ -413,12 +426,16 @@ async def play_one(ws: Any, match_id: int, stats: LevelStats, pace: Pace, deadli
     acted_seq = -1
     pending: dict[str, Any] = {}  # the action in flight: id, sent_at, seq, acked
     syncing = False  # a sync of ours is unanswered (no state or error since)
+    last_seq, your_turn = -1, False  # of the latest state received (for a stall's record)
     while True:
         timeout = 15.0
         try:
             raw = await asyncio.wait_for(ws.recv(), timeout)
         except TimeoutError:
             stats.error(timeout_code(syncing, pending))
+            stats.stalls.append({"match": match_id, "code": timeout_code(syncing, pending),
+                                 "last_state_seq": last_seq, "your_turn": your_turn,
+                                 "pending_from_seq": pending.get("seq"), "acked": pending.get("acked")})
             await ws.send(json.dumps({"type": "sync"}))
             syncing = True
             pending.clear()
@@ -447,6 +464,7 @@ async def play_one(ws: Any, match_id: int, stats: LevelStats, pace: Pace, deadli
             continue
         if kind != "state":
             continue
+        last_seq, your_turn = msg["seq"], bool((msg.get("hand") or {}).get("your_turn"))
         if pending and msg["seq"] > pending["seq"]:
             stats.states.append(now - pending["sent_at"])
             if not pending.get("acked"):
@@ -574,6 +592,7 @@ async def run_level(level: int, args: argparse.Namespace, sessions: list[tuple[i
         "server_cpu_percent": round(sum(p["cpu_percent"] for p in processes), 1),
         "loadavg_before_after": [round(load0[0], 2), round(os.getloadavg()[0], 2)],
         "stored_check": check,
+        "stalls": await asyncio.to_thread(stall_rows, stats.stalls),
     })
     ack99, echo99 = result["ack_ms"]["p99"], result["echo"]["rtt_ms"]["p99"]
     result["ack_p99_over_echo_p99"] = round(ack99 / echo99, 2) if ack99 and echo99 else None
@@ -669,6 +688,8 @@ def main(argv: list[str]) -> int:
             print(f"  -> {r['actions_per_s']} actions/s, ack p99 {r['ack_ms']['p99']} ms, state p99 "
                   f"{r['state_ms']['p99']} ms, echo p99 {r['echo']['rtt_ms']['p99']} ms, errors "
                   f"{sum(r['errors'].values())}, lost {r['stored_check']['lost']}", flush=True)
+            for stall in r["stalls"]:
+                print(f"     stall: {stall}", flush=True)
         print()
         think = f"{args.think[0]}-{args.think[1]} s"
         print(f"{profile} profile, think {think}, loadavg at start {meta['loadavg']}")
