@@ -238,6 +238,8 @@ WHITENOISE_USE_FINDERS = True
 # explicitly, well above the pop's (tests/platform/test_settings.py checks that), and still bounded so a
 # half-open connection to a dead Redis is noticed.
 CHANNEL_LAYER_SOCKET_TIMEOUT = 15
+CHANNEL_LAYER_PROCESS_CAPACITY = 20_000
+"""Messages a Daphne process's Redis queue may hold (all its sockets together; they expire after 60 s)."""
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
@@ -251,6 +253,12 @@ if REDIS_URL:
                     }
                 ],
                 "prefix": "gin",
+                # channels-redis counts a channel's capacity (default 100) on its Redis key, and every
+                # socket of one Daphne process shares one key ("specific.<process>!"): past 100 queued
+                # messages for the whole process, a group send silently dropped the next ones (issue 9:
+                # 500 matches lost 211 states in 40 s; at 50 matches, saturated, about one a run). Each
+                # socket's own buffer in the process keeps the default 100.
+                "channel_capacity": {"specific.*": CHANNEL_LAYER_PROCESS_CAPACITY},
             },
         }
     }

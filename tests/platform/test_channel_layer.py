@@ -89,6 +89,40 @@ async def test_over_capacity_drops_as_group_send_does(redis_url: str) -> None:
     assert [m["seq"] for m in batched["a"]] == [7, 7] and batched == one_by_one
 
 
+async def _one_process(layer: Any, sockets: int) -> list[int]:
+    """``sockets`` process-local channels (one Daphne's sockets), each in its own seat group, each sent
+    one message in one batch before any is read (the process busy); how many each then receives."""
+    channels = [await layer.new_channel() for _ in range(sockets)]
+    for i, channel in enumerate(channels):
+        await layer.group_add(f"seat{i}", channel)
+    await group_send_many(layer, [(f"seat{i}", {"type": "match.update", "seq": i}) for i in range(sockets)])
+    import asyncio
+
+    async def count(channel: str) -> int:
+        try:
+            await asyncio.wait_for(layer.receive(channel), 0.05)
+        except TimeoutError:
+            return 0
+        return 1
+
+    try:
+        return [await count(channel) for channel in channels]
+    finally:
+        await layer.flush()
+
+
+async def test_a_process_with_many_sockets_loses_no_message(redis_url: str) -> None:
+    """channels-redis counts capacity on the Redis key, which all of a process's channels share: with
+    the library's default (100) the 101st socket's message was dropped (issue 9: frozen tables at 500
+    matches). ``config.settings`` raises that key's capacity; each channel's own stays 100."""
+    from django.conf import settings
+
+    config = {"channel_capacity": {"specific.*": settings.CHANNEL_LAYER_PROCESS_CAPACITY}}
+    assert await _one_process(_layer(redis_url, **config), 150) == [1] * 150
+    assert sum(await _one_process(_layer(redis_url), 150)) == 100  # the library's default
+    assert _layer(redis_url, **config).get_capacity("seat0") == 100
+
+
 async def test_batch_is_two_round_trips(redis_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Five group messages, four with members: two pipelines, no single command (group_send: 18)."""
     counts = {"pipelines": 0, "commands": 0}
