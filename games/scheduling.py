@@ -13,10 +13,10 @@ Two drivers, chosen by :func:`in_process` (docs/protocol.md "Server moves"):
   on the event loop, never on the threads that serve the sockets' database calls). In the embedded
   default it must: its in-memory channel layer never leaves the process, so a worker's broadcast would
   reach no table. In production it is the fast path: a bot's reply starts the moment the player's
-  write commits, with no broker round trip and no task overhead (issue 9: the Celery driver cost about
-  a third of the server's CPU per human action). The loop is learned from the first table opened
-  (:func:`table_opened`), which also picks up a move left pending across a restart; an in-process
-  sweep then runs every ``SWEEP_SECONDS`` in every Daphne process.
+  write commits, with no broker round trip and no task overhead (issue 9, ``scripts/loadtest 50
+  --think 0``: 113-123 human actions/s with the Celery driver, 137-154 with this one). The loop is
+  learned from the first table opened (:func:`table_opened`), which also picks up a move left pending
+  across a restart; an in-process sweep then runs every ``SWEEP_SECONDS`` in every Daphne process.
 - **Celery** (``GAMES_SERVER_MOVES_IN_PROCESS=0``, production only): the task
   ``games.tasks.play_server_moves`` is enqueued with a countdown until the due time; a worker runs it
   and its broadcast reaches the Daphne processes through Redis.
@@ -61,8 +61,7 @@ _armed: set[tuple[int, int | None]] = set()  # (match, seq) with a timer on the 
 def in_process() -> bool:
     """Whether server moves run inside the Daphne process (see the module docstring): the setting
     ``GAMES_SERVER_MOVES_IN_PROCESS`` when set, else yes."""
-    explicit = getattr(settings, "GAMES_SERVER_MOVES_IN_PROCESS", None)
-    return True if explicit is None else bool(explicit)
+    return by_daphne(is_heavy=False)
 
 
 HEAVY_BOT_LEVEL = 5
