@@ -285,8 +285,7 @@ def test_the_workers_sweep_takes_over_only_what_daphne_left(
     # a level-5 bot's moves are the workers' own: enqueued once 1 s late
     strong = services.match_create_vs_bot(user=alice, level=5, rules_preset="classic", target=100,
                                           rated=False)
-    Match.objects.filter(pk=strong.pk).update(server_move_at=timezone.now() - timedelta(seconds=2),
-                                              last_seq=strong.last_seq)
+    Match.objects.filter(pk=strong.pk).update(server_move_at=timezone.now() - timedelta(seconds=2))
     Match.objects.filter(pk=match.pk).update(server_move_at=timezone.now() - timedelta(seconds=2))
     enqueued.clear()
     assert tasks.sweep_server_moves() == 1 and enqueued == [strong.pk]
