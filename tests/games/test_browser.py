@@ -195,9 +195,12 @@ def play_one_hand(page: Any) -> dict[str, int]:
     raise AssertionError("the hand did not end")
 
 
-def test_sign_up_start_a_bot_match_and_play_a_full_hand(daphne_server: Any, page: Any) -> None:
+def test_sign_up_start_a_bot_match_and_play_a_full_hand(daphne_server_factory: Any, page: Any) -> None:
     from accounts.services import house_bots_ensure
 
+    # The server's own 8 s hand pause: with none, a bot that opened hand 2 by taking the upcard and
+    # knocking ended it before this test read hand 1's result (CI once saw "Hand 2 is over").
+    daphne_server = daphne_server_factory(GAMES_HAND_PAUSE="8")
     house_bots_ensure()
     base = daphne_server.url
     errors: list[Any] = []
