@@ -5,6 +5,7 @@ modules import them. WebSockets accept only the site's own origins (scheme, host
 origin and ``CSRF_TRUSTED_ORIGINS``, ``config.origins``) and carry the session user (guests included) in
 ``scope["user"]``. Every request and socket is logged once (``web.access_log.AccessLog``). A socket that
 fails because the database cannot be reached gets an error frame and close 4503 (``web.unavailable``).
+Once all of it is loaded, the garbage collector is tuned for short pauses (``config.gc_tuning``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ django_asgi_app = get_asgi_application()
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
+from config.gc_tuning import tune_for_live_play  # noqa: E402
 from config.origins import SameOriginValidator  # noqa: E402
 from config.routing import websocket_urlpatterns  # noqa: E402
 from config.wsserver import add_reason_phrases, close_instead_of_drop  # noqa: E402
@@ -42,3 +44,7 @@ application = AccessLog(
         }
     )
 )
+
+# Last: everything loaded so far lives as long as the process; no collection should walk it again, and
+# full collections must not pause every socket of this process for 100 ms (config.gc_tuning).
+tune_for_live_play()
