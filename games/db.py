@@ -21,6 +21,8 @@ from channels.db import database_sync_to_async
 from django.conf import settings
 from django.db import connection
 
+from web.request_connections import POOL_THREAD_PREFIX
+
 _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
 
@@ -38,7 +40,7 @@ def pool() -> ThreadPoolExecutor:
     global _pool
     with _pool_lock:
         if _pool is None:
-            _pool = ThreadPoolExecutor(max_workers=db_threads(), thread_name_prefix="gin-db")
+            _pool = ThreadPoolExecutor(max_workers=db_threads(), thread_name_prefix=POOL_THREAD_PREFIX)
         return _pool
 
 
