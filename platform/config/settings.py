@@ -276,7 +276,9 @@ if REDIS_URL:
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "gin"),
-            "OPTIONS": {"socket_connect_timeout": 1.0, "socket_timeout": 1.0},
+            # One pool per process, not one per asyncio context (each socket's): config.redis_pool.
+            "OPTIONS": {"socket_connect_timeout": 1.0, "socket_timeout": 1.0,
+                        "pool_class": "config.redis_pool.SharedConnectionPool"},
         }
     }
 else:

@@ -77,7 +77,8 @@ def test_production_profile(subprocess_env: dict[str, str]) -> None:
     # Shared by every Daphne process (throttles, socket counts); a stalled Redis fails within a second.
     assert s["cache"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache"
     assert s["cache"]["LOCATION"] == "redis://cache.internal:6379/2"
-    assert s["cache"]["OPTIONS"] == {"socket_connect_timeout": 1.0, "socket_timeout": 1.0}
+    assert s["cache"]["OPTIONS"] == {"socket_connect_timeout": 1.0, "socket_timeout": 1.0,
+                                     "pool_class": "config.redis_pool.SharedConnectionPool"}
     assert s["debug"] is False
     assert s["hosts"] == ["gin.example", "www.gin.example"]
     assert s["csrf"] == ["https://gin.example"]
