@@ -1,5 +1,5 @@
 """Exec a command in a process group of its own that still ends with its parent: ``scripts/serve``
-starts the Celery worker through it.
+starts the Celery worker and beat through it.
 
     python scripts/lib/own_group.py PARENT_PID COMMAND [ARG ...]
 

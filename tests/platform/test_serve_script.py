@@ -170,8 +170,14 @@ def test_serve_stops_on_sigterm_to_its_process_group(subprocess_env: dict[str, s
         assert len(workers) == 3, "the worker's main process and its 2 pool children"
 
         started = time.monotonic()
+        # As GNU timeout stops a command: SIGTERM to it, then to its whole group, so the script gets a
+        # second one while it stops. That one used to end the script halfway, orphaning a hung beat.
+        os.kill(serve.process.pid, signal.SIGTERM)
+        wait_for(lambda: "Stopping (pids" in serve.output(), "serve to begin stopping")
         os.killpg(serve.sid, signal.SIGTERM)
         serve.process.wait(timeout=STOP_BOUND_S)
+        beats = [pid for pid in session_pids(serve.sid) if "celery -A config beat" in cmdline(pid)]
+        assert beats == [], "serve waited for its beat before exiting"
         wait_for(lambda: not session_pids(serve.sid), "every serve process to stop", STOP_BOUND_S)
         elapsed = time.monotonic() - started
         assert elapsed < STOP_BOUND_S
