@@ -19,11 +19,11 @@ What :func:`tune_for_live_play` does, once the application is loaded:
   Cyclic garbage is still collected, in fewer and larger young collections; reference counting frees
   everything else at once as before.
 
-Same 50-match run with both (``EXP`` A/B on this 2-core machine, 2 Daphne processes): no full
-collection in 40 s, p99 ack 34-78 ms against 109-203 ms without (the rest of the tail there is
-PostgreSQL commits that now and then take 100 ms on this machine's disk). Source: the ``gc`` module's
-documentation of ``freeze`` and ``set_threshold``; ``freeze`` came from Instagram's Django servers
-(CPython bpo-31558), which keep their start-up heap out of every collection.
+Same 50-match run with both (A/B on a 2-core machine, 2 Daphne processes): no full collection in 40 s;
+p99 ack 34-78 ms in six of eight runs against 109-203 ms without. The other two runs (223 and 892 ms)
+hit PostgreSQL commits of 70-110 ms, the rest of the tail on that machine. Source: the ``gc`` module's
+documentation of ``freeze`` and ``set_threshold``. ``freeze`` was added for pre-fork servers
+(CPython bpo-31558, from Instagram), to keep the start-up heap out of collections.
 """
 
 from __future__ import annotations
