@@ -27,6 +27,7 @@ from games import conf, ratelimit, rematch, scheduling, selectors, services
 from games.db import NoConnectionSweepPerMessage, db_call
 from games.services import GameError, group_name, seat_group
 from games.user_sockets import user_group
+from replays.selectors import may_see
 from web.log_context import bind_socket
 from web.socket_end import EndsCleanly, outage
 from web.unavailable import RefusesWhenUnavailable, database_unavailable, describe
@@ -108,10 +109,11 @@ class MatchConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavail
             await self._refuse("not_authenticated", "log in or play as a guest first", 4401)
             return
         match = await db_call(selectors.match_get)(match_id=self.match_id)
-        if match is None:
+        seat = None if match is None else match.seat_of(self.user.pk)
+        # a private match the user may not see is refused as one that does not exist, whatever its state
+        if match is None or (seat is None and not await db_call(may_see)(match, self.user)):
             await self._refuse("no_such_match", f"no match {self.match_id}", 4404)
             return
-        seat = match.seat_of(self.user.pk)
         if seat is None:
             await self._refuse("not_seated", "you are not a player of this match", 4403)
             return

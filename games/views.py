@@ -27,6 +27,7 @@ from games.forms import BotMatchForm, FriendTableForm, bot_level_choices
 from games.models import Match, MatchStatus
 from ratings.elo import expected_score, shown
 from ratings.selectors import rating_get
+from replays.selectors import may_see
 from web.errors import NotFound
 
 
@@ -166,9 +167,10 @@ def _invite_url(request: HttpRequest, match: Match) -> str | None:
 @login_required
 @require_GET
 def table(request: HttpRequest, match_id: int) -> HttpResponse:
-    """The table page of a seated player (others: 403)."""
+    """The table page of a seated player (others: 403 for a public match; a private one is answered as
+    a match that does not exist, 404: ``replays.selectors.may_see``)."""
     match = selectors.match_get(match_id=match_id)
-    if match is None:
+    if match is None or not may_see(match, request.user):
         raise NotFound(_("No such match."))
     seat = match.seat_of(request.user.pk)
     if seat is None:
@@ -216,7 +218,8 @@ def match_end_casual(request: HttpRequest, match_id: int) -> HttpResponse:
     try:
         services.match_abandon(match_id=match_id, user=request.user)
     except services.GameError as exc:
-        messages.error(request, exc.message)
+        # not a player: the answer of a match that does not exist (whether it exists is not told)
+        messages.error(request, f"no match {match_id}" if exc.code == "not_seated" else exc.message)
     else:
         messages.success(request, _("The match was ended: abandoned, no winner, not rated."))
     return redirect("games:my_matches")

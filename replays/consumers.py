@@ -1,7 +1,8 @@
 """The spectator's WebSocket (``ws/watch/<id>/``): the third party's view of a public match, live.
 
 On connect: the match must be public (``replays.selectors.check_can_watch(live=True)``), else an
-``error`` then close (4404 no such match, 4403 not public). Then a ``watch`` message
+``error`` then close (4404 no such match, also a private match the user does not play; 4403 not
+public: a private match's own player). Then a ``watch`` message
 (``replays.watch.watch_payload``) and another after every change: services send the card-free
 ``match.update`` to the ``watch_<id>`` group after each commit and this consumer re-reads the
 spectator's view. Spectators cannot act: ``action`` / ``resign`` get ``not_seated``; ``sync`` resends the
@@ -12,9 +13,10 @@ updates the count the players see (``spectators`` message on their table's socke
 
 The analysis' WebSocket (``ws/analysis/<id>/?token=...``, :class:`AnalysisConsumer`): the replay page's
 view of its computer analysis (docs/analysis.md). Same access as the replay (a finished match; its
-players, a public match, or the link's token), else an ``error`` then close (4404 no such match, 4409
-not finished, 4403 private). Then an ``analysis`` message (``replays.analyses.analysis_payload``), a
-new one at each progress report the run pushes (``analysis_<id>`` group), the result with the last.
+players, a public match, or the link's token), else an ``error`` then close (4404 no such match, also
+for a private match the user may not see whatever its state; 4409 not finished). Then an
+``analysis`` message (``replays.analyses.analysis_payload``), a new one at each progress report the
+run pushes (``analysis_<id>`` group), the result with the last.
 Read-only like the spectators': ``sync`` resends, ``ping`` gets ``pong``, the same error codes and
 limits.
 """
@@ -25,9 +27,9 @@ import json
 import logging
 import time
 from typing import Any
-from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
+from django.http import QueryDict
 
 from games import conf, ratelimit
 from games.selectors import match_get
@@ -221,8 +223,8 @@ class AnalysisConsumer(_ReadOnlySocket):
 
     def _check(self) -> None:
         """:raises ReplayRefused: no such match, not finished, or private without the link's token."""
-        query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
-        token = (query.get("token") or [None])[0]
+        # The token read as the replay page reads request.GET (one value, exactly as sent).
+        token = selectors.share_token(QueryDict(self.scope.get("query_string", b"").decode("latin-1")))
         match = match_get(match_id=self.match_id)
         selectors.check_can_watch(match=match, user=self.scope.get("user"), token=token)
 

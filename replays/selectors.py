@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,8 +41,9 @@ CACHE_SECONDS = 7 * 24 * 3600
 
 
 class ReplayRefused(Exception):
-    """No replay for this request: ``code`` ``no_such_match`` (404), ``not_finished`` (409: a live
-    match's replay opens when it ends), ``private`` (403: not a player, no valid token)."""
+    """No replay for this request: ``code`` ``no_such_match`` (404: no such match, or one the requester
+    may not see), ``not_finished`` (409: a live match's replay opens when it ends), ``private`` (403: a
+    private match's player asking to watch it live)."""
 
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)
@@ -105,27 +107,65 @@ def access_get(match: Match) -> ReplayAccess | None:
     return ReplayAccess.objects.filter(match_id=match.pk).first()
 
 
+def may_see(match: Match, user: User | Any, token: str | None = None) -> bool:
+    """Whether ``user`` (maybe anonymous) holding the share ``token`` (or None) may know that ``match``
+    exists: its players, anyone when it is public (:func:`is_public`), whoever holds its link's token.
+
+    Everyone else gets the answer of a match that does not exist, whatever the match's state (live,
+    finished, waiting for its second player): a refusal that differed would tell a stranger that a private
+    match exists and whether it is still in play. The one rule of every path that takes a match id
+    (:func:`check_can_watch`; the table's page and socket, ``games.views``/``games.consumers``).
+    """
+    if user is not None and user.is_authenticated and match.seat_of(user.pk) is not None:
+        return True
+    access = access_get(match)
+    return is_public(match, access) or token_matches(token, access)
+
+
 def check_can_watch(*, match: Match | None, user: User | Any, token: str | None, live: bool = False) -> None:
     """Whether ``user`` (maybe anonymous) holding ``token`` (or None) may open ``match``'s replay
     (``live=False``) or watch it live (``live=True``: public matches only).
+
+    A match the user may not see (:func:`may_see`) is refused as ``no_such_match`` in every state, so
+    the codes ``not_finished`` and ``private`` only reach those who may see it: a live match's players,
+    or anyone when it is public, get ``not_finished``; a private match's players asking to watch it
+    live get ``private``.
 
     :raises ReplayRefused: see its codes.
     """
     if match is None or match.status == MatchStatus.ABORTED or match.first_dealer is None:
         raise ReplayRefused("no_such_match", "no such match")
-    access = access_get(match)
-    seated = user is not None and user.is_authenticated and match.seat_of(user.pk) is not None
+    if not may_see(match, user, token):
+        raise ReplayRefused("no_such_match", "no such match")
     if live:
-        if not is_public(match, access):
+        if not is_public(match, access_get(match)):
             raise ReplayRefused("private", "this match is not public")
         return
     if match.status != MatchStatus.FINISHED:
         raise ReplayRefused("not_finished", "the match is still being played: its replay opens when it ends")
-    if seated or is_public(match, access):
-        return
-    if access is not None and _token_matches(token, access.token):
-        return
-    raise ReplayRefused("private", "this replay is private: ask one of its players for its link")
+
+
+def share_token(params: Mapping[str, Any]) -> str | None:
+    """The share token a request gives: ``params``' one ``token`` value (a ``QueryDict``: a query string
+    or a form; a plain mapping of lists from ``urllib.parse.parse_qs``), or None when it is missing or
+    given more than once (which one was meant?).
+
+    The value is taken exactly as sent, never trimmed or changed in case: ``<token>%20`` is not the
+    token (:func:`_token_matches`). The one reading of the token for every path: the replay page, its
+    file and analysis, the API's replay and the analysis socket.
+    """
+    getlist = getattr(params, "getlist", None)
+    values = getlist("token") if getlist is not None else params.get("token") or []
+    if isinstance(values, str):
+        values = [values]
+    if len(values) != 1 or not isinstance(values[0], str):
+        return None
+    return values[0]
+
+
+def token_matches(given: object, access: ReplayAccess | None) -> bool:
+    """Whether ``given`` is ``access``' share token (``access`` None: the match has none)."""
+    return access is not None and _token_matches(given, access.token)
 
 
 def _token_matches(given: object, stored: object) -> bool:

@@ -97,7 +97,7 @@ def _viewer(
 
 def _load(request: HttpRequest, match_id: int) -> Match:
     match = match_get(match_id=match_id)
-    selectors.check_can_watch(match=match, user=request.user, token=request.GET.get("token"))
+    selectors.check_can_watch(match=match, user=request.user, token=selectors.share_token(request.GET))
     assert match is not None
     return match
 
@@ -116,11 +116,11 @@ def replay_page(request: HttpRequest, match_id: int) -> HttpResponse:
     seated = request.user.is_authenticated and match.seat_of(request.user.pk) is not None
     by_rule = selectors.public_by_rule(match)
     access = services.replay_access_ensure(match=match) if seated else selectors.access_get(match)
-    token = request.GET.get("token")
+    token = selectors.share_token(request.GET)
     json_url = reverse("replays:replay_json", args=[match.pk])
-    if token and access is not None and token == access.token:
-        json_url += f"?token={access.token}"
-    analysis_query = f"?token={token}" if token and access is not None and token == access.token else ""
+    if selectors.token_matches(token, access):
+        json_url += f"?token={token}"
+    analysis_query = f"?token={token}" if selectors.token_matches(token, access) else ""
     extra = {
         "match": match,
         "json_url": json_url,
@@ -171,7 +171,7 @@ def replay_analyse(request: HttpRequest, match_id: int) -> HttpResponse:
     JSON (``Accept: application/json``): 202 ``replays.analyses.analysis_payload`` (without the result)
     while it is queued or running, 200 once done; refusals ``{"error", "message"}`` 404/403/409.
     Otherwise a redirect to the replay page (a refusal is its page)."""
-    token = request.POST.get("token") or None
+    token = selectors.share_token(request.POST)
     match = match_get(match_id=match_id)
     try:
         selectors.check_can_watch(match=match, user=request.user, token=token)
@@ -229,9 +229,10 @@ def replay_open(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 def replay_visibility(request: HttpRequest, match_id: int) -> HttpResponse:
-    """The owner makes the match public (``public=1``) or private (``public=0``)."""
+    """The owner makes the match public (``public=1``) or private (``public=0``). A match the user may not
+    see (``selectors.may_see``) is answered as one that does not exist, before the form is read."""
     match = match_get(match_id=match_id)
-    if match is None:
+    if match is None or not selectors.may_see(match, request.user):
         return _refused(request, selectors.ReplayRefused("no_such_match", ""), match_id)
     public = request.POST.get("public")
     if public not in ("0", "1"):

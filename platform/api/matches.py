@@ -1,6 +1,8 @@
 """A finished match's replay file (``/api/v1/matches/{id}/replay/``): ``replays.selectors.match_record``
 (docs/replay-format.md, verified before it is given out) under the replay page's own rules
-(``check_can_watch``): a live match is refused (409) until it ends, a private one needs its link's token."""
+(``check_can_watch``): a live match is refused (409) until it ends, a private one needs its link's token,
+and a private match the client may not see is answered as one that does not exist (404, whatever its
+state). The token is read as the replay page reads it (``replays.selectors.share_token``: exactly as sent)."""
 
 from __future__ import annotations
 
@@ -12,22 +14,26 @@ from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from api.base import ApiView, parse_query
+from api.base import ApiView
 from api.errors import ApiError, ErrorSerializer
 from games.selectors import match_get
-from replays.selectors import ReplayFailed, ReplayRefused, check_can_watch, match_record
+from replays.selectors import ReplayFailed, ReplayRefused, check_can_watch, match_record, share_token
 
-_STATUS = {"no_such_match": 404, "not_finished": 409, "private": 403}
+# ``private`` (403) is only for watching live (``check_can_watch(live=True)``): a replay never answers it.
+_STATUS = {"no_such_match": 404, "not_finished": 409}
 _MESSAGES = {
     "no_such_match": "there is no finished match with this id",
     "not_finished": "the match is still being played: its replay opens when it ends",
-    "private": "this replay is private: its players can share its link (with its token)",
 }
 
 
 class ReplayQuery(serializers.Serializer[Any]):
+    """The query's parameters, for the schema only: the token is read by ``share_token`` (the replay
+    page's rule: one value, exactly as sent; any other value is no token, never a 400)."""
+
     token = serializers.CharField(
-        max_length=64, required=False, help_text="The token of a private match's replay link."
+        required=False,
+        help_text="The token of a private match's replay link, exactly as in the link (given once).",
     )
 
 
@@ -38,8 +44,13 @@ class ReplayView(ApiView):
         tags=["matches"],
         responses={
             200: OpenApiResponse(OpenApiTypes.OBJECT, description="The replay file (docs/replay-format.md)."),
-            403: OpenApiResponse(ErrorSerializer, description="`private`: a private match, no valid token."),
-            409: OpenApiResponse(ErrorSerializer, description="`not_finished`: the match is still in play."),
+            404: OpenApiResponse(
+                ErrorSerializer,
+                description="`no_such_match`: no such match, or a private one and no valid token (any state)",
+            ),
+            409: OpenApiResponse(
+                ErrorSerializer, description="`not_finished`: still in play (its players; anyone if public)"
+            ),
             422: OpenApiResponse(
                 ErrorSerializer, description="`failed_verification`: its log does not re-run."
             ),
@@ -48,10 +59,9 @@ class ReplayView(ApiView):
     def get(self, request: Request, match_id: int) -> Response:
         """The replay file of a finished match: every deal, action and result, verifiable offline
         (``python -m engine replay verify FILE``)."""
-        query = parse_query(ReplayQuery, request)
         match = match_get(match_id=match_id)
         try:
-            check_can_watch(match=match, user=request.user, token=query.get("token"))
+            check_can_watch(match=match, user=request.user, token=share_token(request.query_params))
             assert match is not None
             record = match_record(match=match)
         except ReplayRefused as exc:

@@ -261,10 +261,12 @@ def test_tournaments_detail_standings_pairings(seeded: dict[str, Any], client: C
 def test_replay_follows_the_replay_pages_rules(seeded: dict[str, Any], client: Client) -> None:
     rated, private, live = seeded["rated"], seeded["private"], seeded["live"]
     assert get(client, f"/api/v1/matches/{rated.pk}/replay/") == match_record(match=rated)
-    assert get(client, f"/api/v1/matches/{private.pk}/replay/", 403)["error"] == "private"
+    # a private match without its token: the answer of a match that does not exist (issue 20, finding 7)
+    assert get(client, f"/api/v1/matches/{private.pk}/replay/", 404)["error"] == "no_such_match"
     token = ReplayAccess.objects.create(match=private).token
     assert get(client, f"/api/v1/matches/{private.pk}/replay/?token={token}")["match"]["id"] == private.pk
-    assert get(client, f"/api/v1/matches/{private.pk}/replay/?token=x{token[1:]}", 403)["error"] == "private"
+    wrong = get(client, f"/api/v1/matches/{private.pk}/replay/?token=x{token[1:]}", 404)
+    assert wrong["error"] == "no_such_match"
     assert get(logged_in(seeded["bob"]), f"/api/v1/matches/{private.pk}/replay/")["match"]["id"] == private.pk
     assert get(client, f"/api/v1/matches/{live.pk}/replay/", 409) == {
         "error": "not_finished",

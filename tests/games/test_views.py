@@ -75,7 +75,7 @@ def test_bad_bot_form_fields_are_400_with_errors(
     assert Match.objects.count() == 0
 
 
-def test_friend_table_form_and_join_by_link(alice: Any, bob: Any, guest: Any) -> None:
+def test_friend_table_form_and_join_by_link(alice: Any, bob: Any, guest: Any, house_bots: Any) -> None:
     client = _client(alice)
     bad = client.post(
         reverse("games:new_friend_table"), {"preset": "classic", "target": "100", "turn_timer": "5"}
@@ -113,9 +113,15 @@ def test_friend_table_form_and_join_by_link(alice: Any, bob: Any, guest: Any) ->
     # a third person: the table is full
     late = _client(bob).get(join_url)
     assert late.status_code == 409 and late.context["reason"] == "full" and not late.context["can_join"]
+    # a stranger at a private table: the answer of a match that does not exist (issue 20, finding 7)
     stranger = _client(bob).get(f"/match/{table.pk}/")
+    assert stranger.status_code == 404 and "No such match." in stranger.content.decode()
+    assert _client(bob).get(f"/match/{table.pk + 1000}/").status_code == 404
+    # at a public one (a member's bot match): the site's styled 403 page, with the reason
+    public = services.match_create_vs_bot(user=alice, level=1, rules_preset="classic", target=100)
+    stranger = _client(bob).get(f"/match/{public.pk}/")
     assert stranger.status_code == 403
-    assert "403.html" in [t.name for t in stranger.templates]  # the site's styled page, with the reason
+    assert "403.html" in [t.name for t in stranger.templates]
     assert "You are not a player of this match." in stranger.content.decode()
     assert _client(bob).get("/t/no-such-token/").status_code == 404
 

@@ -143,12 +143,12 @@ def test_refusals_are_clear_and_store_nothing(
     # a guest's bot match is private: another user needs its link's token
     private = short_finished(guest)
     client.force_login(bob)
-    answer = post(client, private.pk)
-    assert answer.status_code == 403 and answer.json()["error"] == "private"
-    assert post(client, private.pk, token="not-the-token").status_code == 403
-    assert client.get(reverse("replays:analysis_json", args=[private.pk])).status_code == 403
+    answer = post(client, private.pk)  # as if there were no such match (issue 20, finding 7)
+    assert answer.status_code == 404 and answer.json()["error"] == "no_such_match"
+    assert post(client, private.pk, token="not-the-token").status_code == 404
+    assert client.get(reverse("replays:analysis_json", args=[private.pk])).status_code == 404
     page = client.post(reverse("replays:analyse", args=[private.pk]))  # without JavaScript: the page
-    assert page.status_code == 403 and "private" in page.content.decode()
+    assert page.status_code == 404 and "There is no finished match" in page.content.decode()
     assert MatchAnalysis.objects.count() == 0
     token = ReplayAccess.objects.get_or_create(match=private)[0].token
     with django_capture_on_commit_callbacks(execute=True):
@@ -296,8 +296,8 @@ async def test_the_socket_refuses_like_the_replay(house_bots: Any, seeded_decks:
     for match_id, user, query, code, close in (
         (999_999, alice, "", "no_such_match", 4404),
         (live.pk, alice, "", "not_finished", 4409),
-        (private.pk, bob, "", "private", 4403),
-        (private.pk, bob, "?token=wrong", "private", 4403),
+        (private.pk, bob, "", "no_such_match", 4404),  # a stranger: as if there were no such match
+        (private.pk, bob, "?token=wrong", "no_such_match", 4404),
     ):
         comm = await analysis_socket(match_id, user, query)
         answer = await recv(comm)

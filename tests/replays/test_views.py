@@ -89,7 +89,7 @@ def test_the_owners_toggle_really_changes_who_may_watch(friend_match: Any, clien
     assert visibility_line(client.get(url))[1] == "Make it public"
     assert visibility_line(client.get(url))[0].startswith("This replay is private")
     client.logout()
-    assert client.get(url).status_code == 403
+    assert client.get(url).status_code == 404  # private again: to a stranger, no such match
     assert client.get(url + f"?token={token}").status_code == 200
 
 
@@ -106,20 +106,20 @@ def test_a_guests_bot_match_is_private(finished_match: Any, guest: Any, client: 
     match = finished_match("classic", user=guest)
     client.force_login(bob)
     refused = client.get(reverse("replays:replay", args=[match.pk]))
-    assert refused.status_code == 403
-    assert "private" in refused.content.decode()
+    assert refused.status_code == 404  # answered as a match that does not exist (issue 20, finding 7)
+    assert "There is no finished match with this number." in refused.content.decode()
 
 
 def test_a_friend_replay_is_for_its_players_and_the_token(
     friend_match: Any, client: Any, alice: Any, bob: Any, django_user_model: Any
 ) -> None:
     url = reverse("replays:replay", args=[friend_match.pk])
-    assert client.get(url).status_code == 403  # anonymous
+    assert client.get(url).status_code == 404  # anonymous: as if there were no such match
     carol = django_user_model.objects.create_user(username="carol")
     client.force_login(carol)
-    assert client.get(url).status_code == 403
-    assert client.get(reverse("replays:replay_json", args=[friend_match.pk])).status_code == 403
-    assert client.get(url + "?token=wrong").status_code == 403
+    assert client.get(url).status_code == 404
+    assert client.get(reverse("replays:replay_json", args=[friend_match.pk])).status_code == 404
+    assert client.get(url + "?token=wrong").status_code == 404
     client.force_login(bob)
     page = client.get(url)
     assert page.status_code == 200
@@ -144,7 +144,7 @@ def test_a_friend_replay_is_for_its_players_and_the_token(
     client.force_login(alice)
     client.post(reverse("replays:visibility", args=[friend_match.pk]), {"public": "0"})
     client.force_login(carol)
-    assert client.get(url).status_code == 403
+    assert client.get(url).status_code == 404
 
 
 def test_a_live_match_is_refused_until_it_ends(house_bots: Any, alice: Any, client: Any) -> None:
@@ -254,7 +254,7 @@ def test_the_share_token_is_compared_in_constant_time(
 ) -> None:
     """The token check goes through ``hmac.compare_digest`` (a ``==`` stops at the first wrong character:
     its time tells a guesser how much was right); a wrong, empty, None, non-string or too long token is
-    refused as private, the right one opens the replay."""
+    refused as a match that does not exist, the right one opens the replay."""
     from django.contrib.auth.models import AnonymousUser
 
     from replays import selectors
@@ -275,5 +275,5 @@ def test_the_share_token_is_compared_in_constant_time(
     for bad in ("wrong", "", None, ["x"], token + "x" * 64, "é" * 8):
         with pytest.raises(ReplayRefused) as refused:
             selectors.check_can_watch(match=friend_match, user=anonymous, token=bad)  # type: ignore[arg-type]
-        assert refused.value.code == "private"
+        assert refused.value.code == "no_such_match"
     assert compared[1:] == [(b"wrong", token.encode())]  # only the well-formed guess reached the comparison

@@ -85,8 +85,12 @@ def test_watch_page_refuses_private_and_redirects_a_finished_match(
         user=alice, rules_preset="classic", target=50, turn_timer=None, rated=False
     )
     services.table_join(user=bob, token=table.invite_token)
-    assert client.get(reverse("replays:watch", args=[table.pk])).status_code == 403
+    # a private match: to a stranger, no such match (issue 20, finding 7); its player is told it is private
+    assert client.get(reverse("replays:watch", args=[table.pk])).status_code == 404
     assert client.get("/watch/999999/").status_code == 404
+    client.force_login(alice)
+    assert client.get(reverse("replays:watch", args=[table.pk])).status_code == 403
+    client.logout()
     ReplayAccess.objects.create(match=table, public=True)
     page = client.get(reverse("replays:watch", args=[table.pk]))
     assert page.status_code == 200
@@ -162,7 +166,8 @@ async def test_private_and_unknown_matches_are_refused(alice: Any, bob: Any, see
     table = await database_sync_to_async(services.table_create)(
         user=alice, rules_preset="classic", target=50, turn_timer=None, rated=False)
     await database_sync_to_async(services.table_join)(user=bob, token=table.invite_token)
-    for match_id, code, close in ((table.pk, "not_public", 4403), (999_999, "no_such_match", 4404)):
+    # a private match: to a stranger, as if there were no such match (issue 20, finding 7)
+    for match_id, code, close in ((table.pk, "no_such_match", 4404), (999_999, "no_such_match", 4404)):
         comm = await watcher(match_id)
         answer = await recv(comm)
         assert answer["type"] == "error" and answer["code"] == code
