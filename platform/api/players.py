@@ -77,7 +77,7 @@ class PlayerSerializer(serializers.Serializer[Any]):
     is_bot = serializers.BooleanField()
     bot_level = serializers.IntegerField(allow_null=True, min_value=1, max_value=5)
     rating = serializers.IntegerField(help_text="Current Elo, rounded (a house bot's is fixed).")
-    rating_exact = serializers.FloatField(help_text="Current Elo, exact.")
+    rating_exact = serializers.FloatField(help_text="Current Elo, exact: the stored value, never rounded.")
     peak = serializers.IntegerField(help_text="Highest rating so far, rounded.")
     provisional = serializers.BooleanField(help_text="Fewer than 10 rated matches (a house bot: never).")
     rated_matches = serializers.IntegerField(
@@ -100,7 +100,7 @@ class RatingChangeSerializer(serializers.Serializer[Any]):
     before = serializers.IntegerField()
     after = serializers.IntegerField()
     change = serializers.IntegerField(help_text="after - before as shown (rounded values).")
-    delta = serializers.FloatField(help_text="Exact change in Elo points.")
+    delta = serializers.FloatField(help_text="Exact change in Elo points: the stored value, never rounded.")
     k = serializers.IntegerField(help_text="K-factor used.")
     won = serializers.BooleanField()
     opponent = PlayerRefSerializer()
@@ -159,7 +159,7 @@ class PlayerView(ApiView):
             "is_bot": user.is_bot,
             "bot_level": user.bot_level,
             "rating": info.shown,
-            "rating_exact": round(info.rating, 2),
+            "rating_exact": float(info.rating),
             "peak": elo.shown(info.peak),
             "provisional": info.provisional,
             "rated_matches": info.rated_matches,
@@ -203,7 +203,7 @@ class PlayerRatingsView(ApiView):
                 "before": elo.shown(c["before"]),
                 "after": elo.shown(c["after"]),
                 "change": elo.shown_change(c["before"], c["after"]),
-                "delta": round(c["delta"], 2),
+                "delta": float(c["delta"]),
                 "k": c["k"],
                 "won": c["won"],
                 "opponent": {

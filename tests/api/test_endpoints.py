@@ -39,7 +39,7 @@ def test_player_profile_and_history(seeded: dict[str, Any], client: Client) -> N
         "is_bot": False,
         "bot_level": None,
         "rating": elo.shown(rating.rating),
-        "rating_exact": round(rating.rating, 2),
+        "rating_exact": rating.rating,
         "peak": elo.shown(rating.peak),
         "provisional": True,
         "rated_matches": 2,
@@ -67,7 +67,7 @@ def test_player_profile_and_history(seeded: dict[str, Any], client: Client) -> N
     assert (newest["before"], newest["after"], newest["delta"], newest["k"]) == (
         elo.shown(changes[0].before),
         elo.shown(changes[0].after),
-        round(changes[0].delta, 2),
+        changes[0].delta,
         changes[0].k,
     )
     assert history["results"][1]["opponent"]["username"] == "bob" and history["results"][1]["won"] is True
@@ -256,6 +256,21 @@ def test_tournaments_detail_standings_pairings(seeded: dict[str, Any], client: C
     ]
     assert get(client, f"/api/v1/tournaments/{t.pk}/rounds/2/pairings/", 404)["error"] == "no_such_round"
     assert get(client, f"/api/v1/tournaments/{t.pk + 1}/", 404)["error"] == "no_such_tournament"
+
+
+def test_exact_values_are_the_stored_ones(seeded: dict[str, Any], client: Client) -> None:
+    """``rating_exact`` and a history row's ``delta`` are the stored floats, not rounded to 2 decimals
+    (issue 20: 1517.123456 was answered 1517.12); ``rating``, ``before``, ``after`` and ``change`` stay
+    rounded as the site shows them."""
+    alice = seeded["alice"]
+    PlayerRating.objects.filter(user=alice).update(rating=1517.123456)
+    newest = RatingChange.objects.filter(player=alice).order_by("-created_at", "-id").first()
+    assert newest is not None
+    RatingChange.objects.filter(pk=newest.pk).update(before=1535.0, after=1517.123456, delta=-17.876544)
+    profile = get(client, "/api/v1/players/alice/")
+    assert (profile["rating"], profile["rating_exact"]) == (1517, 1517.123456)
+    row = get(client, "/api/v1/players/alice/ratings/")["results"][0]
+    assert (row["before"], row["after"], row["change"], row["delta"]) == (1535, 1517, -18, -17.876544)
 
 
 def test_replay_follows_the_replay_pages_rules(seeded: dict[str, Any], client: Client) -> None:
