@@ -142,6 +142,30 @@ def test_logged_in_users_have_their_own_higher_limit(settings: Any, alice: Any, 
     )  # anonymous: its own count
 
 
+def test_guests_share_their_ip_addresses_anonymous_quota(settings: Any, alice: Any) -> None:
+    """Guest accounts are counted as anonymous clients of their IP address (issue 20, finding 8: each
+    guest had a member's quota of its own, so 3 guests from one IP made 300 requests a minute against an
+    anonymous limit of 60). Two guests and an anonymous client of one address, taking turns, get exactly
+    ``API_ANON_RATE`` requests together; then each of them is refused. A member there has their own."""
+    from accounts.services import guest_create
+
+    settings.API_ANON_RATE = "7/min"
+    settings.API_USER_RATE = "100/min"
+    address = "203.0.113.20"
+    clients = [Client(REMOTE_ADDR=address) for _ in range(3)]
+    for client in clients[1:]:
+        client.force_login(guest_create())
+    statuses = [clients[i % 3].get("/api/v1/bots/").status_code for i in range(9)]
+    assert statuses == [200] * 7 + [429] * 2
+    for client in clients:  # all three are over: one count
+        refused = client.get("/api/v1/players/alice/")
+        assert body(refused, 429)["error"] == "throttled" and int(refused["Retry-After"]) >= 1
+    member = Client(REMOTE_ADDR=address)
+    member.force_login(alice)
+    assert [member.get("/api/v1/bots/").status_code for _ in range(3)] == [200] * 3
+    assert Client(REMOTE_ADDR="203.0.113.21").get("/api/v1/bots/").status_code == 200  # another address
+
+
 def test_cache_outage_lets_requests_through(settings: Any, caplog: pytest.LogCaptureFixture) -> None:
     settings.API_ANON_RATE = "1/min"
     with mock.patch("django.core.cache.cache.get", side_effect=ConnectionError("redis down")):
