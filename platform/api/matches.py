@@ -33,6 +33,7 @@ class ReplayQuery(serializers.Serializer[Any]):
 
     token = serializers.CharField(
         required=False,
+        allow_blank=True,  # any string is accepted: one that is not the token is no token (404 if private)
         help_text="The token of a private match's replay link, exactly as in the link (given once).",
     )
 
