@@ -19,12 +19,12 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from django.core.cache import cache
 from django.db.models import Q
+from django.http import QueryDict
 
 from accounts.models import User
 from engine.errors import EngineError
@@ -145,22 +145,16 @@ def check_can_watch(*, match: Match | None, user: User | Any, token: str | None,
         raise ReplayRefused("not_finished", "the match is still being played: its replay opens when it ends")
 
 
-def share_token(params: Mapping[str, Any]) -> str | None:
-    """The share token a request gives: ``params``' one ``token`` value (a ``QueryDict``: a query string
-    or a form; a plain mapping of lists from ``urllib.parse.parse_qs``), or None when it is missing or
-    given more than once (which one was meant?).
+def share_token(params: QueryDict) -> str | None:
+    """The share token a request gives: the one ``token`` value of ``params`` (a query string or a form,
+    as Django parses it), or None when it is missing or given more than once (which one was meant?).
 
     The value is taken exactly as sent, never trimmed or changed in case: ``<token>%20`` is not the
     token (:func:`_token_matches`). The one reading of the token for every path: the replay page, its
-    file and analysis, the API's replay and the analysis socket.
+    file and analysis (form and file), the API's replay and the analysis socket.
     """
-    getlist = getattr(params, "getlist", None)
-    values = getlist("token") if getlist is not None else params.get("token") or []
-    if isinstance(values, str):
-        values = [values]
-    if len(values) != 1 or not isinstance(values[0], str):
-        return None
-    return values[0]
+    values = params.getlist("token")
+    return values[0] if len(values) == 1 else None
 
 
 def token_matches(given: object, access: ReplayAccess | None) -> bool:
