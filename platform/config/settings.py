@@ -429,7 +429,8 @@ MIDDLEWARE.insert(0, "web.middleware.RequestIdHeaderMiddleware")
 # --- the public API (platform/api, docs/api.md) ----------------------------------------------------------
 # JSON only, GET/HEAD/OPTIONS only, errors {"error": code, "message": ...}; session log-in only counts for
 # the per-user limit. Limits: API_ANON_RATE per IP (REMOTE_ADDR: NUM_PROXIES 0 never trusts the client's
-# X-Forwarded-For), API_USER_RATE per account, in the default cache (api.throttles).
+# X-Forwarded-For; guests are counted there too), API_USER_RATE per member account, in the default cache
+# (api.throttles).
 REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": [],
