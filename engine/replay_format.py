@@ -502,7 +502,7 @@ def hand_frames(
 
 def verify(
     data: Any, *, frames: bool = False, budget: float | None = None,
-    clock: Callable[[], float] = time.thread_time,
+    clock: Callable[[], float] = time.thread_time, since: float | None = None,
 ) -> VerifiedReplay:
     """Re-play the record ``data`` (a parsed replay file) and check it all (module docstring).
 
@@ -511,10 +511,11 @@ def verify(
         is read before each hand and every 64 actions, so a run may pass it by one hand's share at most.
     :param clock: a clock in seconds; by default the calling thread's CPU time (time spent waiting for
         the processor on a busy machine does not count against the budget).
+    :param since: the ``clock`` reading the budget counts from (default: its reading at the call).
     :raises ReplayBudgetError: past ``budget`` (a :class:`ReplayVerificationError`).
     :raises ReplayVerificationError: the first event that fails, with its number.
     """
-    started = clock() if budget is not None else 0.0  # the budget counts the whole call
+    started = 0.0 if budget is None else clock() if since is None else since
     check_text(data)
     rules, first_dealer, hands, end = _header(data)
     match = MatchState(rules, first_dealer)
@@ -558,11 +559,8 @@ def verify_text(
 ) -> VerifiedReplay:
     """:func:`verify` of a file's text (:func:`loads`); ``budget`` counts the parsing too.
     :raises ReplayVerificationError: as :func:`verify` and :func:`loads`."""
-    started = clock() if budget is not None else 0.0
-    data = loads(text)
-    if budget is not None:
-        budget -= clock() - started
-    return verify(data, frames=frames, budget=budget, clock=clock)
+    started = clock() if budget is not None else None
+    return verify(loads(text), frames=frames, budget=budget, clock=clock, since=started)
 
 
 def record_from_events(

@@ -216,3 +216,14 @@ def test_the_form_states_the_limits(client: Any) -> None:
     html = client.get(reverse("replays:open")).content.decode()
     assert ("Limits: at most 4 MB and 2000 hands per file, 5 s of the server's time to verify it; the "
             "viewer loads one hand at a time and the server keeps the verified hands for 60 minutes.") in html
+
+
+def test_the_limits_and_refusals_speak_pt_br(client: Any, settings: Any, classic: dict[str, Any]) -> None:
+    html = client.get(reverse("replays:open"), HTTP_ACCEPT_LANGUAGE="pt-br").content.decode()
+    assert "Limites: no máximo 4 MB e 2000 mãos por arquivo, 5 s do tempo do servidor" in html
+    settings.REPLAYS_OPEN_RATE = "1/h"
+    content = json.dumps(classic).encode()
+    assert post(client, content, HTTP_ACCEPT_LANGUAGE="pt-br").status_code == 200
+    over = post(client, content, HTTP_ACCEPT_LANGUAGE="pt-br")
+    assert over.status_code == 429
+    assert "Muitos arquivos de replay foram abertos da sua rede ou da sua conta." in over.content.decode()
