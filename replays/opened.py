@@ -30,6 +30,9 @@ from replays import selectors
 
 CACHE_VERSION = 1
 """Bump when what is held changes shape (old entries are then never read)."""
+CHUNK = 50
+"""Hands held per cache entry: a 2,000-hand file is 40 entries (the embedded profile's local-memory
+cache keeps 300 entries in all), and a hand's request unpickles 50 hands (about 50 KB), not 2,000."""
 CLOCK: Callable[[], float] = time.thread_time
 """The budget's clock: the request thread's CPU seconds (waiting for a busy processor does not count)."""
 
@@ -44,6 +47,8 @@ class Opened:
 
 
 def _key(digest: str, what: str | int) -> str:
+    """The cache key of an opened file's header (``"rules"``: its rules and number of hands) or of its
+    hands' chunk ``what`` (hands ``CHUNK * what + 1`` ...)."""
     return f"replay-open:{CACHE_VERSION}:{digest}:{what}"
 
 
@@ -62,9 +67,10 @@ def file_open(content: bytes) -> Opened:
     digest = hashlib.sha256(content).hexdigest()
     data = selectors.viewer_data(verified, whole=False)
     rules = verified.state.rules
-    held: dict[str, Any] = {_key(digest, "rules"): {"rules": rules.to_dict(), "hands": len(verified.hands)}}
-    for summary, hand in zip(data["hands"], verified.hands, strict=True):
-        held[_key(digest, hand.number)] = (summary, hand)
+    pairs = list(zip(data["hands"], verified.hands, strict=True))
+    held: dict[str, Any] = {_key(digest, "rules"): {"rules": rules.to_dict(), "hands": len(pairs)}}
+    for start in range(0, len(pairs), CHUNK):
+        held[_key(digest, start // CHUNK)] = pairs[start:start + CHUNK]
     cache.set_many(held, settings.REPLAYS_OPEN_HOLD_SECONDS)
     data["hands"][0] = _whole(rules, data["hands"][0], verified.hands[0])
     return Opened(digest, selectors.built_of(data))
@@ -84,12 +90,14 @@ def hand_get(digest: str, number: int) -> dict[str, Any]:
 
     :raises NotHeld: see its codes.
     """
-    found = cache.get_many([_key(digest, "rules"), _key(digest, number)])
+    chunk = _key(digest, (number - 1) // CHUNK)
+    found = cache.get_many([_key(digest, "rules"), chunk])
     header = found.get(_key(digest, "rules"))
     if header is None:
         raise NotHeld("not_held")
-    entry = found.get(_key(digest, number))
-    if entry is None:
-        raise NotHeld("no_such_hand" if not 1 <= number <= header["hands"] else "not_held")
-    summary, hand = entry
+    if not 1 <= number <= header["hands"]:
+        raise NotHeld("no_such_hand")
+    if chunk not in found:
+        raise NotHeld("not_held")
+    summary, hand = found[chunk][(number - 1) % CHUNK]
     return _whole(RuleSet.from_dict(header["rules"]), summary, hand)

@@ -120,7 +120,7 @@ def bench_url(args: argparse.Namespace, files: dict[str, bytes]) -> None:
             import requests
 
             start = time.perf_counter()
-            hand = requests.get(f"{args.url}{hands.replace('0.json', '2.json')}", timeout=60)
+            hand = requests.get(f"{args.url}{hands}2.json", timeout=60)
             print(f"  hand 2 on demand: {hand.status_code}, {(time.perf_counter() - start) * 1000:,.0f} ms, "
                   f"{len(hand.content):,} bytes")
         out = []

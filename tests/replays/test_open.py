@@ -111,26 +111,26 @@ def test_two_byte_order_marks_are_refused_on_the_page(client: Any, classic: dict
 
 
 def test_the_page_carries_one_hand_and_serves_the_others_on_demand(client: Any) -> None:
-    """40 dead hands: the page's data holds hand 1's frames only (the whole file's frames before), each
-    other hand comes from its URL, equal to the frames the whole verification builds; the page is a
-    fraction of what it was."""
-    record = dead_hands(40)
+    """120 dead hands: the page's data holds hand 1's frames only (the whole file's frames before), each
+    other hand comes from its URL (held in chunks of 50: both sides of each chunk's edge), equal to the
+    frames the whole verification builds; the page is a fraction of what it was."""
+    record = dead_hands(120)
     content = json.dumps(record).encode()
     page = post(client, content)
     assert page.status_code == 200
     data = page.context["replay"].data
     whole = verify(record, frames=True)
-    assert len(data["hands"]) == 40
-    assert [("frames" in h) for h in data["hands"]] == [True] + [False] * 39
+    assert len(data["hands"]) == 120
+    assert [("frames" in h) for h in data["hands"]] == [True] + [False] * 119
     assert data["hands"][0]["frames"] == whole.hands[0].frames
     assert [h["steps"] for h in data["hands"]] == [len(h.actions) for h in whole.hands]
     assert all(h["result"]["kind"] == "dead" for h in data["hands"])
     everything = selectors.built_of(selectors.viewer_data(whole)).json
-    assert len(page.content) * 5 < len(everything.encode())  # 40 hands' frames were all in the page
+    assert len(page.content) * 5 < len(everything.encode())  # 120 hands' frames were all in the page
     url = page.context["hands_url"]
     assert f'data-hands-url="{url}"' in page.content.decode()
     rules = whole.state.rules
-    for n in (2, 17, 40):
+    for n in (2, 50, 51, 100, 101, 120):
         hand = client.get(f"{url}{n}.json")
         assert hand.status_code == 200
         body = hand.json()
@@ -140,7 +140,7 @@ def test_the_page_carries_one_hand_and_serves_the_others_on_demand(client: Any) 
         assert body["arrangements"] == arrangements
         assert body["number"] == n and body["steps"] == len(frames) - 1
         assert body["scores_before"] == body["scores_after"] == [0, 0]
-    none = client.get(f"{url}41.json")
+    none = client.get(f"{url}121.json")
     assert none.status_code == 404 and none.json()["error"] == "no_such_hand"
     gone = client.get(reverse("replays:open_hand", args=["0" * 64, 1]))
     assert gone.status_code == 404 and gone.json() == {
@@ -227,3 +227,12 @@ def test_the_limits_and_refusals_speak_pt_br(client: Any, settings: Any, classic
     over = post(client, content, HTTP_ACCEPT_LANGUAGE="pt-br")
     assert over.status_code == 429
     assert "Muitos arquivos de replay foram abertos da sua rede ou da sua conta." in over.content.decode()
+
+
+def test_every_hand_stays_held_in_the_embedded_profiles_cache(client: Any, settings: Any) -> None:
+    """The embedded profile's local-memory cache keeps 300 entries in all (then culls a third): 400
+    hands held one per entry lost some; held 50 a chunk, every one is served."""
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+                                   "LOCATION": "test-open"}}
+    url = post(client, json.dumps(dead_hands(400)).encode()).context["hands_url"]
+    assert [client.get(f"{url}{n}.json").status_code for n in (2, 100, 250, 399, 400)] == [200] * 5
