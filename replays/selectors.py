@@ -303,10 +303,13 @@ def hand_view(
     names), ``"arrangements"``, ``"salt"``, ``"commitment"``, ``"limit_card"`` (two_deck rules: the second
     deck's card, else None), ``"frames"`` (``engine.replay_format.frame``)."""
     return {
-        **summary, "deck": card_names(h.deck), "arrangements": arrangements, "salt": h.salt,
-        "commitment": h.commitment, "limit_card": None if h.limit_card is None else card_name(h.limit_card),
-        "frames": frames,
+        **summary, "result": h.result, "deck": card_names(h.deck), "arrangements": arrangements,
+        "salt": h.salt, "commitment": h.commitment,
+        "limit_card": None if h.limit_card is None else card_name(h.limit_card), "frames": frames,
     }
+
+
+_BRIEF_RESULT = ("kind", "knocker", "winner", "points")
 
 
 def viewer_data(verified: VerifiedReplay, *, whole: bool = True) -> dict[str, Any]:
@@ -317,7 +320,8 @@ def viewer_data(verified: VerifiedReplay, *, whole: bool = True) -> dict[str, An
          "hands": [hand_view(...) of each hand]}
 
     ``whole=False`` (an opened file, whose hands load one at a time): each hand is its
-    :func:`hand_summary` only (``verified`` needs no frames).
+    :func:`hand_summary` only, its ``result`` cut to what the hand list shows (``kind``, ``knocker``,
+    ``winner``, ``points``: a third of a dead hand's size); ``verified`` needs no frames.
     """
     record = verified.record
     rules = RuleSet.from_dict(record["rules"])
@@ -325,7 +329,11 @@ def viewer_data(verified: VerifiedReplay, *, whole: bool = True) -> dict[str, An
     before = [0, 0]
     for h in verified.hands:
         summary = hand_summary(h, before)
-        hands.append(hand_view(summary, h, h.frames, h.arrangements) if whole else summary)
+        if whole:
+            hands.append(hand_view(summary, h, h.frames, h.arrangements))
+        else:
+            brief = None if h.result is None else {k: h.result[k] for k in _BRIEF_RESULT}
+            hands.append({**summary, "result": brief})
         before = list(h.scores_after)
     end = verified.end
     return {
