@@ -15,7 +15,8 @@ and ``--password`` when the page is for members; the bench resets nothing, so mi
 limit: ``REPLAYS_OPEN_RATE`` / ``REPLAYS_OPEN_USER_RATE``), once alone and then ``--parallel`` at once,
 and prints for each answer its status, wall time (ms) and size (bytes), then, when the page loads
 hands on demand, one hand's JSON (time, size). ``--engine``: CPU seconds of
-``engine.replay_format.verify`` with and without the viewer's frames, in this process.
+``engine.replay_format.verify`` with and without the viewer's frames, in this process, for the two
+files and two long real matches (classic to 500 and to 2,000, random legal moves).
 """
 
 from __future__ import annotations
@@ -137,12 +138,16 @@ def bench_url(args: argparse.Namespace, files: dict[str, bytes]) -> None:
 def bench_engine(files: dict[str, bytes]) -> None:
     from engine.replay_format import loads, verify
 
+    for target in (500, 2000):  # long real matches: what the CPU budget must never refuse
+        files = {f"classic to {target}": json.dumps(_record(random_playout(
+            preset("classic").replace(target=target), 5))).encode(), **files}
     for name, content in files.items():
         data = loads(content)
         for frames in (False, True):
             start = time.process_time()
             verify(data, frames=frames)
-            print(f"{name}: verify(frames={frames}) {time.process_time() - start:.2f} s CPU")
+            print(f"{name} ({len(content):,} bytes): verify(frames={frames}) "
+                  f"{time.process_time() - start:.2f} s CPU")
 
 
 def main() -> int:
