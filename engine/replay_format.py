@@ -19,7 +19,10 @@ Anything wrong raises :class:`ReplayVerificationError` naming the event: events 
 engine's log (1 = the cut for the deal when the file has one, else the first hand's deal; then one
 number per deal, action, hand end, resignation and match end, see ``engine.events``); event 0 is the
 file itself (not JSON, wrong format or version, a missing or malformed field).
-:func:`record_from_events` writes a record from an engine log.
+Every string of the file must be text (:func:`check_text`: no lone surrogate, no control character),
+and :func:`loads` reads strict UTF-8 with at most one leading byte order mark. :func:`verify` takes an
+optional CPU ``budget`` (:class:`ReplayBudgetError` past it); :func:`hand_frames` draws one verified
+hand's viewer frames on its own. :func:`record_from_events` writes a record from an engine log.
 
 Framework-free (no Django), ``mypy --strict``.
 """

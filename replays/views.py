@@ -206,15 +206,12 @@ def replay_analysis_json(request: HttpRequest, match_id: int) -> HttpResponse:
     return JsonResponse(analyses.analysis_payload(analysis), json_dumps_params={"ensure_ascii": False})
 
 
-def _open_limit(request: HttpRequest, *, group: str, method: str) -> int | None:
-    """Seconds to wait when this request is over a ``/replay/open/`` limit (per IP, and for an account
-    per account too: README "Limits"), else None; the request is counted."""
-    if group == "replays.open_hand":
-        return throttles.over_rate(request, group=group, key="ip", rate=settings.REPLAYS_OPEN_HAND_RATE,
-                                   method=method)
-    waits = [throttles.over_rate(request, group=group, key="ip", rate=settings.REPLAYS_OPEN_RATE)]
+def _open_wait(request: HttpRequest) -> int | None:
+    """Count this ``/replay/open/`` POST per IP and, for an account, per account (README "Limits");
+    seconds to wait when over either, else None."""
+    waits = [throttles.over_rate(request, group="replays.open", key="ip", rate=settings.REPLAYS_OPEN_RATE)]
     if request.user.is_authenticated:
-        waits.append(throttles.over_rate(request, group=f"{group}.user", key=lambda g, r: str(r.user.pk),
+        waits.append(throttles.over_rate(request, group="replays.open.user", key=lambda g, r: str(r.user.pk),
                                          rate=settings.REPLAYS_OPEN_USER_RATE))
     over = [w for w in waits if w is not None]
     return max(over) if over else None
@@ -236,7 +233,7 @@ def replay_open(request: HttpRequest) -> HttpResponse:
     limit: the 429 page with ``Retry-After``, before the file is read."""
     if request.method == "GET":
         return _open_form(request)
-    wait = _open_limit(request, group="replays.open", method="POST")
+    wait = _open_wait(request)
     if wait is not None:
         return throttles.too_many(request, detail=_("Too many replay files were opened from your network "
                                                     "or your account."), retry_after=wait)
@@ -271,7 +268,8 @@ def replay_open_hand(request: HttpRequest, digest: str, number: str) -> HttpResp
     """Hand ``number`` of an opened file (``replays.opened.hand_get``) as JSON (``selectors.hand_view``);
     ``{"error", "message"}`` 404 ``not_held`` (open the file again) or ``no_such_hand``, 429 ``throttled``
     with ``Retry-After`` over the per-IP limit."""
-    wait = _open_limit(request, group="replays.open_hand", method="GET")
+    wait = throttles.over_rate(request, group="replays.open_hand", key="ip",
+                               rate=settings.REPLAYS_OPEN_HAND_RATE, method="GET")
     if wait is not None:
         response = JsonResponse({"error": "throttled", "message": _(
             "Too many requests from your network: wait a while and try again.")}, status=429)

@@ -216,6 +216,29 @@ function renderStatus(frame) {
   root.dataset.playing = timer !== null ? "1" : "0";
 }
 
+// The hand list is built once (its lines never change; an opened file can have 2,000 hands), then
+// only its current entry moves.
+let handButtons = null;
+function renderHandList() {
+  if (handButtons === null) {
+    handButtons = hands.map((hand, i) => {
+      const b = el("button", "linkish", t("hand_item", { n: hand.number, what: hand.result ? headline(match, { result: hand.result }) : t("result_resigned") }));
+      b.type = "button";
+      b.addEventListener("click", () => go(i, 0));
+      return b;
+    });
+    $("hand-list").replaceChildren(...handButtons.map((b) => {
+      const li = el("li");
+      li.append(b);
+      return li;
+    }));
+  }
+  handButtons.forEach((b, i) => {
+    if (i === pos.hand) b.setAttribute("aria-current", "true");
+    else b.removeAttribute("aria-current");
+  });
+}
+
 function renderSide() {
   const h = hands[pos.hand];
   const atEnd = pos.step === lastStep() && h.result;
@@ -230,16 +253,7 @@ function renderSide() {
   const limit = h.knock_limit === 0 ? t("knock_limit_gin") : t("knock_limit_n", { n: h.knock_limit });
   setText("knock-limit", limit + (h.multiplier > 1 ? " · " + t("doubled") : ""));
 
-  const list = $("hand-list");
-  list.replaceChildren(...hands.map((hand, i) => {
-    const li = el("li");
-    const b = el("button", "linkish", t("hand_item", { n: hand.number, what: hand.result ? headline(match, { result: hand.result }) : t("result_resigned") }));
-    b.type = "button";
-    if (i === pos.hand) b.setAttribute("aria-current", "true");
-    b.addEventListener("click", () => go(i, 0));
-    li.append(b);
-    return li;
-  }));
+  renderHandList();
 
   const moves = $("move-list");
   moves.replaceChildren(...frames().map((frame, k) => {
