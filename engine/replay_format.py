@@ -19,7 +19,10 @@ Anything wrong raises :class:`ReplayVerificationError` naming the event: events 
 engine's log (1 = the cut for the deal when the file has one, else the first hand's deal; then one
 number per deal, action, hand end, resignation and match end, see ``engine.events``); event 0 is the
 file itself (not JSON, wrong format or version, a missing or malformed field).
-:func:`record_from_events` writes a record from an engine log.
+Every string of the file must be text (:func:`check_text`: no lone surrogate, no control character),
+and :func:`loads` reads strict UTF-8 with at most one leading byte order mark. :func:`verify` takes an
+optional CPU ``budget`` (:class:`ReplayBudgetError` past it); :func:`hand_frames` draws one verified
+hand's viewer frames on its own. :func:`record_from_events` writes a record from an engine log.
 
 Framework-free (no Django), ``mypy --strict``.
 """
@@ -27,7 +30,9 @@ Framework-free (no Django), ``mypy --strict``.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+import re
+import time
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,6 +53,7 @@ VERSION = 1
 MAX_HANDS = 2000
 """More hands than this is refused as a malformed file (a real match to 500 has far fewer)."""
 MAX_NAME = 150
+"""Longest player name (characters)."""
 
 Json = dict[str, Any]
 
@@ -73,6 +79,21 @@ class ReplayVerificationError(EngineError):
         self.reason = reason
 
 
+class ReplayBudgetError(ReplayVerificationError):
+    """Verification stopped after its CPU ``budget`` (seconds), at ``event`` (the next one it would
+    have checked) in hand ``hand`` of ``hands``: the record is neither verified nor refused as false.
+    ``str()`` is ``"failed verification at event N: ..."`` like its parent's."""
+
+    code = "replay_budget"
+
+    def __init__(self, event: int, budget: float, hand: int, hands: int) -> None:
+        super().__init__(event, f"verifying this file takes more than {budget:g} s of server time "
+                                f"(stopped in hand {hand} of {hands})")
+        self.budget = budget
+        self.hand = hand
+        self.hands = hands
+
+
 @dataclass(slots=True)
 class HandReplay:
     """One verified hand: its record, the engine's result and, with ``frames=True``, one frame per
@@ -89,6 +110,8 @@ class HandReplay:
     scores_after: tuple[int, int]
     first_event: int
     """Engine log number of this hand's deal event."""
+    limit_card: Card | None = None
+    """The second deck's card (``two_deck`` rules), else None."""
     knock_limit: int = 10
     multiplier: int = 1
     frames: list[Json] = field(default_factory=list)
@@ -177,13 +200,22 @@ def _object(pairs: list[tuple[str, Any]]) -> Json:
 
 
 def loads(text: str | bytes) -> Json:
-    """The JSON object of a replay file's text (only the outer shape is checked here). UTF-8; one
-    leading byte order mark (U+FEFF, as some editors save) is accepted and ignored.
+    """The JSON object of a replay file's text (only the outer shape is checked here). Bytes are
+    UTF-8 (strictly: no encoded surrogates); one leading byte order mark (U+FEFF, as some editors save)
+    is accepted and ignored, a second one is refused.
 
-    :raises ReplayVerificationError: event 0, not JSON (also a key given twice in one object) or not an
-        object.
+    :raises ReplayVerificationError: event 0, not UTF-8, more than one byte order mark, not JSON (also
+        a key given twice in one object) or not an object.
     """
-    text = text.removeprefix(b"\xef\xbb\xbf") if isinstance(text, bytes) else text.removeprefix("\ufeff")
+    if isinstance(text, bytes):
+        try:
+            text = text.removeprefix(b"\xef\xbb\xbf").decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise _fail(0, f"not UTF-8 (byte {exc.start} cannot be read)") from None
+    else:
+        text = text.removeprefix("\ufeff")
+    if text.startswith("\ufeff"):
+        raise _fail(0, "more than one byte order mark (U+FEFF) at the start: one is allowed")
     try:
         data = json.loads(text, object_pairs_hook=_object)
     except _DuplicateKey as exc:
@@ -193,6 +225,47 @@ def loads(text: str | bytes) -> Json:
     if not isinstance(data, dict):
         raise _fail(0, "a replay file is a JSON object")
     return data
+
+
+# Lone surrogates (a JSON "\ud800" escape: not Unicode text, no UTF-8 for it) and control characters
+# (C0 including NUL, DEL, C1): no field of a replay file holds them, and names and metadata are shown
+# on pages and stored in databases (PostgreSQL refuses NUL).
+_NOT_TEXT = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def _strings(value: Any, where: str) -> Iterator[tuple[str, str]]:
+    """Every string of a parsed JSON document, keys included, with where it is (``players[0].name``;
+    a key: ``a key of players[0]``)."""
+    stack = [(value, where)]
+    while stack:
+        node, at = stack.pop()
+        if isinstance(node, str):
+            yield node, at
+        elif isinstance(node, dict):
+            for key, item in node.items():
+                yield key, f"a key of {at or 'the file'}"
+                stack.append((item, f"{at}.{key}" if at else key))
+        elif isinstance(node, list):
+            stack.extend((item, f"{at}[{i}]") for i, item in enumerate(node))
+
+
+def check_text(data: Any) -> None:
+    """Refuse a parsed replay file holding a string that is not text: a lone surrogate (not valid
+    Unicode) or a control character (U+0000-U+001F, U+007F-U+009F), in any value or key.
+
+    :raises ReplayVerificationError: event 0, naming the field and the code point.
+    """
+    for text, where in _strings(data, ""):
+        bad = _NOT_TEXT.search(text)
+        if bad is None:
+            continue
+        point = ord(bad.group())
+        shown = where if len(where) <= 80 else where[:80] + "..."
+        if 0xD800 <= point <= 0xDFFF:
+            raise _fail(0, f"{shown} is not valid Unicode: a lone surrogate (U+{point:04X})")
+        if point == 0:
+            raise _fail(0, f"{shown} must not contain NUL (U+0000)")
+        raise _fail(0, f"{shown} must not contain a control character (U+{point:04X})")
 
 
 def _header(data: Any) -> tuple[RuleSet, int, list[Any], Json]:
@@ -218,8 +291,6 @@ def _header(data: Any) -> tuple[RuleSet, int, list[Any], Json]:
         if p.get("seat") != seat or type(p.get("seat")) is not int:
             raise _fail(0, f"players[{seat}].seat must be {seat}")
         name = _get(p, "name", str, f"players[{seat}]")
-        if "\x00" in name:
-            raise _fail(0, f"players[{seat}].name must not contain NUL (U+0000)")
         if not 0 < len(name) <= MAX_NAME:
             raise _fail(0, f"players[{seat}].name must be 1..{MAX_NAME} characters")
         level = p.get("bot_level")
@@ -304,14 +375,42 @@ def _parse_deck(tokens: Any, event: int, where: str) -> tuple[Card, ...]:
     return deck
 
 
-def _hand(
-    match: MatchState, index: int, raw: Any, *, frames: bool, cache: dict[int, Json]
-) -> HandReplay:
+class _Run:
+    """One verification's running state: the engine's match, the number of events so far (the
+    engine's ``match.events`` copies the whole log on each read), the arrangement cache and the CPU
+    deadline (``clock`` seconds; None: no budget)."""
+
+    def __init__(
+        self, match: MatchState, hands: int, budget: float | None, clock: Callable[[], float],
+        started: float,
+    ) -> None:
+        self.match = match
+        self.events = len(match.events)
+        self.hands = hands
+        self.cache: dict[int, Json] = {}
+        self.budget = budget
+        self.clock = clock
+        self.deadline = None if budget is None else started + budget
+
+    def check_time(self, hand: int) -> None:
+        """:raises ReplayBudgetError: the deadline has passed (checked between actions)."""
+        if self.deadline is not None and self.clock() > self.deadline:
+            assert self.budget is not None
+            raise ReplayBudgetError(self.events + 1, self.budget, hand, self.hands)
+
+
+_CHECK_EVERY = 64
+"""Actions between two looks at the clock inside one hand (a hand has at most about 2,100)."""
+
+
+def _hand(run: _Run, index: int, raw: Any, *, frames: bool) -> HandReplay:
+    match = run.match
     hand = _keys(raw, _HAND, f"hands[{index}]")
     where = f"hands[{index}]"
-    event = len(match.events) + 1  # this hand's deal
+    event = run.events + 1  # this hand's deal
     if match.is_over:
         raise _fail(event, f"hand {index + 1} comes after the match ended")
+    run.check_time(index + 1)
     number = _get(hand, "number", int, where)
     dealer = _seat(hand.get("dealer"), f"{where}.dealer")
     if number != match.hand_number + 1 or dealer != match.dealer:
@@ -326,16 +425,21 @@ def _hand(
     if "limit_card" in hand:
         limit_card = _card(hand["limit_card"], f"{where}.limit_card", event)
     match.deal(deck, limit_card=limit_card)
+    run.events += 1
     state = match.hand
     assert state is not None
     record = HandReplay(number, dealer, deck, salt, commitment, [], None, match.scores, event,
-                        knock_limit=state.knock_limit, multiplier=state.multiplier)
-    arranged = _Arrangements(cache, record.arrangements)
+                        limit_card=limit_card, knock_limit=state.knock_limit, multiplier=state.multiplier)
+    arranged = _Arrangements(run.cache, record.arrangements)
     if frames:
         record.frames.append(frame(state, 0, None, False, arranged))
     actions = _get(hand, "actions", list, where)
+    end_event: HandEndEvent | None = None
+    end_number = 0
     for k, item in enumerate(actions):
-        event = len(match.events) + 1
+        if k % _CHECK_EVERY == _CHECK_EVERY - 1:
+            run.check_time(index + 1)
+        event = run.events + 1
         act = _keys(item, _ACTION, f"{where}.actions[{k}]")
         seat = _seat(act.get("seat"), f"{where}.actions[{k}].seat")
         text = _get(act, "action", str, f"{where}.actions[{k}]")
@@ -354,32 +458,68 @@ def _hand(
         if str(last.action) != text:  # legal, but spelled otherwise (case, 10 for T...): one spelling
             raise _fail(event, f"hand {number}, action {k + 1} (seat {seat}: {text[:40]!r}) is not written "
                                f"as replay files write it: {str(last.action)!r}")
+        for i, e in enumerate(produced):
+            if isinstance(e, HandEndEvent):
+                end_event, end_number = e, run.events + 1 + i
+        run.events += len(produced)
         record.actions.append((seat, str(last.action), auto))
         if frames:
             record.frames.append(frame(state, k + 1, last, auto, arranged))
     result = hand.get("result")
     scores_after = hand.get("scores_after")
     if state.is_over:
-        end_event = next(e for e in reversed(match.events) if isinstance(e, HandEndEvent))
-        event = match.events.index(end_event) + 1
+        assert end_event is not None
         if not isinstance(result, dict) or result != end_event.result:
-            raise _fail(event, f"hand {number}'s result disagrees with the rules")
+            raise _fail(end_number, f"hand {number}'s result disagrees with the rules")
         if _pair(scores_after, f"{where}.scores_after") != end_event.scores:
             given = list(end_event.scores)
-            raise _fail(event, f"hand {number}'s scores disagree with the rules, which give {given}")
+            raise _fail(end_number, f"hand {number}'s scores disagree with the rules, which give {given}")
         record.result = end_event.result
         record.scores_after = end_event.scores
     elif result is not None or scores_after is not None:
-        raise _fail(len(match.events) + 1, f"hand {number} has a result but its actions stop before its end")
+        raise _fail(run.events + 1, f"hand {number} has a result but its actions stop before its end")
     return record
 
 
-def verify(data: Any, *, frames: bool = False) -> VerifiedReplay:
+def hand_frames(
+    rules: RuleSet, dealer: int, deck: Sequence[Card], limit_card: Card | None,
+    actions: Sequence[tuple[int, str, bool]],
+) -> tuple[list[Json], list[Json]]:
+    """The viewer's frames (:func:`frame`) and ``arrangements`` of one hand that :func:`verify` has
+    verified, built on their own: the hand is dealt afresh under ``rules`` by ``dealer`` from ``deck``
+    (``limit_card``: the second deck's card, or None) and ``actions`` (``(seat, action, auto)``, as in
+    :attr:`HandReplay.actions`) are applied again. The same values as ``verify(..., frames=True)`` gives
+    that hand, at the cost of that one hand (a page shows one hand at a time).
+
+    :raises EngineError: the hand is not a verified one (an action is illegal).
+    """
+    state = HandState(rules, dealer, deck, limit_card)
+    arrangements: list[Json] = []
+    arranged = _Arrangements({}, arrangements)
+    frames = [frame(state, 0, None, False, arranged)]
+    for k, (seat, text, auto) in enumerate(actions):
+        last = state.apply(Action.parse(text), seat)
+        frames.append(frame(state, k + 1, last, auto, arranged))
+    return frames, arrangements
+
+
+def verify(
+    data: Any, *, frames: bool = False, budget: float | None = None,
+    clock: Callable[[], float] = time.thread_time, since: float | None = None,
+) -> VerifiedReplay:
     """Re-play the record ``data`` (a parsed replay file) and check it all (module docstring).
 
     :param frames: also build each hand's viewer frames (:func:`frame`).
+    :param budget: most seconds of ``clock`` the verification may take (None: no limit); the clock
+        is read before each hand and every 64 actions, so a run may pass it by one hand's share at most.
+    :param clock: a clock in seconds; by default the calling thread's CPU time (time spent waiting for
+        the processor on a busy machine does not count against the budget).
+    :param since: the ``clock`` reading the budget counts from (default: its reading at the call).
+    :raises ReplayBudgetError: past ``budget`` (a :class:`ReplayVerificationError`).
     :raises ReplayVerificationError: the first event that fails, with its number.
     """
+    started = 0.0 if budget is None else clock() if since is None else since
+    check_text(data)
     rules, first_dealer, hands, end = _header(data)
     match = MatchState(rules, first_dealer)
     if data.get("cut") is not None:  # event 1: the cut for the first deal (rules.first_dealer "cut")
@@ -391,20 +531,20 @@ def verify(data: Any, *, frames: bool = False) -> VerifiedReplay:
                        for i, (a, b) in enumerate(rounds)])
         except EngineError as exc:
             raise _fail(1, f"bad cut for the deal: {exc}") from None
-    cache: dict[int, Json] = {}
-    replays = [_hand(match, i, raw, frames=frames, cache=cache) for i, raw in enumerate(hands)]
+    run = _Run(match, len(hands), budget, clock, started)
+    replays = [_hand(run, i, raw, frames=frames) for i, raw in enumerate(hands)]
     resigned = end.get("resigned")
-    event = len(match.events) + 1
+    event = run.events + 1
     if resigned is not None:
         seat = _seat(resigned, "end.resigned")
         if match.is_over:
             raise _fail(event, "a resignation after the match ended")
-        match.resign(seat)
+        run.events += len(match.resign(seat))
     if not match.is_over:
         raise _fail(event, "the record ends before the match is over")
     last = match.events[-1]
     assert isinstance(last, MatchEndEvent)
-    event = len(match.events)
+    event = run.events
     if end.get("reason") != last.reason or end.get("winner") != last.winner:
         raise _fail(event, f"the end disagrees with the rules: seat {last.winner} wins ({last.reason})")
     if _pair(end.get("scores"), "end.scores") != last.scores:
@@ -416,9 +556,14 @@ def verify(data: Any, *, frames: bool = False) -> VerifiedReplay:
     return VerifiedReplay(data, match, replays, end)
 
 
-def verify_text(text: str | bytes, *, frames: bool = False) -> VerifiedReplay:
-    """:func:`verify` of a file's text. :raises ReplayVerificationError: as :func:`verify`."""
-    return verify(loads(text), frames=frames)
+def verify_text(
+    text: str | bytes, *, frames: bool = False, budget: float | None = None,
+    clock: Callable[[], float] = time.thread_time,
+) -> VerifiedReplay:
+    """:func:`verify` of a file's text (:func:`loads`); ``budget`` counts the parsing too.
+    :raises ReplayVerificationError: as :func:`verify` and :func:`loads`."""
+    started = clock() if budget is not None else None
+    return verify(loads(text), frames=frames, budget=budget, clock=clock, since=started)
 
 
 def record_from_events(

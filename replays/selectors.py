@@ -27,15 +27,22 @@ from django.db.models import Q
 from django.http import QueryDict
 
 from accounts.models import User
+from engine.cards import card_name, card_names
 from engine.errors import EngineError
 from engine.events import Event
-from engine.replay_format import ReplayVerificationError, VerifiedReplay, record_from_events, verify
+from engine.replay_format import (
+    HandReplay,
+    ReplayVerificationError,
+    VerifiedReplay,
+    record_from_events,
+    verify,
+)
 from engine.rules import RuleSet
 from games.live import ENGINE_TYPES, cache_get, engine_event, rebuild
 from games.models import Match, MatchEvent, MatchStatus, ResultReason
 from replays.models import ReplayAccess
 
-CACHE_VERSION = 1
+CACHE_VERSION = 2
 """Bump when the viewer's data changes shape (old cache entries are then never read)."""
 CACHE_SECONDS = 7 * 24 * 3600
 
@@ -310,29 +317,57 @@ def match_record(*, match: Match) -> dict[str, Any]:
     return record
 
 
-def viewer_data(verified: VerifiedReplay) -> dict[str, Any]:
+def hand_summary(h: HandReplay, before: list[int]) -> dict[str, Any]:
+    """What the viewer shows of a hand it has not loaded (its line in the hand list, the scores)::
+
+        {"number", "dealer", "steps" (its number of actions: the last step), "scores_before",
+         "knock_limit", "multiplier", "scores_after", "result" (HandResult.to_dict() or None)}
+    """
+    return {
+        "number": h.number, "dealer": h.dealer, "steps": len(h.actions), "scores_before": before,
+        "knock_limit": h.knock_limit, "multiplier": h.multiplier,
+        "scores_after": list(h.scores_after), "result": h.result,
+    }
+
+
+def hand_view(
+    summary: dict[str, Any], h: HandReplay, frames: list[dict[str, Any]], arrangements: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """A whole hand as the viewer draws it: ``summary`` (:func:`hand_summary`) and ``"deck"`` (card
+    names), ``"arrangements"``, ``"salt"``, ``"commitment"``, ``"limit_card"`` (two_deck rules: the second
+    deck's card, else None), ``"frames"`` (``engine.replay_format.frame``)."""
+    return {
+        **summary, "result": h.result, "deck": card_names(h.deck), "arrangements": arrangements,
+        "salt": h.salt, "commitment": h.commitment,
+        "limit_card": None if h.limit_card is None else card_name(h.limit_card), "frames": frames,
+    }
+
+
+_BRIEF_RESULT = ("kind", "knocker", "winner", "points")
+
+
+def viewer_data(verified: VerifiedReplay, *, whole: bool = True) -> dict[str, Any]:
     """What the replay page's JavaScript draws, from a verified record (site match or uploaded file)::
 
         {"match": {"id", "preset", "rules", "target", "players": [{"seat", "name", "is_bot", "bot_level"}],
                    "winner", "reason" (target/resign/timeout), "scores" (final), "hand_scores", "hands_won"},
-         "hands": [{"number", "dealer", "deck", "arrangements", "salt", "commitment", "scores_before",
-                    "knock_limit", "limit_card" (two_deck rules: the second deck's card, else None),
-                    "multiplier", "scores_after", "result",
-                    "frames": [engine.replay_format.frame(...)]}]}
+         "hands": [hand_view(...) of each hand]}
+
+    ``whole=False`` (an opened file, whose hands load one at a time): each hand is its
+    :func:`hand_summary` only, its ``result`` cut to what the hand list shows (``kind``, ``knocker``,
+    ``winner``, ``points``: a third of a dead hand's size); ``verified`` needs no frames.
     """
     record = verified.record
     rules = RuleSet.from_dict(record["rules"])
     hands = []
     before = [0, 0]
     for h in verified.hands:
-        hands.append({
-            "number": h.number, "dealer": h.dealer, "deck": record["hands"][h.number - 1]["deck"],
-            "arrangements": h.arrangements,
-            "salt": h.salt, "commitment": h.commitment, "scores_before": before,
-            "knock_limit": h.knock_limit, "limit_card": record["hands"][h.number - 1].get("limit_card"),
-            "multiplier": h.multiplier,
-            "scores_after": list(h.scores_after), "result": h.result, "frames": h.frames,
-        })
+        summary = hand_summary(h, before)
+        if whole:
+            hands.append(hand_view(summary, h, h.frames, h.arrangements))
+        else:
+            brief = None if h.result is None else {k: h.result[k] for k in _BRIEF_RESULT}
+            hands.append({**summary, "result": brief})
         before = list(h.scores_after)
     end = verified.end
     return {
@@ -379,7 +414,7 @@ class Built:
 def built_of(data: dict[str, Any]) -> Built:
     """:class:`Built` of :func:`viewer_data`'s result."""
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":")).translate(_JSON_ESCAPES)
-    return Built(text, [len(h["frames"]) - 1 for h in data["hands"]])
+    return Built(text, [h["steps"] for h in data["hands"]])
 
 
 def replay_build(*, match: Match, use_cache: bool = True) -> Built:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.urls import URLPattern, path
+from django.urls import URLPattern, path, re_path
 
 from replays import views
 
@@ -10,6 +10,8 @@ app_name = "replays"
 
 urlpatterns: list[URLPattern] = [
     path("replay/open/", views.replay_open, name="open"),
+    re_path(r"^replay/open/(?P<digest>[0-9a-f]{64})/hands/(?P<number>[1-9][0-9]{0,3})\.json$",
+            views.replay_open_hand, name="open_hand"),
     path("replay/<int:match_id>/", views.replay_page, name="replay"),
     path("replay/<int:match_id>.json", views.replay_json, name="replay_json"),
     path("replay/<int:match_id>/visibility/", views.replay_visibility, name="visibility"),

@@ -2,7 +2,9 @@
 
 - ``/replay/<id>/`` (``?hand=3&step=17``, ``?token=...``): the viewer of a finished match.
 - ``/replay/<id>.json``: its replay file (docs/replay-format.md); ``?download=1`` as an attachment.
-- ``/replay/open/``: open a replay file from disk; it is verified here and shown in the same viewer.
+- ``/replay/open/``: open a replay file from disk; it is verified here and shown in the same viewer, one
+  hand at a time (``replays.opened``; ``/replay/open/<sha256>/hands/<n>.json`` gives the others);
+  limited per IP and per account (README "Limits").
 - ``/replay/<id>/visibility/`` (POST, owner): make the replay public or private.
 - ``/replay/<id>/analyse/`` (POST, same access as the page): ask for the match's computer analysis
   (docs/analysis.md); JSON with ``Accept: application/json``, else back to the page.
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
@@ -26,14 +29,15 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from engine.replay_format import ReplayVerificationError, verify_text
+from accounts import throttles
+from engine.replay_format import MAX_HANDS, ReplayBudgetError, ReplayVerificationError
 from games.forms import bot_level_choices
 from games.models import Match, MatchStatus
 from games.selectors import match_get
-from replays import analyses, selectors, services, watch
+from replays import analyses, opened, selectors, services, watch
 
 MAX_FILE_BYTES = 4 * 1024 * 1024
-"""Largest replay file the open page reads (a 500-point match is well under 1 MB)."""
+"""Largest replay file the open page reads (a 500-point match is well under 1 MB; docs/replay-format.md)."""
 
 _STATUS = {"no_such_match": 404, "not_finished": 409, "private": 403}
 
@@ -202,29 +206,82 @@ def replay_analysis_json(request: HttpRequest, match_id: int) -> HttpResponse:
     return JsonResponse(analyses.analysis_payload(analysis), json_dumps_params={"ensure_ascii": False})
 
 
+def _open_wait(request: HttpRequest) -> int | None:
+    """Count this ``/replay/open/`` POST per IP and, for an account, per account (README "Limits");
+    seconds to wait when over either, else None."""
+    waits = [throttles.over_rate(request, group="replays.open", key="ip", rate=settings.REPLAYS_OPEN_RATE)]
+    if request.user.is_authenticated:
+        waits.append(throttles.over_rate(request, group="replays.open.user", key=lambda g, r: str(r.user.pk),
+                                         rate=settings.REPLAYS_OPEN_USER_RATE))
+    over = [w for w in waits if w is not None]
+    return max(over) if over else None
+
+
+def _open_form(request: HttpRequest, error: str | None = None, status: int = 200) -> HttpResponse:
+    return render(request, "replays/open.html", {
+        "error": error, "max_mb": MAX_FILE_BYTES // (1024 * 1024), "max_hands": MAX_HANDS,
+        "cpu_seconds": f"{settings.REPLAYS_OPEN_CPU_SECONDS:g}",
+        "hold_minutes": settings.REPLAYS_OPEN_HOLD_SECONDS // 60,
+    }, status=status)
+
+
 @require_http_methods(["GET", "POST"])
 def replay_open(request: HttpRequest) -> HttpResponse:
-    """GET: the form. POST (CSRF): a replay file is verified on the server and shown in the viewer;
-    a bad file: 400 with the form and the reason ("failed verification at event N: ...")."""
+    """GET: the form. POST (CSRF): a replay file is verified on the server (within its CPU budget) and
+    shown in the viewer, one hand at a time (``replays.opened``); a bad file: 400 with the form and the
+    reason ("failed verification at event N: ..."), nothing held. Over the per-IP or per-account
+    limit: the 429 page with ``Retry-After``, before the file is read."""
     if request.method == "GET":
-        return render(request, "replays/open.html", {})
+        return _open_form(request)
+    wait = _open_wait(request)
+    if wait is not None:
+        return throttles.too_many(request, detail=_("Too many replay files were opened from your network "
+                                                    "or your account."), retry_after=wait)
     upload = request.FILES.get("file")
     error = None
     if upload is None:
         error = _("Choose a replay file (.json) to open.")
     elif upload.size is None or upload.size > MAX_FILE_BYTES:
-        error = _("That file is too large for a replay (at most 4 MB).")
+        error = _("That file is too large for a replay (at most %(mb)s MB).") % {
+            "mb": MAX_FILE_BYTES // (1024 * 1024)}
     if error is None:
         assert upload is not None
         try:
-            verified = verify_text(upload.read(), frames=True)
+            result = opened.file_open(upload.read())
+        except ReplayBudgetError as exc:
+            error = _("This replay file takes more than %(seconds)s s of the server's time to verify "
+                      "(stopped in hand %(hand)s of %(hands)s): verify it on your computer with "
+                      "python -m engine replay verify FILE.") % {
+                "seconds": f"{exc.budget:g}", "hand": exc.hand, "hands": exc.hands}
         except ReplayVerificationError as exc:
             error = _("This replay file failed verification at event %(n)s: %(reason)s") % {
                 "n": exc.event, "reason": exc.reason}
     if error is not None:
-        return render(request, "replays/open.html", {"error": error}, status=400)
+        return _open_form(request, error, status=400)
     name = upload.name if upload is not None else ""
-    return _viewer(request, selectors.built_of(selectors.viewer_data(verified)), {"file_name": name[:120]})
+    hands_url = reverse("replays:open_hand", args=[result.digest, 1]).removesuffix("1.json")
+    return _viewer(request, result.built, {"file_name": name[:120], "hands_url": hands_url})
+
+
+@require_GET
+def replay_open_hand(request: HttpRequest, digest: str, number: str) -> HttpResponse:
+    """Hand ``number`` of an opened file (``replays.opened.hand_get``) as JSON (``selectors.hand_view``);
+    ``{"error", "message"}`` 404 ``not_held`` (open the file again) or ``no_such_hand``, 429 ``throttled``
+    with ``Retry-After`` over the per-IP limit."""
+    wait = throttles.over_rate(request, group="replays.open_hand", key="ip",
+                               rate=settings.REPLAYS_OPEN_HAND_RATE, method="GET")
+    if wait is not None:
+        response = JsonResponse({"error": "throttled", "message": _(
+            "Too many requests from your network: wait a while and try again.")}, status=429)
+        response["Retry-After"] = str(wait)
+        return response
+    try:
+        hand = opened.hand_get(digest, int(number))
+    except opened.NotHeld as exc:
+        message = (_("This replay file has no such hand.") if exc.code == "no_such_hand"
+                   else _("This replay file is no longer held by the server: open it again."))
+        return JsonResponse({"error": exc.code, "message": message}, status=404)
+    return JsonResponse(hand, json_dumps_params={"ensure_ascii": False, "separators": (",", ":")})
 
 
 @require_POST

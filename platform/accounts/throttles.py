@@ -47,8 +47,15 @@ def over_limit(request: HttpRequest, *, group: str) -> int | None:
     A cache failure (Redis down or stalled past its 1 s socket timeout) lets the request through and logs
     a warning: a throttle must not take the site down with it.
     """
+    return over_rate(request, group=group, key="ip", rate=_rate)
+
+
+def over_rate(request: HttpRequest, *, group: str, key: Any, rate: Any, method: str = "POST") -> int | None:
+    """:func:`over_limit` of any django-ratelimit ``key`` (``"ip"``, or a callable ``(group, request)``:
+    e.g. the account) and ``rate`` (``"count/period"``, or a callable ``(group, request)``), counting
+    requests of ``method``. Fails open on a cache error, as :func:`over_limit`."""
     try:
-        usage = get_usage(request, group=group, key="ip", rate=_rate, method="POST", increment=True)
+        usage = get_usage(request, group=group, key=key, rate=rate, method=method, increment=True)
     except Exception as exc:  # redis-py's errors are not imported here; any cache error fails open
         log.warning("throttle %s skipped: cache error %s", group, exc)
         return None
@@ -71,6 +78,11 @@ def _render_429(request: HttpRequest, *, heading: str, detail: str, retry_after:
     )
     response["Retry-After"] = str(retry_after)
     return response
+
+
+def too_many(request: HttpRequest, *, detail: str, retry_after: int) -> HttpResponse:
+    """The site's 429 page ("Slow down", ``detail``, when to retry) with ``Retry-After`` (seconds)."""
+    return _render_429(request, heading=_("Slow down"), detail=detail, retry_after=retry_after)
 
 
 def throttled(request: HttpRequest, *, group: str, retry_after: int) -> HttpResponse:

@@ -413,6 +413,14 @@ AXES_DISABLE_ACCESS_LOG = True  # successful log-ins (every guest) need no row e
 ACCOUNTS_GUEST_RATE = "30/h"
 ACCOUNTS_SIGNUP_RATE = "10/h"
 RATELIMIT_FAIL_OPEN = True  # a cache outage must not refuse every guest
+# /replay/open/ (replays.opened): files opened per client IP and per account (anyone may open one), hands
+# of an opened file served per IP, the CPU seconds one file's verification may take, and how long an
+# opened file is held in the cache for its hands.
+REPLAYS_OPEN_RATE = "30/h"
+REPLAYS_OPEN_USER_RATE = "20/h"
+REPLAYS_OPEN_HAND_RATE = "600/h"
+REPLAYS_OPEN_CPU_SECONDS = 5.0
+REPLAYS_OPEN_HOLD_SECONDS = 3600
 
 # --- NUL never reaches the database (PostgreSQL text cannot hold it): web.middleware -------------------
 # First, so sessions and authentication never see a NUL path, query string or cookie.

@@ -21,7 +21,9 @@ from engine.playout import random_playout
 from engine.replay_format import (
     FORMAT,
     VERSION,
+    ReplayBudgetError,
     ReplayVerificationError,
+    hand_frames,
     record_from_events,
     summary_lines,
     verify,
@@ -323,7 +325,83 @@ def test_a_byte_order_mark_is_accepted(classic: tuple[MatchState, dict[str, Any]
     text = json.dumps(record)
     for with_bom in (b"\xef\xbb\xbf" + text.encode(), "\ufeff" + text):
         assert verify_text(with_bom).state.scores == m.scores
-    assert "not JSON" in refusal("\ufeff\ufeff" + text)  # one mark, at the start only
+    assert "not JSON" in refusal(text.replace("{", "{\ufeff", 1))  # one mark, at the start only
+
+
+def test_two_byte_order_marks_are_refused(classic: tuple[MatchState, dict[str, Any]]) -> None:
+    """docs/replay-format.md allows one leading mark; two were read (``json.loads`` of bytes decodes a
+    marked text as utf-8-sig, which drops the second one), as text or bytes, mixed or not."""
+    _, record = classic
+    text = json.dumps(record)
+    two = ("failed verification at event 0: more than one byte order mark (U+FEFF) at the start: "
+           "one is allowed")
+    for doubled in (b"\xef\xbb\xbf" * 2 + text.encode(), "\ufeff\ufeff" + text,
+                    b"\xef\xbb\xbf" + ("\ufeff" + text).encode()):
+        assert refusal(doubled) == two
+
+
+def test_bytes_are_strict_utf_8(classic: tuple[MatchState, dict[str, Any]]) -> None:
+    """An encoded surrogate (ED A0 80, which ``json.loads`` of bytes let through) or a UTF-16 file is not
+    UTF-8: refused at event 0 with the byte."""
+    _, record = classic
+    text = json.dumps(record, ensure_ascii=False)
+    encoded = text.replace("alice", "ali", 1).encode().replace(b'"ali"', b'"ali\xed\xa0\x80"', 1)
+    at = encoded.index(b"\xed")
+    assert refusal(encoded) == f"failed verification at event 0: not UTF-8 (byte {at} cannot be read)"
+    assert "not UTF-8" in refusal(text.encode("utf-16"))
+
+
+@pytest.mark.parametrize(
+    "path, value, message",
+    [
+        (("players", 0, "name"), "\ud800", "players[0].name is not valid Unicode: a lone surrogate (U+D800)"),
+        (("players", 1, "name"), "\udfff", "players[1].name is not valid Unicode: a lone surrogate (U+DFFF)"),
+        (("match", "preset"), "\ud800", "match.preset is not valid Unicode: a lone surrogate (U+D800)"),
+        (("match", "preset"), "a\x00b", "match.preset must not contain NUL (U+0000)"),
+        (("players", 0, "name"), "a\nb", "players[0].name must not contain a control character (U+000A)"),
+        (("players", 0, "name"), "a\x7fb", "players[0].name must not contain a control character (U+007F)"),
+        (("players", 0, "name"), "a\x85b", "players[0].name must not contain a control character (U+0085)"),
+        (("hands", 0, "salt"), "s\tlt", "hands[0].salt must not contain a control character (U+0009)"),
+    ],
+)
+def test_strings_that_are_not_text_are_refused(
+    classic: tuple[MatchState, dict[str, Any]], tmp_path: Path, path: tuple[Any, ...], value: str,
+    message: str,
+) -> None:
+    """Lone surrogates (the "\\ud800" escape) and control characters, anywhere in the file: the engine's
+    verify refuses them at event 0 naming the field, and so does the command line (it called such a
+    file verified, while the site's page failed with a 500 writing it out)."""
+    _, record = classic
+    bad = copy.deepcopy(record)
+    node: Any = bad
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    expected = f"failed verification at event 0: {message}"
+    assert refusal(bad) == expected
+    assert refusal(json.dumps(bad)) == expected  # the file as written: "\ud800" escaped
+    file = tmp_path / "bad.json"
+    file.write_text(json.dumps(bad))
+    run = subprocess.run([sys.executable, "-m", "engine", "replay", "verify", str(file)],
+                         cwd=ROOT, capture_output=True, text=True, check=False)
+    assert (run.returncode, run.stdout, run.stderr) == (1, "", f"{file}: {expected}\n")
+
+
+def test_a_key_that_is_not_text_is_refused(classic: tuple[MatchState, dict[str, Any]]) -> None:
+    _, record = classic
+    bad = copy.deepcopy(record)
+    bad["match"]["\ud800"] = 1
+    assert refusal(bad) == (
+        "failed verification at event 0: a key of match is not valid Unicode: a lone surrogate (U+D800)")
+
+
+def test_a_valid_pair_and_accents_are_text(classic: tuple[MatchState, dict[str, Any]]) -> None:
+    _, record = classic
+    good = copy.deepcopy(record)
+    good["players"][0]["name"] = "José 🃏"
+    text = json.dumps(good)  # ensure_ascii: "\ud83c\udccf", a pair, read back as one character
+    assert "\\ud83c\\udccf" in text
+    assert verify_text(text).record["players"][0]["name"] == "José 🃏"
 
 
 def test_a_nul_in_a_name_has_its_own_message(classic: tuple[MatchState, dict[str, Any]]) -> None:
@@ -333,3 +411,72 @@ def test_a_nul_in_a_name_has_its_own_message(classic: tuple[MatchState, dict[str
     assert refusal(bad) == "failed verification at event 0: players[1].name must not contain NUL (U+0000)"
     bad["players"][1]["name"] = ""
     assert refusal(bad) == "failed verification at event 0: players[1].name must be 1..150 characters"
+
+
+class _Ticks:
+    """A clock that moves one second each time it is read (no wall-clock in tests)."""
+
+    def __init__(self) -> None:
+        self.reads = 0
+
+    def __call__(self) -> float:
+        self.reads += 1
+        return float(self.reads)
+
+
+def _reads_until(record: dict[str, Any], hand: int) -> int:
+    """Clock reads of a verification before hand ``hand`` (1-based) is dealt: the start, then per hand
+    one before its deal and one after every 64th action."""
+    return 1 + sum(1 + len(h["actions"]) // 64 for h in record["hands"][: hand - 1])
+
+
+def test_the_cpu_budget_stops_verification_with_its_own_error(
+    classic: tuple[MatchState, dict[str, Any]]
+) -> None:
+    """``budget`` seconds of ``clock``: read at the start, before each hand and every 64 actions. With a
+    clock ticking 1 s per read and a budget that ends between the reads before hands 2 and 3, hand 3
+    stops, at its deal's event number; no budget (the command line's) never stops."""
+    m, record = classic
+    hands = len(record["hands"])
+    assert hands >= 3
+    budget = _reads_until(record, 3) - 0.5  # the read before hand 3's deal: 1 + budget + 0.5
+    with pytest.raises(ReplayBudgetError) as info:
+        verify(record, budget=budget, clock=_Ticks())
+    deal_3 = next(e for e in m.events if isinstance(e, DealEvent) and e.hand == 3)
+    assert info.value.event == m.events.index(deal_3) + 1
+    assert (info.value.hand, info.value.hands, info.value.budget) == (3, hands, budget)
+    assert str(info.value) == (
+        f"failed verification at event {info.value.event}: verifying this file takes more than {budget:g} s "
+        f"of server time (stopped in hand 3 of {hands})")
+    assert isinstance(info.value, ReplayVerificationError)
+    ticks = _Ticks()
+    assert verify(record, budget=1000.0, clock=ticks).state == m
+    assert ticks.reads == _reads_until(record, hands + 1)
+    assert verify(record).state == m
+    with pytest.raises(ReplayBudgetError) as parsed:  # verify_text's budget starts before the parsing
+        verify_text(json.dumps(record), budget=budget, clock=_Ticks())
+    assert (parsed.value.hand, parsed.value.budget) == (3, budget)
+
+
+def test_a_long_hand_is_checked_inside_its_actions() -> None:
+    """A hand's actions read the clock every 64: a long hand cannot run past the budget by much. Reads:
+    1 at the start (deadline 1 + 1.5), 2 before hand 1, 3 after its 64th action: stop at event 65
+    (the deal is event 1, actions 1..63 are events 2..64)."""
+    m = random_playout(preset("classic"), 1, knock_bias=0, greedy=0, max_hands=1)  # nobody knocks
+    m.resign(0)
+    record = record_of(m)
+    assert len(record["hands"][0]["actions"]) >= 64
+    with pytest.raises(ReplayBudgetError) as info:
+        verify(record, budget=1.5, clock=_Ticks())
+    assert (info.value.hand, info.value.event) == (1, 65)
+
+
+def test_hand_frames_are_the_frames_verify_builds(classic: tuple[MatchState, dict[str, Any]]) -> None:
+    """One hand's frames built on their own (what the open page serves on demand) equal the frames of
+    the whole-file verification, hand by hand, for a cut-for-deal two-deck match too."""
+    for record in (classic[1], record_of(cut_match(4))):
+        rules = verify(record).state.rules
+        for hand in verify(record, frames=True).hands:
+            frames, arrangements = hand_frames(rules, hand.dealer, hand.deck, hand.limit_card, hand.actions)
+            assert frames == hand.frames
+            assert arrangements == hand.arrangements

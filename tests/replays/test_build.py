@@ -4,6 +4,7 @@ and by the page, naming its seq; export -> import -> verify round-trips for ever
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 from typing import Any
@@ -80,7 +81,21 @@ def test_export_import_verify_round_trips(finished_match: Any, client: Any, alic
     opened = client.post(reverse("replays:open"), {"file": upload})
     assert opened.status_code == 200
     shown = opened.context["replay"].data
-    assert shown == selectors.replay_build(match=match).data
+    site = selectors.replay_build(match=match).data
+    # the opened file's page: the same match, hand 1 whole, the others summed up (loaded on demand)
+    assert shown["match"] == site["match"]
+    assert shown["hands"][0] == site["hands"][0]
+    summary = ("number", "dealer", "steps", "scores_before", "knock_limit", "multiplier", "scores_after")
+    brief = ("kind", "knocker", "winner", "points")
+    assert shown["hands"][1:] == [
+        {**{k: h[k] for k in summary}, "result": h["result"] and {k: h["result"][k] for k in brief}}
+        for h in site["hands"][1:]]
+    assert all(len(h["frames"]) == h["steps"] + 1 for h in site["hands"])
+    hands_url = opened.context["hands_url"]
+    assert hands_url == f"/replay/open/{hashlib.sha256(exported.content).hexdigest()}/hands/"
+    for hand in site["hands"]:  # each hand on demand: what the site's own replay shows of it
+        answer = client.get(f"{hands_url}{hand['number']}.json")
+        assert answer.status_code == 200 and answer.json() == hand
 
 
 def test_a_tampered_action_is_caught_by_the_command_and_the_page(

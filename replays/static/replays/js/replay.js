@@ -2,6 +2,8 @@
 // face up. All the data (each position's hands with their best melds, piles, results) comes from the
 // server's re-play of the event log (replays/selectors.py viewer_data); nothing is computed here but
 // the position. Cards, hands, the reveal and the shuffle check are drawn by the table's own modules.
+// An opened file (data-hands-url) comes with one whole hand and a summary of the others: a hand is
+// fetched whole (replays/opened.py) when the viewer goes to it, and the next one just after.
 import { cardFace, cardLabel, cardText } from "../../games/js/cards.js";
 import { $, badge, el, setText, show } from "../../games/js/dom.js";
 import { ShuffleChecks } from "../../games/js/fairness.js";
@@ -18,12 +20,16 @@ const start = JSON.parse($("replay-start").textContent);
 // The viewer plays neither seat: `you: null` makes the shared text and result modules name both.
 const match = { ...data.match, you: null, status: "finished", result_reason: data.match.reason };
 const hands = data.hands;
+const handsUrl = root.dataset.handsUrl || null;
 const pos = { hand: 0, step: 0 }; // hand index (0-based), step within it (0 = the deal)
 let timer = null;
+let wanted = 0; // the latest go() that waits for a hand: an older answer arriving later is ignored
+const loading = new Map(); // hand index -> its fetch
 const checks = new ShuffleChecks(() => render());
 
 const frames = (h = pos.hand) => hands[h].frames;
-const lastStep = (h = pos.hand) => frames(h).length - 1;
+const loaded = (h) => Array.isArray(hands[h].frames);
+const lastStep = (h = pos.hand) => hands[h].steps;
 const name = (seat) => playerName(match.players[seat]);
 // The computer analysis (stored matches only): its marks join the move list and each step.
 const analysis = new AnalysisView({ onChange: () => render(), name });
@@ -41,8 +47,41 @@ function lastHand(h) {
 }
 
 // ---- position -----------------------------------------------------------------------------------
-function go(hand, step, { keepPlaying = false } = {}) {
+/** Fetch hand ``h`` whole (an opened file's), once; it replaces its summary in ``hands``. */
+function load(h) {
+  if (!loading.has(h)) {
+    const url = `${handsUrl}${hands[h].number}.json`;
+    const request = fetch(url, { headers: { Accept: "application/json" }, credentials: "same-origin" })
+      .then(async (response) => {
+        const body = await response.json().catch(() => ({}));
+        if (!response.ok) throw new Error(body.message || String(response.status));
+        hands[h] = body;
+      })
+      .catch((error) => {
+        loading.delete(h); // a later visit tries again
+        throw error;
+      });
+    loading.set(h, request);
+  }
+  return loading.get(h);
+}
+
+function go(hand, step, options = {}) {
   const h = Math.max(0, Math.min(hands.length - 1, hand));
+  const ticket = ++wanted;
+  if (!loaded(h)) {
+    $("status").replaceChildren(document.createTextNode(t("loading_hand", { n: hands[h].number })));
+    load(h).then(
+      () => ticket === wanted && go(h, step, options),
+      (error) => {
+        if (ticket !== wanted) return;
+        stop();
+        $("status").replaceChildren(document.createTextNode(t("hand_load_failed", { n: hands[h].number, reason: error.message })));
+      },
+    );
+    return;
+  }
+  const { keepPlaying = false } = options;
   pos.hand = h;
   pos.step = Math.max(0, Math.min(lastStep(h), step));
   if (!keepPlaying) stop();
@@ -52,6 +91,7 @@ function go(hand, step, { keepPlaying = false } = {}) {
   window.history.replaceState(null, "", url);
   shareAt(hands[h].number, pos.step);
   render();
+  if (handsUrl && h + 1 < hands.length && !loaded(h + 1)) load(h + 1).catch(() => {}); // the next one, ahead
 }
 
 // The private link box follows the position too (its token kept), so a shared link opens here.
@@ -176,6 +216,29 @@ function renderStatus(frame) {
   root.dataset.playing = timer !== null ? "1" : "0";
 }
 
+// The hand list is built once (its lines never change; an opened file can have 2,000 hands), then
+// only its current entry moves.
+let handButtons = null;
+function renderHandList() {
+  if (handButtons === null) {
+    handButtons = hands.map((hand, i) => {
+      const b = el("button", "linkish", t("hand_item", { n: hand.number, what: hand.result ? headline(match, { result: hand.result }) : t("result_resigned") }));
+      b.type = "button";
+      b.addEventListener("click", () => go(i, 0));
+      return b;
+    });
+    $("hand-list").replaceChildren(...handButtons.map((b) => {
+      const li = el("li");
+      li.append(b);
+      return li;
+    }));
+  }
+  handButtons.forEach((b, i) => {
+    if (i === pos.hand) b.setAttribute("aria-current", "true");
+    else b.removeAttribute("aria-current");
+  });
+}
+
 function renderSide() {
   const h = hands[pos.hand];
   const atEnd = pos.step === lastStep() && h.result;
@@ -190,16 +253,7 @@ function renderSide() {
   const limit = h.knock_limit === 0 ? t("knock_limit_gin") : t("knock_limit_n", { n: h.knock_limit });
   setText("knock-limit", limit + (h.multiplier > 1 ? " · " + t("doubled") : ""));
 
-  const list = $("hand-list");
-  list.replaceChildren(...hands.map((hand, i) => {
-    const li = el("li");
-    const b = el("button", "linkish", t("hand_item", { n: hand.number, what: hand.result ? headline(match, lastHand(i)) : t("result_resigned") }));
-    b.type = "button";
-    if (i === pos.hand) b.setAttribute("aria-current", "true");
-    b.addEventListener("click", () => go(i, 0));
-    li.append(b);
-    return li;
-  }));
+  renderHandList();
 
   const moves = $("move-list");
   moves.replaceChildren(...frames().map((frame, k) => {
