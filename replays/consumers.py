@@ -40,7 +40,7 @@ from config.channel_layer import group_send_many
 from games import conf, ratelimit
 from games.selectors import match_get
 from games.services import group_name
-from replays import analyses, analysis_driver, audience, selectors, watch
+from replays import analyses, analysis_driver, audience, selectors, shared_view, watch
 from web.log_context import bind_socket
 from web.socket_end import EndsCleanly, outage
 from web.unavailable import RefusesWhenUnavailable, describe
@@ -235,9 +235,10 @@ class WatchConsumer(_ReadOnlySocket):
             return
         self.seat = seat
         self.spawn(self._keep_seat())
+        joined = time.monotonic()  # any move committed after this reaches the socket as a notice
         await self.channel_layer.group_add(watch.watch_group(self.match_id), self.channel_name)
         await self._seats_changed()
-        await self._send_view()
+        await self._send_view(since=joined)
 
     async def _keep_seat(self) -> None:
         """Renew the seat every ``SEAT_REFRESH`` s while the socket is open (a failure: one WARNING line;
@@ -278,23 +279,25 @@ class WatchConsumer(_ReadOnlySocket):
             await self._send_view()
 
     async def match_update(self, event: dict[str, Any]) -> None:
-        """Group message after a commit (card-free): send the fresh third-party view."""
-        await self._send_view()
+        """Group message after a commit (card-free, ``{"seq"}``): send the view at that seq or later."""
+        seq = event.get("seq")
+        await self._send_view(seq=seq if isinstance(seq, int) else None)
 
     async def spectators_update(self, event: dict[str, Any]) -> None:
         """The match's coalesced count (:func:`_send_count_later`)."""
         await self._send({"type": "spectators", "count": int(event.get("count", 0))})
 
-    async def _send_view(self) -> None:
-        payload = await database_sync_to_async(self._payload)()
-        if payload is None or payload["seq"] <= self.last_seq:
+    async def _send_view(self, *, seq: int | None = None, since: float | None = None) -> None:
+        """Send the match's view (``replays.shared_view``: built once per process for every spectator):
+        at ``seq`` or later after a move's notice, else one read after ``since`` (default: now)."""
+        if seq is not None and seq <= self.last_seq:
+            return  # sent already
+        built = await shared_view.view(self.match_id, seq=seq,
+                                       since=time.monotonic() if seq is None and since is None else since)
+        if built is None or built.seq <= self.last_seq:
             return
-        self.last_seq = payload["seq"]
-        await self._send(payload)
-
-    def _payload(self) -> dict[str, Any] | None:
-        match = match_get(match_id=self.match_id)
-        return None if match is None else watch.watch_payload(match=match)
+        self.last_seq = built.seq
+        await self.send(text_data=built.text)
 
 
 _REFUSED_CLOSE = {"no_such_match": 4404, "not_finished": 4409, "private": 4403}
