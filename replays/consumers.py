@@ -153,9 +153,8 @@ IP_LIMIT_CLOSE_CODE = 4429
 MATCH_FULL_CLOSE_CODE = 4409
 """Close code of a spectator socket refused because its match has ``SPECTATORS_PER_MATCH`` already."""
 
-_count_sends: dict[int, asyncio.Task[None]] = {}
-"""The pending coalesced count send of each match, in this process (:func:`_send_count_later`)."""
-_wake: dict[int, asyncio.Event] = {}
+_count_sends: dict[asyncio.Task[None], asyncio.Event] = {}
+"""This process's pending coalesced count sends (:func:`count_changed`), each with its early wake-up."""
 
 
 def _in_thread(fn: Any) -> Any:
@@ -164,25 +163,26 @@ def _in_thread(fn: Any) -> Any:
 
 
 def count_changed(match_id: int) -> None:
-    """Start this match's coalesced count send in this process (the caller won its flag:
+    """Start a coalesced count send for ``match_id`` in this process (the caller won its flag:
     ``audience.mark_changed``): one ``spectators`` message to its players and spectators after
     ``SPECTATORS_COUNT_INTERVAL`` s. The task belongs to no socket: the socket that changed the count may
-    be gone by then."""
-    pending = _count_sends.get(match_id)
-    if pending is not None and not pending.done() and pending.get_loop() is asyncio.get_running_loop():
-        return  # a send is due already (it reads this change too)
-    _wake[match_id] = asyncio.Event()
-    _count_sends[match_id] = asyncio.create_task(_send_count_later(match_id))
+    be gone by then. The flag, not this process, makes the sends one per interval: a change that wins it
+    while an earlier send is still reading or sending starts its own (the earlier one cleared the flag
+    before its read, so it may not include that change)."""
+    wake = asyncio.Event()
+    task = asyncio.create_task(_send_count_later(match_id, wake))
+    _count_sends[task] = wake
+    task.add_done_callback(lambda done: _count_sends.pop(done, None))
 
 
-async def _send_count_later(match_id: int) -> None:
+async def _send_count_later(match_id: int, wake: asyncio.Event) -> None:
     """Wait the interval (or :func:`flush_counts`), clear the flag, read the count and send it: one
     batched group send of ``{"type": "spectators.update", "count"}`` to ``match_<id>`` (the players'
-    sockets) and ``watch_<id>`` (the spectators'). A failure is one WARNING line: the next change sends
+    sockets) and ``watch_<id>`` (the spectators'). An outage is one WARNING line: the next change sends
     the count again, and every ``watch`` message carries it."""
     try:
         with contextlib.suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(_wake[match_id].wait(), audience.count_interval())
+            await asyncio.wait_for(wake.wait(), audience.count_interval())
         await _in_thread(audience.clear_flag)(match_id=match_id)
         count = await _in_thread(audience.count)(match_id=match_id)
         message = {"type": "spectators.update", "count": count}
@@ -192,19 +192,16 @@ async def _send_count_later(match_id: int) -> None:
         if not outage(exc):
             raise
         log.warning("match %s: spectator count not sent: %s", match_id, describe(exc))
-    finally:
-        _count_sends.pop(match_id, None)
-        _wake.pop(match_id, None)
 
 
 async def flush_counts() -> None:
     """Send every pending count of this process now and wait for the sends (tests; a server's sends go
     out on their own after the interval)."""
-    tasks = list(_count_sends.values())
-    for event in list(_wake.values()):
-        event.set()
-    if tasks:
-        await asyncio.gather(*tasks)
+    pending = dict(_count_sends)
+    for wake in pending.values():
+        wake.set()
+    if pending:
+        await asyncio.gather(*pending)
 
 
 class WatchConsumer(_ReadOnlySocket):

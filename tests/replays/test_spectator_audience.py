@@ -216,6 +216,37 @@ async def test_joins_and_leaves_send_one_coalesced_count(
         await comm.disconnect()
 
 
+@override_settings(SPECTATORS_COUNT_INTERVAL=3600.0, SPECTATORS_PER_IP=100)
+async def test_a_change_during_a_count_send_gets_its_own_send(
+    alice: Any, bob: Any, seeded_decks: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The sender clears the flag before it reads the count; a spectator who joins while it reads or
+    sends wins the flag again and must get a send of its own. (A first version kept one pending send per
+    match and process: that join found the old send still running and started none, so the count stood
+    still until the flag expired: 3 counts in 30 s in the 1,000-spectator benchmark.)"""
+    table = await database_sync_to_async(public_friend_table)(alice, bob, "classic")
+    first, _ = await watch(table.pk, "198.51.100.1")
+    sent: list[list[tuple[str, dict[str, Any]]]] = []
+    late: list[WebsocketCommunicator] = []
+    real = replay_consumers.group_send_many
+
+    async def joined_meanwhile(layer: Any, messages: list[tuple[str, dict[str, Any]]]) -> None:
+        sent.append(messages)
+        if len(sent) == 1:  # a second spectator's join lands while the first count is on its way
+            comm, _ = await watch(table.pk, "198.51.100.2")
+            late.append(comm)
+        await real(layer, messages)
+
+    monkeypatch.setattr(replay_consumers, "group_send_many", joined_meanwhile)
+    await flush()
+    await flush()
+    assert [[m["count"] for _, m in batch] for batch in sent] == [[1, 1], [2, 2]]
+    assert [f for f in await frames(first) if f["type"] == "spectators"] == [
+        {"type": "spectators", "count": 1}, {"type": "spectators", "count": 2}]
+    await first.disconnect()
+    await late[0].disconnect()
+
+
 async def test_a_frame_for_a_departed_spectator_is_skipped_without_error(
     alice: Any, bob: Any, seeded_decks: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
