@@ -232,8 +232,8 @@ class WatchConsumer(_ReadOnlySocket):
             return
         self.seat = seat
         self.spawn(self._keep_seat())
-        joined = time.monotonic()  # any move committed after this reaches the socket as a notice
         await self.channel_layer.group_add(watch.watch_group(self.match_id), self.channel_name)
+        joined = time.monotonic()  # in the group: a move committed after a read from now on comes as a notice
         await self._seats_changed()
         await self._send_view(since=joined)
 

@@ -173,6 +173,7 @@ async def run(args: argparse.Namespace, base: str, server_pid: int) -> dict[str,
     errors0 = dict(player.stats.errors)
     closes0 = collections.Counter(audience.closes)
     watch.start()
+    load0 = os.getloadavg()[0]
     started = time.monotonic()
     joins = leaves = 0
     pending: set[asyncio.Task[None]] = set()
@@ -211,6 +212,7 @@ async def run(args: argparse.Namespace, base: str, server_pid: int) -> dict[str,
         "spectator_count_frames_per_s": round((counts + player_counts) / wall, 1),
         "player_count_frames": player_counts,
         "daphne_cpu_s_per_s": round(cpu_s / wall, 3),
+        "loadavg_1min_before_after": [round(load0, 2), round(os.getloadavg()[0], 2)],
         "daphne": processes,
         "refused_close_codes": refused,
         "join_failures": dict(audience.failures),
