@@ -24,8 +24,9 @@ def public_table(alice: Any, bob: Any) -> Any:
 
 
 def test_a_second_page_of_one_address_is_refused_then_connects_when_the_first_closes(
-    daphne_server_factory: Any, browser: Any, alice: Any, bob: Any, seeded_decks: Any
+    daphne_server_factory: Any, browser: Any, page: Any, alice: Any, bob: Any, seeded_decks: Any
 ) -> None:
+    # ``page`` (unused: its own context) lets this test's ORM calls run beside Playwright's event loop
     server = daphne_server_factory(SPECTATORS_PER_IP="1")
     table = public_table(alice, bob)
     url = f"{server.url}/watch/{table.pk}/"
@@ -49,15 +50,16 @@ def test_a_second_page_of_one_address_is_refused_then_connects_when_the_first_cl
 
 
 def test_a_full_match_is_explained_in_portuguese(
-    daphne_server_factory: Any, browser: Any, alice: Any, bob: Any, seeded_decks: Any
+    daphne_server_factory: Any, browser: Any, page: Any, alice: Any, bob: Any, seeded_decks: Any
 ) -> None:
+    # ``page`` (unused: its own context) lets this test's ORM calls run beside Playwright's event loop
     server = daphne_server_factory(SPECTATORS_PER_MATCH="0")
     table = public_table(alice, bob)
     context = browser.new_context(locale="pt-BR")
     try:
-        page = context.new_page()
-        page.goto(f"{server.url}/watch/{table.pk}/")
-        expect(page.get_by_test_id("watch-refused")).to_have_text(
+        watching = context.new_page()
+        watching.goto(f"{server.url}/watch/{table.pk}/")
+        expect(watching.get_by_test_id("watch-refused")).to_have_text(
             "Esta partida já tem o máximo de espectadores (0): esta página continua tentando e se conecta "
             "assim que alguém sair.")
     finally:
