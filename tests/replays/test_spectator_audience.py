@@ -28,6 +28,7 @@ from django.test import override_settings
 from games.services import group_name
 from replays import audience
 from replays import consumers as replay_consumers
+from tests.conftest import skip_or_fail
 from tests.games.wsclient import ORIGIN, connect, recv
 from tests.replays.test_watch import public_friend_table
 
@@ -306,7 +307,7 @@ async def test_many_spectators_at_once_on_the_redis_layer(
 
     layer = get_channel_layer()
     if not isinstance(layer, BatchingRedisChannelLayer):
-        pytest.skip("the production channel layer needs REDIS_URL")  # CI sets it
+        skip_or_fail("REDIS_URL is not set: the production channel layer is what this test is about")
     monkeypatch.setattr(audience, "per_ip", lambda: SPECTATORS + 1)
     monkeypatch.setattr(audience, "per_match", lambda: SPECTATORS + 1)
     table = await database_sync_to_async(public_friend_table)(alice, bob, "classic")
@@ -320,6 +321,7 @@ async def test_many_spectators_at_once_on_the_redis_layer(
     caplog.set_level(logging.WARNING)
     await asyncio.gather(*(comm.disconnect(timeout=60) for comm in comms))
     assert await layer.connection(0).zcard(group_key) == 0
-    failed = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
-    assert failed == []
+    failed = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING
+              and (r.name == "web.socket_end" or "Too many connections" in r.getMessage())]
+    assert failed == []  # before: "group discard failed: MaxConnectionsError: Too many connections"
     assert await database_sync_to_async(audience.count)(match_id=table.pk) == 0
