@@ -8,8 +8,11 @@ public: a private match's own player). Then a ``watch`` message
 spectator's view. Spectators cannot act: ``action`` / ``resign`` get ``not_seated``; ``sync`` resends the
 view, ``ping`` gets ``pong``; anything else gets the protocol's error codes (``bad_json``,
 ``not_an_object``, ``unknown_type``, ``frame_too_large``; ``rate_limited`` past the players' own
-per-connection limit, and a flood closes with 4429). Opening and closing a spectator socket
-updates the count the players see (``spectators`` message on their table's socket).
+per-connection limit, and a flood closes with 4429). Each spectator socket holds a seat
+(``replays.audience``): past ``SPECTATORS_PER_IP`` sockets of one address it is refused with
+``watch_ip_limit`` and close 4429, past ``SPECTATORS_PER_MATCH`` on the match with ``watch_full`` and close
+4409. Seats taken and freed change the count the players and spectators see (``spectators`` message),
+sent coalesced: at most one per match per ``SPECTATORS_COUNT_INTERVAL`` (:func:`count_changed`).
 
 The analysis' WebSocket (``ws/analysis/<id>/?token=...``, :class:`AnalysisConsumer`): the replay page's
 view of its computer analysis (docs/analysis.md). Same access as the replay (a finished match; its
@@ -23,29 +26,34 @@ limits.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import logging
 import time
 from typing import Any
 
+from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
 from django.http import QueryDict
 
+from config.channel_layer import group_send_many
 from games import conf, ratelimit
 from games.selectors import match_get
 from games.services import group_name
-from replays import analyses, analysis_driver, selectors, watch
+from replays import analyses, analysis_driver, audience, selectors, shared_view, watch
 from web.log_context import bind_socket
-from web.socket_end import EndsCleanly
-from web.unavailable import RefusesWhenUnavailable
+from web.socket_end import EndsCleanly, outage
+from web.unavailable import RefusesWhenUnavailable, describe
 
 log = logging.getLogger(__name__)
 
 TYPES = ("sync", "ping", "action", "resign")
 
 
-def _error(code: str, message: str) -> dict[str, Any]:
-    return {"type": "error", "code": code, "message": message, "id": None}
+def _error(code: str, message: str, **extra: Any) -> dict[str, Any]:
+    return {"type": "error", "code": code, "message": message, "id": None, **extra}
 
 
 class _ReadOnlySocket(EndsCleanly, RefusesWhenUnavailable):
@@ -142,18 +150,106 @@ class _ReadOnlySocket(EndsCleanly, RefusesWhenUnavailable):
         await self.send(text_data=json.dumps(payload))
 
 
+IP_LIMIT_CLOSE_CODE = 4429
+"""Close code of a spectator socket refused because its IP holds ``SPECTATORS_PER_IP`` already."""
+MATCH_FULL_CLOSE_CODE = 4409
+"""Close code of a spectator socket refused because its match has ``SPECTATORS_PER_MATCH`` already."""
+
+_count_sends: dict[asyncio.Task[None], asyncio.Event] = {}
+"""This process's pending coalesced count sends (:func:`count_changed`), each with its early wake-up."""
+
+
+def _in_thread(fn: Any) -> Any:
+    """``fn`` (a cache call, no database) in a worker thread off asgiref's single database thread."""
+    return sync_to_async(fn, thread_sensitive=False)
+
+
+def count_changed(match_id: int) -> None:
+    """Start a coalesced count send for ``match_id`` in this process (the caller won its flag:
+    ``audience.mark_changed``): one ``spectators`` message to its players and spectators after
+    ``SPECTATORS_COUNT_INTERVAL`` s. The task belongs to no socket: the socket that changed the count may
+    be gone by then. The flag, not this process, makes the sends one per interval: a change that wins it
+    while an earlier send is still reading or sending starts its own (the earlier one cleared the flag
+    before its read, so it may not include that change)."""
+    wake = asyncio.Event()
+    task = asyncio.create_task(_send_count_later(match_id, wake))
+    _count_sends[task] = wake
+    task.add_done_callback(lambda done: _count_sends.pop(done, None))
+
+
+async def _send_count_later(match_id: int, wake: asyncio.Event) -> None:
+    """Wait the interval (or :func:`flush_counts`), clear the flag, read the count and send it: one
+    batched group send of ``{"type": "spectators.update", "count"}`` to ``match_<id>`` (the players'
+    sockets) and ``watch_<id>`` (the spectators'). An outage is one WARNING line: the next change sends
+    the count again, and every ``watch`` message carries it."""
+    try:
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(wake.wait(), audience.count_interval())
+        await _in_thread(audience.clear_flag)(match_id=match_id)
+        count = await _in_thread(audience.count)(match_id=match_id)
+        message = {"type": "spectators.update", "count": count}
+        await group_send_many(get_channel_layer(), [(group_name(match_id), message),
+                                                    (watch.watch_group(match_id), message)])
+    except Exception as exc:
+        if not outage(exc):
+            raise
+        log.warning("match %s: spectator count not sent: %s", match_id, describe(exc))
+
+
+async def flush_counts() -> None:
+    """Send every pending count of this process now and wait for the sends (tests; a server's sends go
+    out on their own after the interval)."""
+    pending = dict(_count_sends)
+    for wake in pending.values():
+        wake.set()
+    if pending:
+        await asyncio.gather(*pending)
+
+
 class WatchConsumer(_ReadOnlySocket):
-    """One spectator's connection to one match."""
+    """One spectator's connection to one match: it holds a seat (``replays.audience``) while open."""
 
     last_seq: int = -1
     kinds = TYPES
+    seat: audience.Seat | None = None
 
     async def connect(self) -> None:
         if not await self.open_checked():
             return
+        client = self.scope.get("client") or ("unknown", 0)
+        seat = await _in_thread(audience.admit)(match_id=self.match_id, ip=str(client[0]),
+                                                member=self.channel_name)
+        if not isinstance(seat, audience.Seat):
+            self.reading = False
+            if seat == "ip":
+                await self._send(_error("watch_ip_limit", f"at most {audience.per_ip()} spectator "
+                                        "connections per address: close another page watching a match",
+                                        limit=audience.per_ip()))
+                await self.close(code=IP_LIMIT_CLOSE_CODE)
+            else:
+                await self._send(_error("watch_full", f"this match has {audience.per_match()} spectators "
+                                        "already, the most it takes: try again later",
+                                        limit=audience.per_match()))
+                await self.close(code=MATCH_FULL_CLOSE_CODE)
+            return
+        self.seat = seat
+        self.spawn(self._keep_seat())
         await self.channel_layer.group_add(watch.watch_group(self.match_id), self.channel_name)
-        await self._count(1)
-        await self._send_view()
+        joined = time.monotonic()  # in the group: a move committed after a read from now on comes as a notice
+        await self._seats_changed()
+        await self._send_view(since=joined)
+
+    async def _keep_seat(self) -> None:
+        """Renew the seat every ``SEAT_REFRESH`` s while the socket is open (a failure: one WARNING line;
+        the next renewal re-adds it)."""
+        while self.seat is not None:
+            await asyncio.sleep(audience.SEAT_REFRESH)
+            await self.step("seat refresh", _in_thread(audience.refresh)(self.seat))
+
+    async def _seats_changed(self) -> None:
+        """After this socket's seat was taken or freed: start the match's count send unless one is due."""
+        if await _in_thread(audience.mark_changed)(match_id=self.match_id):
+            count_changed(self.match_id)
 
     def refusal(self, exc: selectors.ReplayRefused) -> tuple[str, int]:
         return ("no_such_match", 4404) if exc.code == "no_such_match" else ("not_public", 4403)
@@ -166,18 +262,13 @@ class WatchConsumer(_ReadOnlySocket):
 
     async def on_flood(self) -> None:
         self.reading = False
+        seat, self.seat = self.seat, None
+        if seat is None:
+            return
         await self.step("group discard",
                         self.channel_layer.group_discard(watch.watch_group(self.match_id), self.channel_name))
-        await self.step("spectator count", self._count(-1))
-
-    async def _count(self, delta: int) -> None:
-        count = await database_sync_to_async(watch.spectators_add)(match_id=self.match_id, delta=delta)
-        message = {"type": "spectators.update", "count": count}
-        for group in (group_name(self.match_id), watch.watch_group(self.match_id)):
-            try:
-                await self.channel_layer.group_send(group, message)
-            except Exception as exc:  # a count that is not shown is not worth failing the socket
-                log.warning("match %s: spectator count not sent: %s", self.match_id, exc)
+        await self.step("seat release", _in_thread(audience.release)(seat))
+        await self.step("spectator count", self._seats_changed())
 
     async def on_message(self, kind: str, message: dict[str, Any]) -> None:
         if kind in ("action", "resign"):
@@ -187,22 +278,25 @@ class WatchConsumer(_ReadOnlySocket):
             await self._send_view()
 
     async def match_update(self, event: dict[str, Any]) -> None:
-        """Group message after a commit (card-free): send the fresh third-party view."""
-        await self._send_view()
+        """Group message after a commit (card-free, ``{"seq"}``): send the view at that seq or later."""
+        seq = event.get("seq")
+        await self._send_view(seq=seq if isinstance(seq, int) else None)
 
     async def spectators_update(self, event: dict[str, Any]) -> None:
+        """The match's coalesced count (:func:`_send_count_later`)."""
         await self._send({"type": "spectators", "count": int(event.get("count", 0))})
 
-    async def _send_view(self) -> None:
-        payload = await database_sync_to_async(self._payload)()
-        if payload is None or payload["seq"] <= self.last_seq:
+    async def _send_view(self, *, seq: int | None = None, since: float | None = None) -> None:
+        """Send the match's view (``replays.shared_view``: built once per process for every spectator):
+        at ``seq`` or later after a move's notice, else one read after ``since`` (default: now)."""
+        if seq is not None and seq <= self.last_seq:
+            return  # sent already
+        built = await shared_view.view(self.match_id, seq=seq,
+                                       since=time.monotonic() if seq is None and since is None else since)
+        if built is None or built.seq <= self.last_seq:
             return
-        self.last_seq = payload["seq"]
-        await self._send(payload)
-
-    def _payload(self) -> dict[str, Any] | None:
-        match = match_get(match_id=self.match_id)
-        return None if match is None else watch.watch_payload(match=match)
+        self.last_seq = built.seq
+        await self.send(text_data=built.text)
 
 
 _REFUSED_CLOSE = {"no_such_match": 4404, "not_finished": 4409, "private": 4403}

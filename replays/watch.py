@@ -3,15 +3,14 @@ spectator count.
 
 The payload is built from ``engine.spectator.spectator_hand`` (what both players have shown) plus
 public match data; a hand that has ended is revealed in full, as the table reveals it to both players.
-The spectator count lives in the cache (Redis in production, shared by every Daphne process), one
-counter per match; players see it through their table's socket (``spectators`` message).
+The spectator count is the match's seats in the shared cache (``replays.audience``); players and
+spectators get it coalesced, at most about once a second (``spectators`` message).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.core.cache import cache
 from django.db.models import Q
 
 from engine.cards import card_names, sort_by_rank
@@ -21,37 +20,13 @@ from engine.spectator import spectator_hand
 from games.live import load
 from games.models import Match, MatchEvent, MatchStatus
 from games.services import watch_group
+from replays import audience
 
-__all__ = ["spectators_add", "spectators_count", "watch_group", "watch_payload"]
-
-COUNT_SECONDS = 6 * 3600
-"""A counter outlives no match by more than this (a process that died cannot leave it stuck forever)."""
-
-
-def _count_key(match_id: int) -> str:
-    return f"watchers:{match_id}"
-
+__all__ = ["spectators_count", "watch_group", "watch_payload"]
 
 def spectators_count(*, match_id: int) -> int:
-    """How many spectator sockets are open on the match (0 when the cache forgot)."""
-    value = cache.get(_count_key(match_id))
-    return max(0, int(value)) if isinstance(value, int) else 0
-
-
-def spectators_add(*, match_id: int, delta: int) -> int:
-    """Count a spectator socket in (``delta`` 1) or out (-1); returns the new count (never below 0)."""
-    key = _count_key(match_id)
-    cache.add(key, 0, COUNT_SECONDS)
-    try:
-        value = int(cache.incr(key, delta))
-    except ValueError:  # expired between add and incr
-        cache.set(key, max(0, delta), COUNT_SECONDS)
-        value = max(0, delta)
-    if value < 0:
-        cache.set(key, 0, COUNT_SECONDS)
-        value = 0
-    cache.touch(key, COUNT_SECONDS)
-    return value
+    """How many spectator sockets are open on the match (``replays.audience.count``)."""
+    return audience.count(match_id=match_id)
 
 
 def _player(match: Match, seat: int) -> dict[str, Any] | None:

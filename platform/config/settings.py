@@ -326,6 +326,12 @@ if os.environ.get("REPLAYS_ANALYSIS_WORLDS"):
 if os.environ.get("GAMES_DB_THREADS"):
     GAMES_DB_THREADS = int(os.environ["GAMES_DB_THREADS"])
 
+# Spectator sockets (replays.audience, docs/protocol.md "Spectators"): open sockets per client IP and per
+# match (across every Daphne process), and the least seconds between two spectator counts of one match.
+SPECTATORS_PER_IP = int(os.environ.get("SPECTATORS_PER_IP", "20"))
+SPECTATORS_PER_MATCH = int(os.environ.get("SPECTATORS_PER_MATCH", "1000"))
+SPECTATORS_COUNT_INTERVAL = float(os.environ.get("SPECTATORS_COUNT_INTERVAL", "1.0"))
+
 # --- security in production -----------------------------------------------------------------------
 if not DEBUG:
     # Off for plain-HTTP runs (tests' Daphne subprocess sets SECURE_COOKIES=0); on behind TLS.

@@ -10,6 +10,10 @@ socket slot forever ("ghost" slots: the player's next sockets were refused ``too
 - :meth:`EndsCleanly.end` (the consumer's own release: slots, groups, counts) runs once, from
   ``disconnect`` or else from the ``finally``, each step best-effort and bounded by
   :data:`END_TIMEOUT` seconds; a failing step is one WARNING line (:meth:`EndsCleanly.step`);
+- a frame sent after the client left is skipped (:meth:`EndsCleanly.client_gone`): a group message can
+  be dispatched after the client's close frame and before its ``websocket.disconnect`` (autobahn's
+  protocol is then ``CLOSING`` and raises ``Disconnected`` "Attempt to send on a closed protocol"), or
+  after the server's own close; issue 20 found 115 such ERROR tracebacks from departed spectators;
 - an outage (:func:`outage`: Redis or the database unreachable) that ends the consumer is one WARNING
   line of this module, without a traceback, and the socket is closed with 4503 ("try again later",
   ``web.unavailable``) instead of Daphne's ERROR "Exception inside application" and close 1011. Any
@@ -24,6 +28,7 @@ import logging
 from collections.abc import Awaitable, Coroutine
 from typing import Any
 
+from autobahn.exception import Disconnected
 from channels.generic.websocket import AsyncWebsocketConsumer
 
 from web.unavailable import UNAVAILABLE_CLOSE_CODE, database_unavailable, describe
@@ -55,6 +60,35 @@ class EndsCleanly(AsyncWebsocketConsumer):
     _ended = False
     _background: set[asyncio.Task[Any]] | None = None
     _quiet = False  # a step failed already, or an outage ended the socket: its line says enough
+    _gone = False  # the client left, or this socket was closed: frames are no longer sent
+    skipped_frames = 0  # frames not sent because the client had left (tests, the DEBUG line)
+
+    @property
+    def client_gone(self) -> bool:
+        """Whether frames are skipped now: this socket sent its close, or Daphne said its client left
+        (a send raised autobahn's ``Disconnected``; its ``websocket.disconnect`` follows)."""
+        return self._gone
+
+    def _guarded_send(self, send: Any) -> Any:
+        """``send`` (the server's ASGI send) that skips ``websocket.send`` / ``websocket.close`` once the
+        client is gone (:attr:`client_gone`), at DEBUG: a departed reader is normal, not an error."""
+
+        async def guarded(message: dict[str, Any]) -> None:
+            kind = message.get("type")
+            if self._gone and kind in ("websocket.send", "websocket.close"):
+                self.skipped_frames += kind == "websocket.send"
+                return
+            try:
+                await send(message)
+            except Disconnected:  # Daphne: the client's close frame came, its disconnect is on its way
+                self._gone = True
+                self.skipped_frames += kind == "websocket.send"
+                log.debug("socket %s: %s skipped: the client left", self.scope.get("path", ""), kind)
+                return
+            if kind == "websocket.close":
+                self._gone = True
+
+        return guarded
 
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
         """Start ``coro`` as a task that ends with this consumer, whatever ends it."""
@@ -108,7 +142,7 @@ class EndsCleanly(AsyncWebsocketConsumer):
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         ended_by: BaseException | None = None
         try:
-            await super().__call__(scope, receive, send)
+            await super().__call__(scope, receive, self._guarded_send(send))
         except Exception as exc:
             if not outage(exc):
                 raise

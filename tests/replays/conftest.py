@@ -27,9 +27,13 @@ from tests.games.conftest import (  # noqa: F401  (fixtures)
 def fresh_replay_cache() -> Any:
     from django.core.cache import cache
 
+    from replays import shared_view
+
     cache.clear()
+    shared_view.forget()  # the spectators' views kept per process: match ids repeat between tests
     yield
     cache.clear()
+    shared_view.forget()
 
 
 @pytest.fixture

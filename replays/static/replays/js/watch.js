@@ -12,7 +12,9 @@ import { actionText, headline, playerName } from "../../games/js/text.js";
 
 const root = $("watch-app");
 let state = JSON.parse($("initial-state").textContent);
-const ui = { lastTop: undefined, conn: "connecting" };
+const ui = { lastTop: undefined, conn: "connecting", refused: null, limit: 0 };
+// Refusals of a full audience (docs/protocol.md "Spectators"): shown, and the socket keeps retrying.
+const REFUSALS = new Set(["watch_ip_limit", "watch_full"]);
 const NOTHING = new Set(); // a spectator has no legal action
 
 const name = (seat) => {
@@ -70,6 +72,9 @@ function render() {
   setText("hand-number", h ? t("hand_n", { n: h.number }) : "");
   setText("spectators", t("spectators_n", { n: m.spectators }));
   setText("conn", ui.conn === "open" ? t("conn_open") : t("watch_conn_lost"));
+  const refused = $("watch-refused");
+  refused.hidden = !ui.refused;
+  refused.textContent = ui.refused ? t(ui.refused, { n: ui.limit }) : "";
   const lines = [];
   const lh = state.last_hand;
   if (lh) lines.push(`${t("log_hand_over", { n: lh.number })} ${headline(m, lh)}`);
@@ -81,6 +86,7 @@ function render() {
 const socket = new MatchSocket(root.dataset.wsPath, {
   onMessage(msg) {
     if (msg.type === "watch") {
+      ui.refused = null;
       state = msg;
       render();
       if (msg.match.status === "finished") {
@@ -89,6 +95,10 @@ const socket = new MatchSocket(root.dataset.wsPath, {
       }
     } else if (msg.type === "spectators") {
       state.match.spectators = msg.count;
+      render();
+    } else if (msg.type === "error" && REFUSALS.has(msg.code)) {
+      ui.refused = msg.code;
+      ui.limit = msg.limit;
       render();
     }
   },
