@@ -19,7 +19,7 @@ from django.utils import timezone
 from accounts.models import User
 from accounts.services import house_bot_pool
 from config import fault_points
-from games.models import Match, MatchEvent, MatchStatus
+from games.models import Match, MatchEvent, MatchStatus, ResultReason
 from tournaments import live, selectors, swiss
 from tournaments.models import (
     Frequency,
@@ -385,7 +385,7 @@ def round_record(*, tournament_id: int, now: datetime | None = None) -> bool:
                 loser = pairing.player0 if absent[0] == 0 else pairing.player1
                 assert loser is not None
                 try:
-                    match_resign(match_id=match.pk, user=loser)
+                    match_resign(match_id=match.pk, user=loser, forfeit=True)  # never the player's abort
                 except GameError:  # it ended meanwhile: recorded below as played
                     absent = []
                 match.refresh_from_db()
@@ -405,6 +405,12 @@ def round_record(*, tournament_id: int, now: datetime | None = None) -> bool:
             pairing.points = [1 if seat in present else 0 for seat in (0, 1)]
         else:
             winner = match.winner
+            if winner is None and match.result_reason == ResultReason.ABORTED:
+                # A player aborted (resigned before both moved: a free abort, not rated): the board is
+                # still theirs to lose, the opponent scores it.
+                aborter = (MatchEvent.objects.filter(match=match, type="abort")
+                           .values_list("seat", flat=True).first())
+                winner = None if aborter is None else 1 - aborter
             pairing.points = [1 if winner == 0 else 0, 1 if winner == 1 else 0]
         pairing.hand_points = list(match.scores or [0, 0])
         pairing.save(update_fields=["points", "hand_points", "forfeit"])
