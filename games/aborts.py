@@ -61,5 +61,6 @@ def abort_counts(*, user_id: int, now: datetime | None = None) -> AbortCounts:
     """The profile's numbers: aborts within the last 24 h and in total, and the free ones per window
     (one query)."""
     since = (now or timezone.now()) - ABORT_WINDOW
-    counts = _aborts_of(user_id).aggregate(total=Count("pk"), recent=Count("pk", filter=Q(created_at__gt=since)))
+    counts = _aborts_of(user_id).aggregate(
+        total=Count("pk"), recent=Count("pk", filter=Q(created_at__gt=since)))
     return AbortCounts(recent=counts["recent"], total=counts["total"], free=free_aborts_per_window())

@@ -285,8 +285,9 @@ def _create_match(tournament: Tournament, number: int, board: int, player0: User
 def round_pair(*, tournament_id: int, number: int) -> bool:
     """Pair round ``number`` (Swiss, ``tournaments.swiss``) and start its matches at once; a bye scores
     1 at once. A player already seated in another rated match (:func:`_busy_players`) loses the board by
-    forfeit at once and no match is started for it (one rated match at a time). Only when the tournament runs, ``number`` is the next round and the previous one has
-    ended (every match recorded); otherwise False and nothing changes."""
+    forfeit at once and no match is started for it (one rated match at a time). Only when the
+    tournament runs, ``number`` is the next round and the previous one has ended (every match
+    recorded); otherwise False and nothing changes."""
     tournament = _locked(tournament_id)
     if tournament is None or tournament.status != TournamentStatus.RUNNING:
         return False
@@ -307,8 +308,9 @@ def round_pair(*, tournament_id: int, number: int) -> bool:
         if p0.pk in busy or p1.pk in busy:
             # One rated match at a time: a player seated in another rated match loses this board by
             # forfeit, no match is started (both busy: both lose), as a no-show would.
+            points = [int(p0.pk not in busy), int(p1.pk not in busy)]
             boards.append(Pairing(round=round_, board=board, player0=p0, player1=p1, forfeit=True,
-                                  points=[int(p0.pk not in busy), int(p1.pk not in busy)], hand_points=[0, 0]))
+                                  points=points, hand_points=[0, 0]))
             continue
         boards.append(Pairing(round=round_, board=board, player0=p0, player1=p1,
                               match=_create_match(tournament, number, board, p0, p1)))

@@ -124,7 +124,7 @@ def test_two_resignations_at_once_cannot_both_take_the_last_free_abort(
         try:
             barrier.wait(timeout=10)
             games_services.match_resign(match_id=match.pk, user=alice, msg_id="race")
-        except BaseException as exc:  # noqa: BLE001 - reported by the assertion below
+        except BaseException as exc:  # reported by the assertion below
             errors.append(exc)
         finally:
             connection.close()
@@ -144,7 +144,8 @@ def test_two_resignations_at_once_cannot_both_take_the_last_free_abort(
 
 @pytest.mark.parametrize(("language", "texts"), [
     ("en", ["Aborted rated matches", "3 in 24 h · 5 in all",
-            "3 free aborts per 24 hours; after them, resigning before both players have moved is a rated loss."]),
+            "3 free aborts per 24 hours; after them, resigning before both players have moved is a "
+            "rated loss."]),
     ("pt-br", ["Partidas valendo rating anuladas", "3 em 24 h · 5 no total",
                "3 anulações grátis a cada 24 horas; depois delas, abandonar antes de os dois jogadores "
                "jogarem é uma derrota valendo rating."]),
