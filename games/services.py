@@ -438,8 +438,8 @@ def match_resign(*, match_id: int, user: User, msg_id: str = "", forfeit: bool =
             sent = _broadcast_on_commit(match, None)
             return Applied(seq=match.last_seq, last_seq=match.last_seq, broadcast=sent)
         if match.rated and msg_id:
-            aborts = MatchEvent.objects.filter(match_id=match.pk, seat=seat, msg_id=msg_id, type="abort")
-            abort = aborts.first()
+            abort = (MatchEvent.objects.filter(match_id=match.pk, seat=seat, msg_id=msg_id, type="abort")
+                     .first())
             if abort is not None:  # a resent resign that aborted the match
                 return Applied(seq=abort.seq, last_seq=match.last_seq, repeat=True)
         if match.rated and match.status == MatchStatus.ACTIVE and not _both_moved(match) and (

@@ -133,10 +133,10 @@ def tournament_join(*, tournament_id: int, user: User) -> Registration:
     registration (a double click changes nothing).
 
     One rated match at a time: a tournament whose expected time (``selectors.expected_window``) overlaps
-    one ``user`` is registered for is refused. The user's row is locked first (FOR NO KEY UPDATE, as
-    ``games.services.match_create_vs_bot`` does), so two joins of two overlapping events at once are
-    serialized and the second sees the first. Joining while seated in a rated match is allowed: the
-    tournament has not started yet (its pairing step deals with a player still busy then).
+    one ``user`` is registered for is refused. The user's row is locked after the tournament's (FOR NO
+    KEY UPDATE, as ``games.services.match_create_vs_bot`` does), so two joins of two overlapping events
+    at once are serialized and the second sees the first. Joining while seated in a rated match is
+    allowed: the tournament has not started yet (its pairing step deals with a player still busy then).
 
     :raises TournamentError: ``no_such_tournament``, ``not_authenticated``, ``guest`` (guests and bots),
         ``started`` (running or finished), ``cancelled``, ``full`` (``max_players`` reached),

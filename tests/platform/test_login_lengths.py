@@ -94,3 +94,14 @@ def test_these_run_on_postgresql_under_ci(skip_or_fail: object) -> None:
     """The column types above are only enforced by PostgreSQL: under CI this module must run there."""
     if connection.vendor != "postgresql":
         skip_or_fail("the log-in length tests need PostgreSQL to mean anything")  # type: ignore[operator]
+
+
+def test_nginx_replaces_the_clients_x_forwarded_for() -> None:
+    """Daphne's ``--proxy-headers`` takes the FIRST ``X-Forwarded-For`` entry as the client's address:
+    nginx appending to the client's own header ($proxy_add_x_forwarded_for) let anyone choose their IP
+    for every per-IP limit (and send one that is not an address). It sets it to $remote_addr."""
+    from pathlib import Path
+
+    conf = (Path(__file__).resolve().parents[2] / "deploy/nginx/gin.conf").read_text()
+    assert "$proxy_add_x_forwarded_for" not in conf
+    assert conf.count("proxy_set_header X-Forwarded-For $remote_addr;") == conf.count("proxy_pass ") == 2

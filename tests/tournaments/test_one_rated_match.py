@@ -199,3 +199,18 @@ def test_a_rated_bot_match_cannot_start_while_a_tournament_board_is_in_play(
         game_services.match_create_vs_bot(user=members[0], level=1, rules_preset="classic", target=100,
                                           one_active=True)
     assert refused.value.match_id == board.match_id
+
+
+def test_a_player_who_aborts_a_board_still_loses_it(members: list[User], steps: list[Any]) -> None:
+    """A free abort (resigned before both moved) is not rated, but the board is the opponent's point."""
+    from ratings.models import RatingChange
+
+    tournament = _started(members[:1])
+    assert services.round_pair(tournament_id=tournament.pk, number=1)
+    mine = Pairing.objects.get(round__tournament=tournament, round__number=1, player0=members[0])
+    game_services.match_resign(match_id=mine.match_id, user=members[0], msg_id="give-up")
+    assert Match.objects.get(pk=mine.match_id).status == MatchStatus.ABORTED
+    services.round_record(tournament_id=tournament.pk)
+    mine.refresh_from_db()
+    assert (mine.points, mine.forfeit) == ([0, 1], False)
+    assert not RatingChange.objects.filter(match_id=mine.match_id).exists()
