@@ -42,7 +42,7 @@ from engine.events import DealEvent, Event, to_json
 from engine.match import cut_for_deal
 from engine.melds import deadwood
 from engine.rules import PRESETS, RuleSet
-from games import conf, scheduling
+from games import aborts, conf, scheduling
 from games.live import LiveMatch, cache_put, load
 from games.models import Match, MatchEvent, MatchStatus, ResultReason
 from games.signals import match_finished
@@ -413,12 +413,17 @@ def match_apply_action(
     return _write(match_id=match_id, user=user, msg_id=msg_id, kind="action", body=play)
 
 
-def match_resign(*, match_id: int, user: User, msg_id: str = "") -> Applied:
+def match_resign(*, match_id: int, user: User, msg_id: str = "", forfeit: bool = False) -> Applied:
     """``user`` resigns match ``match_id``: the opponent wins (``result_reason`` resign). A waiting
     table is aborted instead, and so is a RATED match resigned before both players have made a move
     (lichess's rule): status ``aborted``, ``result_reason`` aborted, an ``abort`` marker event, no winner,
-    never rated.
+    never rated; but only while ``user`` has a free abort left (``games.aborts``: ``GAMES_FREE_ABORTS``
+    per rolling 24 h): past them it is an ordinary resignation, the opponent wins and the match is rated.
+    The free aborts are counted under the user's row lock (FOR NO KEY UPDATE, taken after the match's),
+    so two resignations at once in two matches cannot both take the last free abort.
 
+    :param forfeit: the server resigns for an absent player (a tournament's no-show): always aborted
+        when nobody has moved, never counted as the player's abort (marker payload ``"forfeit": true``).
     :raises GameError: ``no_such_match``, ``not_seated``, ``match_over``.
     """
     with transaction.atomic():
@@ -433,13 +438,16 @@ def match_resign(*, match_id: int, user: User, msg_id: str = "") -> Applied:
             sent = _broadcast_on_commit(match, None)
             return Applied(seq=match.last_seq, last_seq=match.last_seq, broadcast=sent)
         if match.rated and msg_id:
-            aborts = MatchEvent.objects.filter(match_id=match.pk, seat=seat, msg_id=msg_id, type="abort")
-            abort = aborts.first()
+            abort = (MatchEvent.objects.filter(match_id=match.pk, seat=seat, msg_id=msg_id, type="abort")
+                     .first())
             if abort is not None:  # a resent resign that aborted the match
                 return Applied(seq=abort.seq, last_seq=match.last_seq, repeat=True)
-        if match.rated and match.status == MatchStatus.ACTIVE and not _both_moved(match):
+        if match.rated and match.status == MatchStatus.ACTIVE and not _both_moved(match) and (
+            forfeit or user.is_bot or _abort_is_free(user)
+        ):
             before = match.last_seq
-            row = _store_marker(match, "abort", {"seat": seat}, seat, msg_id=msg_id)
+            payload: dict[str, Any] = {"seat": seat, "forfeit": True} if forfeit else {"seat": seat}
+            row = _store_marker(match, "abort", payload, seat, msg_id=msg_id)
             match.status = MatchStatus.ABORTED
             match.result_reason = ResultReason.ABORTED
             match.finished_at = timezone.now()
@@ -452,6 +460,14 @@ def match_resign(*, match_id: int, user: User, msg_id: str = "") -> Applied:
         return [(e, {}) for e in live.state.resign(seat)]
 
     return _write(match_id=match_id, user=user, msg_id=msg_id, kind="resign", body=resign)
+
+
+def _abort_is_free(user: User) -> bool:
+    """Whether ``user`` has a free abort left (``games.aborts``). Locks the user's row first (FOR NO KEY
+    UPDATE, the lock ``match_create_vs_bot`` takes), so the count and the abort it allows are one step
+    for that player; on SQLite the IMMEDIATE transaction already serializes writers."""
+    User.objects.select_for_update(no_key=True).filter(pk=user.pk).values_list("pk").first()
+    return aborts.aborts_recent(user_id=user.pk) < aborts.free_aborts_per_window()
 
 
 def _write(

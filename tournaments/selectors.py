@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from django.db.models import Count, Q, QuerySet, Sum
 
@@ -15,6 +15,41 @@ from tournaments import swiss, tiebreaks
 from tournaments.models import Pairing, Registration, Round, Tournament, TournamentStatus
 
 DEFAULT_RATING = 1500.0
+
+
+ROUND_MINUTES_PER_50_POINTS = 15
+"""Expected length of one round per 50 points of match target at a 30 s turn timer (a longer timer
+stretches it in proportion): a match to 50 is about three hands of about 20 actions a seat. Chosen so the
+shipped schedules never overlap each other: Hourly Quick (3 rounds to 50) takes 45 minutes, an evening
+event (to 100, at most 7 rounds) 3 h 30 min, and they start 4 hours apart (docs/tournaments.md)."""
+BUSY_STATUSES = (TournamentStatus.SCHEDULED, TournamentStatus.OPEN, TournamentStatus.RUNNING)
+"""A registration in a tournament of these statuses can still seat its player in a match."""
+
+
+def expected_window(tournament: Tournament) -> tuple[datetime, datetime]:
+    """``(start, end)`` of the time ``tournament`` may seat its players, UTC: from ``starts_at`` for
+    ``rounds`` (fixed at the start; before it the most it can have: ``fixed_rounds`` or ``max_rounds``)
+    rounds of :data:`ROUND_MINUTES_PER_50_POINTS` x ``match_target / 50`` x ``max(1, timer / 30 s)``
+    minutes each."""
+    rounds = tournament.rounds or tournament.fixed_rounds or tournament.max_rounds
+    per_round = ROUND_MINUTES_PER_50_POINTS * (tournament.match_target / 50) * max(
+        1.0, tournament.turn_timer_seconds / 30)
+    return tournament.starts_at, tournament.starts_at + timedelta(minutes=rounds * per_round)
+
+
+def overlapping_tournament(*, user: User, tournament: Tournament) -> Tournament | None:
+    """The first (by start) other tournament ``user`` is registered for (not withdrawn), still to come or
+    running, whose :func:`expected_window` overlaps ``tournament``'s; None when there is none. Windows
+    are half-open: an event may start the minute the other's window ends."""
+    start, end = expected_window(tournament)
+    others = (Tournament.objects.filter(registrations__user=user, registrations__withdrawn=False,
+                                        status__in=BUSY_STATUSES)
+              .exclude(pk=tournament.pk).order_by("starts_at", "id"))
+    for other in others:
+        other_start, other_end = expected_window(other)
+        if other_start < end and start < other_end:
+            return other
+    return None
 
 
 def bot_elo(level: int) -> float:

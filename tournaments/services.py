@@ -19,7 +19,7 @@ from django.utils import timezone
 from accounts.models import User
 from accounts.services import house_bot_pool
 from config import fault_points
-from games.models import Match, MatchEvent, MatchStatus
+from games.models import Match, MatchEvent, MatchStatus, ResultReason
 from tournaments import live, selectors, swiss
 from tournaments.models import (
     Frequency,
@@ -45,12 +45,14 @@ BOT_LEVELS_BY_ELO = (1, 2, 3, 4, 5)
 
 
 class TournamentError(Exception):
-    """A refused request; ``code`` names it (``not_open``, ``full``, ``started``, ...). Nothing changed."""
+    """A refused request; ``code`` names it (``not_open``, ``full``, ``started``, ...). Nothing changed.
+    ``other``: for ``overlap``, the tournament whose time it overlaps."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, *, other: Tournament | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.other = other
 
 
 # --------------------------------------------------------------------------------------------- schedule
@@ -130,11 +132,20 @@ def tournament_join(*, tournament_id: int, user: User) -> Registration:
     """Register ``user`` for an upcoming tournament. Joining twice is answered with the existing
     registration (a double click changes nothing).
 
+    One rated match at a time: a tournament whose expected time (``selectors.expected_window``) overlaps
+    one ``user`` is registered for is refused. The user's row is locked after the tournament's (FOR NO
+    KEY UPDATE, as ``games.services.match_create_vs_bot`` does), so two joins of two overlapping events
+    at once are serialized and the second sees the first. Joining while seated in a rated match is
+    allowed: the tournament has not started yet (its pairing step deals with a player still busy then).
+
     :raises TournamentError: ``no_such_tournament``, ``not_authenticated``, ``guest`` (guests and bots),
-        ``started`` (running or finished), ``cancelled``, ``full`` (``max_players`` reached).
+        ``started`` (running or finished), ``cancelled``, ``full`` (``max_players`` reached),
+        ``overlap`` (``other``: the registered tournament whose time overlaps this one's).
     """
     _check_member(user)
     tournament = _locked(tournament_id)
+    # The tournament row first, then the user's, as round_pair does (one lock order: no deadlock).
+    User.objects.select_for_update(no_key=True).filter(pk=user.pk).values_list("pk").first()
     if tournament is None:
         raise TournamentError("no_such_tournament", "no such tournament")
     existing = Registration.objects.filter(tournament=tournament, user=user).first()
@@ -148,6 +159,13 @@ def tournament_join(*, tournament_id: int, user: User) -> Registration:
         raise TournamentError("started", "this tournament has already started: registration is closed")
     if tournament.registrations.count() >= tournament.max_players:
         raise TournamentError("full", f"this tournament is full ({tournament.max_players} players)")
+    other = selectors.overlapping_tournament(user=user, tournament=tournament)
+    if other is not None:
+        raise TournamentError(
+            "overlap", f"this tournament's time overlaps tournament {other.pk} ({other.name_en}, starting "
+            f"{other.starts_at:%Y-%m-%d %H:%M} UTC), which you have joined: one rated match at a time",
+            other=other,
+        )
     registration = Registration.objects.create(tournament=tournament, user=user)
     live.tournament_changed(tournament.pk)
     return registration
@@ -266,8 +284,10 @@ def _create_match(tournament: Tournament, number: int, board: int, player0: User
 @transaction.atomic
 def round_pair(*, tournament_id: int, number: int) -> bool:
     """Pair round ``number`` (Swiss, ``tournaments.swiss``) and start its matches at once; a bye scores
-    1 at once. Only when the tournament runs, ``number`` is the next round and the previous one has
-    ended (every match recorded); otherwise False and nothing changes."""
+    1 at once. A player already seated in another rated match (:func:`_busy_players`) loses the board by
+    forfeit at once and no match is started for it (one rated match at a time). Only when the
+    tournament runs, ``number`` is the next round and the previous one has ended (every match
+    recorded); otherwise False and nothing changes."""
     tournament = _locked(tournament_id)
     if tournament is None or tournament.status != TournamentStatus.RUNNING:
         return False
@@ -278,12 +298,20 @@ def round_pair(*, tournament_id: int, number: int) -> bool:
         return False
     pairing = swiss.pair_round(selectors.swiss_field(tournament))
     users = {u.pk: u for u in User.objects.filter(tournament_registrations__tournament=tournament)}
+    busy = _busy_players(tournament, [int(pk) for pair in pairing.pairs for pk in pair])
     round_ = Round.objects.create(tournament=tournament, number=number)
     boards = []
     for board, (a, b) in enumerate(pairing.pairs, start=1):
         p0, p1 = users[int(a)], users[int(b)]
         if p0.is_bot and not p1.is_bot:
             p0, p1 = p1, p0  # the person at seat 0, the bot at seat 1, as at a bot table
+        if p0.pk in busy or p1.pk in busy:
+            # One rated match at a time: a player seated in another rated match loses this board by
+            # forfeit, no match is started (both busy: both lose), as a no-show would.
+            points = [int(p0.pk not in busy), int(p1.pk not in busy)]
+            boards.append(Pairing(round=round_, board=board, player0=p0, player1=p1, forfeit=True,
+                                  points=points, hand_points=[0, 0]))
+            continue
         boards.append(Pairing(round=round_, board=board, player0=p0, player1=p1,
                               match=_create_match(tournament, number, board, p0, p1)))
     if pairing.bye is not None:
@@ -295,9 +323,30 @@ def round_pair(*, tournament_id: int, number: int) -> bool:
     tournament.save(update_fields=["current_round"])
     live.round_started(tournament.pk, [p.player0_id for p in boards] + [p.player1_id for p in boards
                                                                           if p.player1_id is not None])
-    if not pairing.pairs:  # a lone player: the round is over at once
+    if all(board.done for board in boards):  # a lone player, or every board forfeited: over at once
         transaction.on_commit(lambda: step_enqueue("tournaments.tasks.record_round", tournament_id))
     return True
+
+
+def _busy_players(tournament: Tournament, user_ids: list[int]) -> set[int]:
+    """The people among ``user_ids`` seated in an active rated match (a bot match, a friend table, another
+    tournament's board) as this round is paired; each counts a no-show (``NO_SHOWS_TO_WITHDRAW`` in a
+    row withdraw them). Their rows are locked first (FOR NO KEY UPDATE, ascending ids: the lock
+    ``games.services.match_create_vs_bot`` takes), so a bot match being created now either committed
+    before this check or sees this round's match when this commits and is refused."""
+    from games.services import active_rated_match_id
+
+    people = sorted(set(User.objects.filter(pk__in=user_ids, is_bot=False).values_list("pk", flat=True)))
+    list(User.objects.select_for_update(no_key=True).filter(pk__in=people).order_by("pk").values_list("pk"))
+    busy = {pk for pk in people if active_rated_match_id(user_id=pk) is not None}
+    for registration in Registration.objects.filter(tournament=tournament, user_id__in=busy):
+        registration.no_shows += 1
+        registration.withdrawn = registration.withdrawn or registration.no_shows >= NO_SHOWS_TO_WITHDRAW
+        registration.save(update_fields=["no_shows", "withdrawn"])
+    if busy:
+        log.info("tournament %s: players %s are in another rated match: their boards are forfeited",
+                 tournament.pk, sorted(busy))
+    return busy
 
 
 def _moved(match: Match, seat: int) -> bool:
@@ -338,7 +387,7 @@ def round_record(*, tournament_id: int, now: datetime | None = None) -> bool:
                 loser = pairing.player0 if absent[0] == 0 else pairing.player1
                 assert loser is not None
                 try:
-                    match_resign(match_id=match.pk, user=loser)
+                    match_resign(match_id=match.pk, user=loser, forfeit=True)  # never the player's abort
                 except GameError:  # it ended meanwhile: recorded below as played
                     absent = []
                 match.refresh_from_db()
@@ -358,6 +407,12 @@ def round_record(*, tournament_id: int, now: datetime | None = None) -> bool:
             pairing.points = [1 if seat in present else 0 for seat in (0, 1)]
         else:
             winner = match.winner
+            if winner is None and match.result_reason == ResultReason.ABORTED:
+                # A player aborted (resigned before both moved: a free abort, not rated): the board is
+                # still theirs to lose, the opponent scores it.
+                aborter = (MatchEvent.objects.filter(match=match, type="abort")
+                           .values_list("seat", flat=True).first())
+                winner = None if aborter is None else 1 - aborter
             pairing.points = [1 if winner == 0 else 0, 1 if winner == 1 else 0]
         pairing.hand_points = list(match.scores or [0, 0])
         pairing.save(update_fields=["points", "hand_points", "forfeit"])

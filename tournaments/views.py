@@ -102,7 +102,13 @@ def tournament_join(request: HttpRequest, tournament_id: int) -> HttpResponse:
         services.tournament_join(tournament_id=tournament_id, user=request.user)
     except services.TournamentError as exc:
         known = ERRORS.get(exc.code)
-        messages.error(request, known() if known else exc.message)
+        if exc.code == "overlap" and exc.other is not None:
+            messages.error(request, _(
+                "This tournament's time overlaps “%(name)s” (%(start)s UTC), which you have joined: you "
+                "play one rated match at a time. Leave that tournament first to join this one."
+            ) % {"name": exc.other.name, "start": f"{exc.other.starts_at:%Y-%m-%d %H:%M}"})
+        else:
+            messages.error(request, known() if known else exc.message)
         if exc.code == "no_such_tournament":
             return redirect("tournaments:list")
     else:

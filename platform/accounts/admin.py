@@ -3,7 +3,11 @@
 from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin
 
+from accounts.forms import AdminLoginForm
 from accounts.models import User
+
+# /admin/login/ refuses over-long usernames before django-axes records them (accounts.forms).
+admin.site.login_form = AdminLoginForm
 
 
 @admin.register(User)

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth.forms import UserCreationForm
+from django.contrib.admin.forms import AdminAuthenticationForm
+from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
+from django.core.validators import MaxLengthValidator
+from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
 from accounts.validators import validate_username_not_reserved, validate_username_single_script
@@ -27,3 +30,35 @@ class SignUpForm(UserCreationForm):
         self.fields["username"].validators += [
             validate_username_not_reserved, validate_username_single_script,
         ]
+
+
+def _limit_username_length(form: AuthenticationForm) -> None:
+    """Refuse a log-in username longer than ``User.username`` (150 characters) as an error on that field.
+
+    Django's ``AuthenticationForm`` only sets the widget's ``maxlength`` (its field's validators are built
+    before the limit is known), so a longer name reached ``authenticate`` and django-axes, whose
+    ``AccessAttempt.username`` is ``varchar(255)``: from 256 characters a ``DataError`` (a 500) on
+    PostgreSQL. A field error keeps ``username`` out of ``cleaned_data``: ``clean`` never authenticates,
+    nothing is recorded and no failure is counted.
+    """
+    limit = User._meta.get_field("username").max_length or 150
+    form.fields["username"].validators.append(MaxLengthValidator(
+        limit, message=_("A username has at most %(limit_value)d characters (this one has %(show_value)d).")
+    ))
+
+
+class LoginForm(AuthenticationForm):
+    """The site's log-in form (``/accounts/login/``): Django's, plus the username length check."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        _limit_username_length(self)
+
+
+class AdminLoginForm(AdminAuthenticationForm):
+    """The admin's log-in form (``/admin/login/``, ``admin.site.login_form``): Django's staff-only form,
+    plus the username length check."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        _limit_username_length(self)

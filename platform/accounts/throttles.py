@@ -14,6 +14,7 @@ the browser's address, not the proxy's.
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import math
 from datetime import timedelta
@@ -34,6 +35,20 @@ log = logging.getLogger(__name__)
 
 GUEST_GROUP = "accounts.guest"
 SIGNUP_GROUP = "accounts.signup"
+
+
+def axes_client_ip(request: HttpRequest) -> str | None:
+    """``AXES_CLIENT_IP_CALLABLE``: ``REMOTE_ADDR`` if it is an IPv4/IPv6 address, else None.
+
+    ``AccessAttempt.ip_address`` is PostgreSQL ``inet``: a value that is not an address (Daphne's
+    ``--proxy-headers`` copies the first ``X-Forwarded-For`` entry as sent) made every log-in a 500
+    (``ValueError`` storing it, ``DataError`` looking it up). Such a request is counted per username only.
+    """
+    address = request.META.get("REMOTE_ADDR") or ""
+    try:
+        return str(ipaddress.ip_address(address))
+    except ValueError:
+        return None
 
 
 def _rate(group: str, request: HttpRequest) -> str:
@@ -107,7 +122,8 @@ def lockout_seconds_left(request: HttpRequest, credentials: dict[str, Any] | Non
     now = timezone.now()
     ends = []
     username = get_client_username(request, credentials)
-    for match in (Q(ip_address=get_client_ip_address(request)), Q(username=username) if username else None):
+    address = get_client_ip_address(request)
+    for match in (Q(ip_address=address) if address else None, Q(username=username) if username else None):
         if match is None:
             continue
         total = 0

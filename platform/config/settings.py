@@ -415,6 +415,8 @@ AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 AXES_LOCKOUT_CALLABLE = "accounts.throttles.locked_out"
 AXES_DISABLE_ACCESS_LOG = True  # successful log-ins (every guest) need no row each
+# AccessAttempt.ip_address is inet: an address that is not an IP is recorded as none (never a 500).
+AXES_CLIENT_IP_CALLABLE = "accounts.throttles.axes_client_ip"
 # Per client IP, fixed windows in the default cache (django-ratelimit's "count/period" format).
 ACCOUNTS_GUEST_RATE = "30/h"
 ACCOUNTS_SIGNUP_RATE = "10/h"

@@ -15,6 +15,7 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET
 
 from accounts.selectors import player_get
+from games.aborts import abort_counts
 from games.models import Match, MatchStatus
 from ratings import elo, selectors
 from ratings.forms import MAX_SEARCH, RankingsQuery
@@ -146,6 +147,8 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
     context = {key: value for key, value in data.items() if key != "user"}
     context["player"] = data["user"]
     context["is_me"] = request.user.is_authenticated and request.user.pk == data["user"].pk
+    # Aborted rated matches (games.aborts; docs/ratings.md "Aborts"): one query, members only.
+    context["aborts"] = None if data["is_bot"] else abort_counts(user_id=data["user"].pk)
     return render(request, "ratings/profile.html", context)
 
 

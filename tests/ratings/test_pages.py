@@ -272,8 +272,9 @@ def test_profile_chart_is_one_point_per_match_without_a_date_per_point(
     monkeypatch.setattr(dateformat, "format", counting)
     with CaptureQueriesContext(connection) as queries:
         html = client.get("/u/alice/").content.decode()
-    # Session, viewer, the player, their rating, record, chart (history) and rank: whatever the history.
-    assert len(queries) <= 7, [q["sql"] for q in queries]
+    # Session, viewer, the player, their rating, record, chart (history), rank and the aborts card (one
+    # aggregate, games.aborts): whatever the history.
+    assert len(queries) <= 8, [q["sql"] for q in queries]
     points = re.findall(r'data-match="(\d+)" data-rating="(\d+)" data-at="(\d+)"><title>([^<]*)</title>',
                         html)
     assert points == [

@@ -64,6 +64,7 @@ export function renderSide(state, ui, checks, handlers) {
   const noResign = isOver(m) || m.status === "waiting";
   show("btn-resign", !noResign && !ui.confirmResign);
   show("resign-confirm", !noResign && ui.confirmResign);
+  if (ui.confirmResign) setText("resign-question", resignQuestion(state));
 
   const conn = $("conn");
   conn.classList.toggle("down", ui.conn !== "open");
@@ -105,4 +106,25 @@ export function updateTimer(state) {
   const afterText = reveal > 0 ? t("timer_after_reveal", { s: Math.ceil(reveal / 1000) }) : "";
   if (after.textContent !== afterText) after.textContent = afterText;
   after.hidden = !afterText;
+}
+
+/**
+ * What the resign confirmation says: what resigning now costs (docs/ratings.md "Aborts"). A rated match
+ * resigned before both players have made a move of their own (the timer's automatic moves do not
+ * count) is aborted, free while the player has free aborts left in the last 24 hours (the page's
+ * ``data-free-aborts-left``, counted when it was served); after them it is a resignation and a rated
+ * loss. The server decides the same way when the resignation arrives.
+ * @param {object} state the latest state
+ * @returns {string}
+ */
+export function resignQuestion(state) {
+  const m = state.match;
+  const box = $("resign-confirm");
+  const left = box.dataset.freeAbortsLeft;
+  const moves = (state.hand && state.hand.moves) || [];
+  const bothMoved = [0, 1].every((seat) => moves.some((mv) => mv.seat === seat && !mv.auto));
+  const early = m.rated && m.status === "active" && (m.hand_number || 0) <= 1 && !bothMoved;
+  if (!early || left === undefined || left === "") return t("resign_plain");
+  const n = box.dataset.freeAborts;
+  return Number(left) > 0 ? t("resign_abort_free", { left, n }) : t("resign_abort_spent", { n });
 }
