@@ -61,7 +61,8 @@ def pools(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, settings: Any) -> Ite
     env = {key: value for key, value in os.environ.items() if key != "DJANGO_ALLOW_ASYNC_UNSAFE"}
     env.update({
         "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "platform")]),
-        "DJANGO_SETTINGS_MODULE": "config.settings", "DATABASE_URL": database_url_of(connection.settings_dict),
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "DATABASE_URL": database_url_of(connection.settings_dict),
         "CELERY_TASK_ALWAYS_EAGER": "0", "PYTHONUNBUFFERED": "1",
     })
     logs = {queue: tmp_path / f"worker-{queue}.log" for queue in renamed}
@@ -163,7 +164,8 @@ def test_a_rating_is_stored_while_the_background_pool_is_saturated(
         assert Match.objects.get(pk=friends.pk).status == "finished"
         wait_for(lambda: RatingChange.objects.filter(match_id=friends.pk).count() == 2,
                  "the rating, while the background pool is saturated")
-        statuses = list(MatchAnalysis.objects.filter(pk__in=[r.pk for r in rows]).values_list("status", flat=True))
+        ids = [row.pk for row in rows]
+        statuses = list(MatchAnalysis.objects.filter(pk__in=ids).values_list("status", flat=True))
         assert statuses == [AnalysisStatus.QUEUED] * 3  # none ran: the rating did not wait for them
         assert lock_waiters() >= 1  # and the background worker is still held by the first one
     finally:
