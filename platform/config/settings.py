@@ -344,6 +344,14 @@ if os.environ.get("TOURNAMENTS_START_EARLY_SECONDS"):
 # Worlds the computer analysis samples per decision (replays.analyses; default: engine.analysis.Settings).
 if os.environ.get("REPLAYS_ANALYSIS_WORLDS"):
     REPLAYS_ANALYSIS_WORLDS = int(os.environ["REPLAYS_ANALYSIS_WORLDS"])
+# Computer analyses (replays.analysis_limits, README "Limits"): members only; per account and per client IP
+# (django-ratelimit windows in the default cache); one in flight per account; at most MAX_ACTIVE queued or
+# running site-wide (the background pool runs them one by one: about a minute each), else 503 "busy" with
+# Retry-After BUSY_RETRY_AFTER seconds. An analysis that exists already is read, never counted.
+REPLAYS_ANALYSIS_USER_RATE = os.environ.get("REPLAYS_ANALYSIS_USER_RATE", "10/h")
+REPLAYS_ANALYSIS_IP_RATE = os.environ.get("REPLAYS_ANALYSIS_IP_RATE", "20/h")
+REPLAYS_ANALYSIS_MAX_ACTIVE = int(os.environ.get("REPLAYS_ANALYSIS_MAX_ACTIVE", "8"))
+REPLAYS_ANALYSIS_BUSY_RETRY_AFTER = int(os.environ.get("REPLAYS_ANALYSIS_BUSY_RETRY_AFTER", "60"))
 # Database threads (and connections) per process for the sockets' work (games/db.py; default there).
 if os.environ.get("GAMES_DB_THREADS"):
     GAMES_DB_THREADS = int(os.environ["GAMES_DB_THREADS"])
