@@ -141,3 +141,15 @@ def test_site_wide_cap_answers_busy_with_retry_after(
     assert page.status_code == 503 and page["Retry-After"] == "90"
     finish(one)
     assert ask(logged_in(bob), two).status_code == 202 and len(started) == 2
+
+
+def test_refusals_are_translated(finished_match: Any, alice: Any, started: list[int], settings: Any,
+                                 roomy: None) -> None:
+    settings.REPLAYS_ANALYSIS_MAX_ACTIVE = 0
+    match = finished_match()
+    anonymous = Client().post(reverse("replays:analyse", args=[match.pk]), HTTP_ACCEPT="application/json",
+                              HTTP_ACCEPT_LANGUAGE="pt-br")
+    assert anonymous.json()["message"] == "Entre na sua conta para pedir uma análise do computador."
+    busy = logged_in(alice).post(reverse("replays:analyse", args=[match.pk]), HTTP_ACCEPT="application/json",
+                                 HTTP_ACCEPT_LANGUAGE="pt-br")
+    assert busy.json()["message"] == "O serviço de análise está ocupado. Tente de novo em 1 minuto."
