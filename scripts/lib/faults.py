@@ -959,7 +959,8 @@ def main(argv: list[str]) -> int:
     started = time.monotonic()
     try:
         print(f"Starting PostgreSQL (port {site.pg.port}), Redis (port {site.redis.port}) and scripts/serve "
-              f"--production (port {site.port}, 2 Daphne, 1 worker, 1 beat) in {base} ...", flush=True)
+              f"--production (port {site.port}, 2 Daphne, realtime + background workers) in {base} ...",
+              flush=True)
         site.up()
         print(f"  up in {time.monotonic() - started:.0f} s", flush=True)
         for name in args.scenarios:
