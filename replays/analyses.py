@@ -92,6 +92,14 @@ def _stale(analysis: MatchAnalysis) -> bool:
     return analysis.updated_at is not None and analysis.updated_at < timezone.now() - STALE_AFTER
 
 
+def restartable(analysis: MatchAnalysis) -> bool:
+    """Whether asking again starts a new run: the analysis failed, or its run was lost (queued or running
+    without progress for :data:`STALE_AFTER`). Otherwise asking again only reads it (and spends no limit:
+    ``replays.analysis_limits``)."""
+    return analysis.status == AnalysisStatus.FAILED or (
+        analysis.status in (AnalysisStatus.QUEUED, AnalysisStatus.RUNNING) and _stale(analysis))
+
+
 def analysis_request(*, match: Match, user: Any) -> tuple[MatchAnalysis, bool]:
     """Ask for the analysis of the finished ``match`` (the caller checked that ``user`` may see its
     replay); returns the row and whether a run was started by this call.
@@ -110,9 +118,7 @@ def analysis_request(*, match: Match, user: Any) -> tuple[MatchAnalysis, bool]:
                 match=match, version=VERSION, defaults={"requested_by": who})
     except IntegrityError:  # another request created it in between
         analysis, created = MatchAnalysis.objects.get(match=match, version=VERSION), False
-    restart = not created and (
-        analysis.status == AnalysisStatus.FAILED
-        or (analysis.status in (AnalysisStatus.QUEUED, AnalysisStatus.RUNNING) and _stale(analysis)))
+    restart = not created and restartable(analysis)
     if restart:
         # compare-and-set: of two clicks on a failed analysis one restarts it
         restart = MatchAnalysis.objects.filter(

@@ -21,6 +21,9 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.contrib.auth.views import redirect_to_login
+from django.db import transaction
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -34,7 +37,7 @@ from engine.replay_format import MAX_HANDS, ReplayBudgetError, ReplayVerificatio
 from games.forms import bot_level_choices
 from games.models import Match, MatchStatus
 from games.selectors import match_get
-from replays import analyses, opened, selectors, services, watch
+from replays import analyses, analysis_limits, opened, selectors, services, watch
 
 MAX_FILE_BYTES = 4 * 1024 * 1024
 """Largest replay file the open page reads (a 500-point match is well under 1 MB; docs/replay-format.md)."""
@@ -172,9 +175,14 @@ def replay_analyse(request: HttpRequest, match_id: int) -> HttpResponse:
     """Ask for the computer analysis of a finished match (whoever may watch its replay; a private one
     with the link's ``token`` field). Asking again changes nothing: the analysis is stored once.
 
+    Members only, limited (``replays.analysis_limits``: login_required/members_only 403,
+    analysis_in_flight 409, rate_limited 429, analysis_busy 503); a match already analysed, queued or
+    running is answered as it is, without a new run and without counting against a limit.
+
     JSON (``Accept: application/json``): 202 ``replays.analyses.analysis_payload`` (without the result)
-    while it is queued or running, 200 once done; refusals ``{"error", "message"}`` 404/403/409.
-    Otherwise a redirect to the replay page (a refusal is its page)."""
+    while it is queued or running, 200 once done; refusals ``{"error", "message"}`` 404/403/409 (and
+    the limits' ``{"error", "message", "retry_after"}``). Otherwise a redirect to the replay page (a
+    refusal is its page)."""
     token = selectors.share_token(request.POST)
     match = match_get(match_id=match_id)
     try:
@@ -182,13 +190,50 @@ def replay_analyse(request: HttpRequest, match_id: int) -> HttpResponse:
     except selectors.ReplayRefused as exc:
         return _refused_json(exc) if _wants_json(request) else _refused(request, exc, match_id)
     assert match is not None
-    analysis, _started = analyses.analysis_request(match=match, user=request.user)
+    refusal = analysis_limits.check_member(request.user)
+    if refusal is not None:
+        return _analysis_refused(request, refusal, match.pk, token)
+    analysis = analyses.analysis_get(match=match)
+    if analysis is None or analyses.restartable(analysis):  # else: read it, no new run, no limit spent
+        with transaction.atomic():
+            # one request of this account at a time from the in-flight check to the new row
+            get_user_model().objects.select_for_update().filter(pk=request.user.pk).first()
+            refusal = analysis_limits.check_start(request, match_id=match.pk)
+            if refusal is None:
+                analysis, _started = analyses.analysis_request(match=match, user=request.user)
+        if refusal is not None:
+            return _analysis_refused(request, refusal, match.pk, token)
+    assert analysis is not None
     analysis.refresh_from_db()  # an in-process run without a page open has already run
     if _wants_json(request):
         payload = analyses.analysis_payload(analysis, result=False)
         return JsonResponse(payload, status=200 if analysis.status == "done" else 202)
     url = reverse("replays:replay", args=[match.pk]) + (f"?token={token}" if token else "")
     return redirect(url + "#analysis")
+
+
+def _analysis_refused(request: HttpRequest, refusal: analysis_limits.Refusal, match_id: int,
+                      token: str | None) -> HttpResponse:
+    """A refused analysis request (``analysis_limits``): JSON ``{"error": code, "message", "retry_after"}``
+    with the refusal's status; a page otherwise (the log-in page for ``login_required``, the site's 429
+    page for ``rate_limited``, the replay refusal page for the others). ``Retry-After`` on 429/503."""
+    if _wants_json(request):
+        response: HttpResponse = JsonResponse(
+            {"error": refusal.code, "message": refusal.message, "retry_after": refusal.retry_after},
+            status=refusal.status)
+    elif refusal.code == "login_required":
+        page = reverse("replays:replay", args=[match_id]) + (f"?token={token}" if token else "")
+        return redirect_to_login(page)
+    elif refusal.status == 429:
+        response = render(request, "accounts/throttled.html",
+                          {"heading": _("Slow down"), "detail": refusal.message, "retry": ""}, status=429)
+    else:
+        response = render(request, "replays/refused.html",
+                          {"message": refusal.message, "code": refusal.code, "match_id": match_id},
+                          status=refusal.status)
+    if refusal.retry_after is not None:
+        response["Retry-After"] = str(refusal.retry_after)
+    return response
 
 
 @require_GET

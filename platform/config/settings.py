@@ -303,6 +303,28 @@ CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_RESULT_EXPIRES = 3600
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+# Two queues by urgency, each consumed by its own worker pool (scripts/serve, deploy/systemd): "realtime"
+# for what a player is waiting on (level-5 and bot-vs-bot moves, turn timers, ratings, tournament steps and
+# the sweeps that recover them), "background" for work nobody waits on at the table (analyses, batch
+# jobs). However much background work is queued, a realtime task never waits behind it (issue 20). Every
+# task is routed here, in this one table (tests/platform/test_task_routes.py fails for a task without a
+# route); an unrouted one would fall to the default queue, realtime.
+TASK_QUEUE_REALTIME = "realtime"
+TASK_QUEUE_BACKGROUND = "background"
+TASK_QUEUES = (TASK_QUEUE_REALTIME, TASK_QUEUE_BACKGROUND)
+CELERY_TASK_DEFAULT_QUEUE = TASK_QUEUE_REALTIME
+CELERY_TASK_ROUTES = {
+    **{name: {"queue": TASK_QUEUE_REALTIME} for name in (
+        "games.tasks.play_server_moves", "games.tasks.sweep_server_moves", "games.tasks.expire_due_turns",
+        "ratings.rate_match", "ratings.rate_pending", "ratings.sweep_unrated",
+        "tournaments.tasks.open", "tournaments.tasks.start", "tournaments.tasks.pair_round",
+        "tournaments.tasks.record_round", "tournaments.tasks.finish", "tournaments.tasks.advance",
+    )},
+    **{name: {"queue": TASK_QUEUE_BACKGROUND} for name in (
+        "replays.analyse_match", "games.tasks.abandon_idle_matches", "tournaments.tasks.ensure_schedule",
+        "web.platform_probe",
+    )},
+}
 
 # --- live play timings (read by games/conf.py; defaults live there) -------------------------------
 # From the environment only when set: "low,high" seconds of the bot's pause, seconds a hand stays shown.
@@ -322,6 +344,14 @@ if os.environ.get("TOURNAMENTS_START_EARLY_SECONDS"):
 # Worlds the computer analysis samples per decision (replays.analyses; default: engine.analysis.Settings).
 if os.environ.get("REPLAYS_ANALYSIS_WORLDS"):
     REPLAYS_ANALYSIS_WORLDS = int(os.environ["REPLAYS_ANALYSIS_WORLDS"])
+# Computer analyses (replays.analysis_limits, README "Limits"): members only; per account and per client IP
+# (django-ratelimit windows in the default cache); one in flight per account; at most MAX_ACTIVE queued or
+# running site-wide (the background pool runs them one by one: about a minute each), else 503 "busy" with
+# Retry-After BUSY_RETRY_AFTER seconds. An analysis that exists already is read, never counted.
+REPLAYS_ANALYSIS_USER_RATE = os.environ.get("REPLAYS_ANALYSIS_USER_RATE", "10/h")
+REPLAYS_ANALYSIS_IP_RATE = os.environ.get("REPLAYS_ANALYSIS_IP_RATE", "20/h")
+REPLAYS_ANALYSIS_MAX_ACTIVE = int(os.environ.get("REPLAYS_ANALYSIS_MAX_ACTIVE", "8"))
+REPLAYS_ANALYSIS_BUSY_RETRY_AFTER = int(os.environ.get("REPLAYS_ANALYSIS_BUSY_RETRY_AFTER", "60"))
 # Database threads (and connections) per process for the sockets' work (games/db.py; default there).
 if os.environ.get("GAMES_DB_THREADS"):
     GAMES_DB_THREADS = int(os.environ["GAMES_DB_THREADS"])

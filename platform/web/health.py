@@ -6,8 +6,11 @@ Parts, by profile:
 - ``database``: ``SELECT 1`` on a new connection (PostgreSQL in production, the SQLite file embedded).
 - ``redis`` (production, ``REDIS_URL``): ``PING``. Embedded: ``channel_layer``, a message sent to a new
   channel of the in-process layer and received back.
-- ``broker``: Celery's broker connection and its default queue declared, which answers its message
-  count (Redis ``LLEN``, or a query on the SQLite broker's file); ``messages`` is that count.
+- ``broker``: Celery's broker connection and each of its queues declared (``settings.TASK_QUEUES``:
+  ``realtime`` and ``background``, each consumed by its own worker pool), which answers its message count
+  (Redis ``LLEN``, or a query on the SQLite broker's file): ``queues`` maps each queue to its count,
+  ``messages`` is their sum. A long ``background`` queue is normal under analyses; a long ``realtime``
+  one means moves and ratings wait.
 - ``beat``: how long ago beat last sent a scheduled task: the latest ``last_run_at`` of the enabled
   ``django_celery_beat.PeriodicTask`` rows, which beat itself writes (a worker is not involved). Beat
   writes them every 3 minutes (Celery's ``sync_every``) and sends ``tournaments-advance`` every 5 s, so
@@ -82,8 +85,9 @@ def check_broker() -> dict[str, Any]:
 
     with app.connection_for_write() as conn:
         conn.ensure_connection(max_retries=1, timeout=TIMEOUT_SECONDS)
-        declared = conn.default_channel.queue_declare(queue=app.conf.task_default_queue)
-        return {"ok": True, "messages": int(declared.message_count)}
+        queues = {name: int(conn.default_channel.queue_declare(queue=name).message_count)
+                  for name in settings.TASK_QUEUES}
+        return {"ok": True, "messages": sum(queues.values()), "queues": queues}
 
 
 def check_beat() -> dict[str, Any]:

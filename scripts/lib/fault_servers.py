@@ -237,7 +237,7 @@ class Serve:
         :raises RuntimeError: if it exits first; TimeoutError after ``timeout`` seconds.
         """
         var = Path(self.env["GIN_VAR_DIR"])
-        for name in ("celery-worker.log", "celery-beat.log"):
+        for name in ("celery-worker-realtime.log", "celery-worker-background.log", "celery-beat.log"):
             with contextlib.suppress(FileNotFoundError):
                 (var / "log" / name).unlink()
         with self.log_path.open("ab") as out:
@@ -251,6 +251,7 @@ class Serve:
                 status = self.process.returncode
                 raise RuntimeError(f"scripts/serve exited ({status}):\n{self.output()[-3000:]}")
             return ("is up at" in self.output() and " ready." in self.worker_log()
+                    and " ready." in self._log("celery-worker-background.log")
                     and "beat: Starting..." in self.beat_log()
                     and len(self.daphnes()) >= int(self.env.get("DAPHNE_PROCESSES", "1")))
 
@@ -267,7 +268,8 @@ class Serve:
         return ""
 
     def worker_log(self) -> str:
-        return self._log("celery-worker.log")
+        """The realtime worker's log (the one running ratings and pairings, which the scenarios kill)."""
+        return self._log("celery-worker-realtime.log")
 
     def beat_log(self) -> str:
         return self._log("celery-beat.log")
@@ -285,14 +287,15 @@ class Serve:
         return [pid for pid in self.pids(" --fd ") if "/daphne " in cmdline(pid)]
 
     def worker_main(self) -> int | None:
-        """The Celery worker's main process (its pool children are its children)."""
+        """The realtime Celery worker's main process (its pool children are its children)."""
         workers = self.pids("celery -A config worker")
+        workers = [pid for pid in workers if "-Q realtime " in cmdline(pid)]
         mains = [pid for pid in workers if parent_of(pid) not in workers]
         return mains[0] if mains else None
 
     def worker_pool(self) -> list[int]:
         main = self.worker_main()
-        return [pid for pid in self.pids("celery -A config worker") if parent_of(pid) == main]
+        return [pid for pid in self.pids("-Q realtime ") if parent_of(pid) == main]
 
     def stop(self, timeout: float = 60) -> None:
         """SIGTERM to ``scripts/serve`` (it stops what it started), then SIGKILL to whatever of its session

@@ -2,10 +2,10 @@
 
 Starts a PostgreSQL cluster and a Redis of its own (``scripts/lib/fault_servers.py``: free ports, one
 temporary directory, never the machine's shared servers), then ``scripts/serve --production`` on them
-(``DAPHNE_PROCESSES=2`` on one port, one Celery worker with 2 pool processes, one beat), and runs each
-scenario with real WebSocket clients: guests playing whole bot matches (``scripts/lib/loadtest.py``'s
-client, which reconnects here to the same match when its socket drops). Scenarios (default: all, in
-this order):
+(``DAPHNE_PROCESSES=2`` on one port, one realtime Celery worker with 2 pool processes, one background
+worker, one beat), and runs each scenario with real WebSocket clients: guests playing whole bot
+matches (``scripts/lib/loadtest.py``'s client, which reconnects here to the same match when its socket
+drops). Scenarios (default: all, in this order):
 
 - ``daphne_kill``: ``kill -9`` of the Daphne process holding a table whose turn timer is running,
   mid-hand. Its clients reconnect (to the other process, or the one ``shared_port.py`` restarted); the timer's
@@ -209,7 +209,8 @@ class Site:
         }
         serve_env = {
             **common, "PORT": str(self.port), "HOST": "127.0.0.1", "DAPHNE_PROCESSES": "2",
-            "CELERY_WORKERS": "1", "CELERY_CONCURRENCY": "2", "GIN_VAR_DIR": str(self.base / "var"),
+            "CELERY_WORKERS": "1", "CELERY_CONCURRENCY": "2", "CELERY_BACKGROUND_WORKERS": "1",
+            "GIN_VAR_DIR": str(self.base / "var"),
             "GIN_FAULT_DIR": str(self.fault_dir), "GIN_FAULT_PAUSE_S": "120", "STOP_TIMEOUT": "15",
         }
         os.environ.update(common)  # this process's own Django: seeding and counting rows
@@ -958,7 +959,8 @@ def main(argv: list[str]) -> int:
     started = time.monotonic()
     try:
         print(f"Starting PostgreSQL (port {site.pg.port}), Redis (port {site.redis.port}) and scripts/serve "
-              f"--production (port {site.port}, 2 Daphne, 1 worker, 1 beat) in {base} ...", flush=True)
+              f"--production (port {site.port}, 2 Daphne, realtime + background workers) in {base} ...",
+              flush=True)
         site.up()
         print(f"  up in {time.monotonic() - started:.0f} s", flush=True)
         for name in args.scenarios:

@@ -1,7 +1,8 @@
 """The production profile under faults, for real: ``scripts/faults`` (docs/faults.md) runs the scenarios
 that take well under half a minute each on its own PostgreSQL and Redis (started here as child
 processes on free ports; never the machine's shared ones) and ``scripts/serve --production`` (2 Daphne
-processes on one port, one worker, one beat), with real WebSocket clients; these tests read its results.
+processes on one port, one realtime worker (the one the worker scenarios kill), one background worker, one
+beat), with real WebSocket clients; these tests read its results.
 
 Regressions covered: a ``kill -9``ed Daphne is restarted while the other serves (``shared_port.py`` used
 to stop the whole site); a killed pool process's rating task is given back to the queue

@@ -100,7 +100,7 @@ def celery_worker(transactional_db: None, redis_url: str, tmp_path: Path, settin
     with log_path.open("wb") as log:
         worker = subprocess.Popen(
             [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "solo", "--loglevel", "INFO",
-             "--purge", "-n", f"test-{os.getpid()}@%h"],
+             "--purge", "-Q", settings.TASK_QUEUE_REALTIME, "-n", f"test-{os.getpid()}@%h"],  # moves' queue
             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
         )
     try:

@@ -158,3 +158,26 @@ def test_never_limited_and_no_secrets(client: Client, settings: Any) -> None:
     text = response.content.decode()
     assert settings.SECRET_KEY not in text and "sqlite:///" not in text and "sqla+" not in text
     assert client.post("/healthz").status_code == 405
+
+
+def test_broker_part_counts_each_queue_apart(client: Client, settings: Any) -> None:
+    """Each worker pool's queue is declared and counted: three analyses waiting show as
+    ``{"realtime": 0, "background": 3}`` (on today's broker; the old check counted only the default
+    queue, which no task uses any more)."""
+    from config.celery import app
+
+    settings.REDIS_URL = ""
+    beat_ticked(1)
+    with app.connection_for_write() as conn:
+        for name in settings.TASK_QUEUES:
+            conn.default_channel.queue_declare(queue=name)
+            conn.default_channel.queue_purge(name)
+    try:
+        for n in range(3):  # routed by CELERY_TASK_ROUTES; no worker consumes this test's broker queues
+            app.send_task("replays.analyse_match", args=[10_000 + n])
+        broker = health(client, 200)["parts"]["broker"]
+        assert (broker["queues"], broker["messages"]) == ({"realtime": 0, "background": 3}, 3)
+    finally:
+        with app.connection_for_write() as conn:
+            for name in settings.TASK_QUEUES:
+                conn.default_channel.queue_purge(name)

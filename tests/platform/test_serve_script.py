@@ -87,8 +87,9 @@ class Serve:
     def output(self) -> str:
         return self.out_path.read_text(errors="replace")
 
-    def worker_log(self) -> str:
-        return (self.var / "log" / "celery-worker.log").read_text(errors="replace")
+    def worker_log(self, queue: str = "realtime") -> str:
+        """The log of the worker of ``queue`` (one pool per queue: ``realtime``, ``background``)."""
+        return (self.var / "log" / f"celery-worker-{queue}.log").read_text(errors="replace")
 
 
 @contextlib.contextmanager
@@ -110,8 +111,11 @@ def running_serve(subprocess_env: dict[str, str], tmp_path: Path, **extra_env: s
             "the address line",
             STARTUP_BOUND_S,
         )
-        worker_log, beat_log = var / "log" / "celery-worker.log", var / "log" / "celery-beat.log"
-        wait_for(lambda: worker_log.exists() and " ready." in serve.worker_log(), "the worker to be ready")
+        beat_log = var / "log" / "celery-beat.log"
+        for queue in ("realtime", "background"):
+            log = var / "log" / f"celery-worker-{queue}.log"
+            wait_for(lambda log=log: log.exists() and " ready." in log.read_text(errors="replace"),
+                     f"the {queue} worker to be ready")
         wait_for(lambda: beat_log.exists() and "beat: Starting..." in beat_log.read_text(), "beat to start")
         yield serve
     finally:
@@ -139,7 +143,11 @@ def test_serve_embedded_default_then_ctrl_c(subprocess_env: dict[str, str], tmp_
         assert "Bot 5 · Expert" in get("/")
         assert (var / "db.sqlite3").exists()
 
-        assert f"sqla+sqlite:///{var / 'celery-broker.sqlite3'}" in serve.worker_log()
+        for queue in ("realtime", "background"):
+            assert f"sqla+sqlite:///{var / 'celery-broker.sqlite3'}" in serve.worker_log(queue)
+            # each pool consumes its own queue only (the banner's ".> QUEUE exchange=QUEUE(direct)")
+            other = "background" if queue == "realtime" else "realtime"
+            assert f".> {queue} " in serve.worker_log(queue) and f".> {other} " not in serve.worker_log(queue)
         beat_log = (var / "log" / "celery-beat.log").read_text()
         assert "django_celery_beat.schedulers.DatabaseScheduler" in beat_log
 
@@ -150,7 +158,7 @@ def test_serve_embedded_default_then_ctrl_c(subprocess_env: dict[str, str], tmp_
             backend=f"db+sqlite:///{var / 'celery-results.sqlite3'}",
             set_as_current=False,  # else every later shared task of this process would send through it
         )
-        probe = client.send_task("web.platform_probe").get(timeout=120)
+        probe = client.send_task("web.platform_probe", queue="background").get(timeout=120)
         assert probe["platform_file"].endswith("/platform.py") and "/platform/" not in probe["platform_file"]
 
         os.killpg(serve.sid, signal.SIGINT)  # what Ctrl-C in the terminal does
@@ -167,7 +175,7 @@ def test_serve_stops_on_sigterm_to_its_process_group(subprocess_env: dict[str, s
     with running_serve(subprocess_env, tmp_path, STOP_TIMEOUT="600") as serve:
         wait_for(lambda: _answers(serve.port), "daphne to answer")
         workers = [pid for pid in session_pids(serve.sid) if "celery -A config worker" in cmdline(pid)]
-        assert len(workers) == 3, "the worker's main process and its 2 pool children"
+        assert len(workers) == 5, "the realtime worker + its 2 pool children, the background one + 1 child"
 
         started = time.monotonic()
         # As GNU timeout stops a command: SIGTERM to it, then to its whole group, so the script gets a
@@ -183,9 +191,10 @@ def test_serve_stops_on_sigterm_to_its_process_group(subprocess_env: dict[str, s
         assert elapsed < STOP_BOUND_S
         assert serve.process.returncode == 143
         assert "Still running after" not in serve.output()
-        worker_log = serve.worker_log()
-        assert "Warm shutdown" in worker_log
-        assert "exited with 'signal" not in worker_log, "the pool children stopped through the pool"
+        for queue in ("realtime", "background"):
+            worker_log = serve.worker_log(queue)
+            assert "Warm shutdown" in worker_log
+            assert "exited with 'signal" not in worker_log, "the pool children stopped through the pool"
         with pytest.raises(OSError):
             urllib.request.urlopen(f"http://127.0.0.1:{serve.port}/", timeout=5)
 
@@ -272,7 +281,8 @@ def test_production_serve_plays_one_friend_match_across_two_daphne_processes(
     }
     with running_serve(subprocess_env, tmp_path, **env) as serve:
         output = serve.output()
-        profile = "profile: production (PostgreSQL + Redis): 2 Daphne on one port, 1 worker(s), one beat"
+        profile = ("profile: production (PostgreSQL + Redis): 2 Daphne on one port, 1 realtime + 1 background"
+                   " worker(s), one beat")
         assert profile in output, output
         wait_for(lambda: _answers(serve.port), "daphne to answer")
         sessions = session_pids(serve.sid)

@@ -12,6 +12,7 @@ import pytest
 from playwright.sync_api import expect
 
 from replays.models import MatchAnalysis
+from tests.games.wsclient import session_cookie
 
 pytestmark = pytest.mark.browser
 
@@ -42,6 +43,15 @@ def test_analyse_shows_progress_then_the_summary_and_the_marks(
     match = finished_match("classic", target=50)
     page.goto(f"{server.url}/replay/{match.pk}/")
     panel = page.locator("#analysis")
+    expect(panel).to_have_attribute("data-status", "none")
+    # anonymous: refused (members only, issue 20), and the page says why
+    page.locator("[data-testid=analyse]").click()
+    expect(page.locator("[data-testid=analysis-error]")).to_have_text(
+        "No analysis: Log in to ask for a computer analysis.")
+    assert not MatchAnalysis.objects.filter(match=match).exists()
+    name, value = session_cookie(match.player0).split("=", 1)
+    page.context.add_cookies([{"name": name, "value": value, "url": server.url}])
+    page.goto(f"{server.url}/replay/{match.pk}/")
     expect(panel).to_have_attribute("data-status", "none")
     page.evaluate(RECORD_SHOWN)
     page.locator("[data-testid=analyse]").click()
