@@ -48,7 +48,7 @@ def queries(token: str) -> dict[str, bool]:
 
 @pytest.mark.django_db
 def test_the_api_and_the_replay_pages_read_the_token_alike(
-    alice: Any, bob: Any, seeded_decks: Any
+    alice: Any, bob: Any, seeded_decks: Any, django_user_model: Any
 ) -> None:
     match = play_friend_match(alice, bob, rated=False)
     token = replay_access_ensure(match=match).token
@@ -72,7 +72,9 @@ def test_the_api_and_the_replay_pages_read_the_token_alike(
         else:
             assert got == {name: 404 for name in paths}, (query, got)
             assert client.get(paths["api"] + f"?{query}").json()["error"] == "no_such_match", query
-    # the analyse form sends the token as a field: the same rule
+    # the analyse form sends the token as a field: the same rule (asked by a member who plays neither
+    # seat: analyses are for members, docs/analysis.md)
+    client.force_login(django_user_model.objects.create_user(username="carol", password="pw-carol-42"))
     for value, opens in ((token, True), (token + " ", False), (" " + token, False), ("", False)):
         answer = client.post(f"/replay/{match.pk}/analyse/", {"token": value}, HTTP_ACCEPT="application/json")
         assert (answer.status_code in (200, 202)) == opens, (value, answer.status_code)
