@@ -74,3 +74,37 @@ def test_a_real_worker_analyses_once(
     wait_for(lambda: len(runs()) >= 2, "the second task did not run")
     assert runs() == ["True", "False"]
     assert MatchAnalysis.objects.get(pk=row.pk).finished_at == row.finished_at
+
+
+async def test_a_real_workers_progress_reaches_the_page_socket(
+    house_bots: Any, seeded_decks: Any, alice: Any, analysis_queue: str, skip_or_fail: Any
+) -> None:
+    """The production path of docs/analysis.md "Where it runs": a worker process computes the analysis and
+    its progress reaches the replay page's socket in this process through Redis. It failed while
+    ``replays.analyses`` imported a ``group_send`` that ``ratings.push`` no longer had: every push raised
+    an ImportError that a broad ``except`` logged as a warning, and the page waited forever."""
+    from channels.db import database_sync_to_async
+    from django.conf import settings
+
+    from tests.games.wsclient import recv
+    from tests.replays.test_analysis import analysis_socket
+
+    if "Redis" not in settings.CHANNEL_LAYERS["default"]["BACKEND"]:
+        skip_or_fail("needs the Redis channel layer (a worker's in-process layer never reaches this process)")
+    from replays import analyses
+    from replays.models import MatchAnalysis
+
+    match = await database_sync_to_async(short_finished)(alice)
+    comm = await analysis_socket(match.pk, alice)
+    try:
+        assert (await recv(comm))["status"] == "none"
+        await database_sync_to_async(analyses.analysis_request)(match=match, user=alice)
+        seen: list[dict[str, Any]] = []
+        while not seen or seen[-1]["status"] != "done":  # one long wait: the worker starts, then pushes
+            seen.append(await recv(comm, timeout=BOUND_S))
+    finally:
+        await comm.disconnect()
+    row = await database_sync_to_async(MatchAnalysis.objects.get)(match=match)
+    assert seen[-1]["result"] == row.result and seen[-1]["done"] == seen[-1]["total"] == row.total
+    running = [m["done"] for m in seen if m["status"] == "running"]
+    assert running and running == sorted(running) and max(running) <= row.total
