@@ -17,6 +17,7 @@ Every refusal is a page (or JSON) with a clear message and status 400/403/404/40
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from django.conf import settings
@@ -38,6 +39,8 @@ from games.forms import bot_level_choices
 from games.models import Match, MatchStatus
 from games.selectors import match_get
 from replays import analyses, analysis_limits, opened, selectors, services, watch
+
+log = logging.getLogger(__name__)
 
 MAX_FILE_BYTES = 4 * 1024 * 1024
 """Largest replay file the open page reads (a 500-point match is well under 1 MB; docs/replay-format.md)."""
@@ -233,6 +236,12 @@ def _analysis_refused(request: HttpRequest, refusal: analysis_limits.Refusal, ma
                           status=refusal.status)
     if refusal.retry_after is not None:
         response["Retry-After"] = str(refusal.retry_after)
+    if refusal.status >= 500:
+        # The cap doing its job, not a fault: one INFO line instead of django.request's ERROR "Service
+        # Unavailable" for every refused click (any member could fill the error log; Django skips a
+        # response marked as logged, django.utils.log.log_response).
+        log.info("analysis of match %s refused: %s", match_id, refusal.code)
+        response._has_been_logged = True  # type: ignore[attr-defined]
     return response
 
 

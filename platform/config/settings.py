@@ -319,10 +319,13 @@ CELERY_TASK_ROUTES = {
         "ratings.rate_match", "ratings.rate_pending", "ratings.sweep_unrated",
         "tournaments.tasks.open", "tournaments.tasks.start", "tournaments.tasks.pair_round",
         "tournaments.tasks.record_round", "tournaments.tasks.finish", "tournaments.tasks.advance",
+        # Light, but people wait on them: the schedule of the coming tournaments (the fresh-clone trial saw
+        # an empty /tournaments/ for 17 minutes while it waited behind 8 analyses) and the sweep that ends
+        # matches nobody plays any more (their opponents wait for the result).
+        "tournaments.tasks.ensure_schedule", "games.tasks.abandon_idle_matches",
     )},
     **{name: {"queue": TASK_QUEUE_BACKGROUND} for name in (
-        "replays.analyse_match", "games.tasks.abandon_idle_matches", "tournaments.tasks.ensure_schedule",
-        "web.platform_probe",
+        "replays.analyse_match", "web.platform_probe",
     )},
 }
 

@@ -6,6 +6,7 @@ one task."""
 
 from __future__ import annotations
 
+import logging
 from datetime import timedelta
 from typing import Any
 
@@ -127,18 +128,25 @@ def test_one_analysis_in_flight_per_account(
 
 
 def test_site_wide_cap_answers_busy_with_retry_after(
-    finished_match: Any, alice: Any, bob: Any, started: list[int], settings: Any, roomy: None
+    finished_match: Any, alice: Any, bob: Any, started: list[int], settings: Any, roomy: None,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     settings.REPLAYS_ANALYSIS_MAX_ACTIVE = 1
     settings.REPLAYS_ANALYSIS_BUSY_RETRY_AFTER = 90
     one, two = finished_match(), finished_match(user=bob)
     assert ask(logged_in(alice), one).status_code == 202
-    busy = ask(logged_in(bob), two)
-    assert busy.status_code == 503 and busy["Retry-After"] == "90"
-    assert busy.json() == {"error": "analysis_busy", "retry_after": 90,
-                           "message": "The analysis service is busy. Try again in 2 minutes."}
-    page = ask(logged_in(bob), two, json=False)
-    assert page.status_code == 503 and page["Retry-After"] == "90"
+    with caplog.at_level(logging.INFO):
+        busy = ask(logged_in(bob), two)
+        assert busy.status_code == 503 and busy["Retry-After"] == "90"
+        assert busy.json() == {"error": "analysis_busy", "retry_after": 90,
+                               "message": "The analysis service is busy. Try again in 2 minutes."}
+        page = ask(logged_in(bob), two, json=False)
+        assert page.status_code == 503 and page["Retry-After"] == "90"
+    # a refusal by the cap is the cap working, not a fault: no ERROR line (django.request logged
+    # "Service Unavailable" at ERROR for each one), one INFO line each
+    assert [r.levelname for r in caplog.records if r.levelno >= logging.WARNING] == []
+    assert [r.getMessage() for r in caplog.records if r.name == "replays.views"] == [
+        f"analysis of match {two.pk} refused: analysis_busy"] * 2
     finish(one)
     assert ask(logged_in(bob), two).status_code == 202 and len(started) == 2
 
