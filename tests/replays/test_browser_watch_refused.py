@@ -30,8 +30,8 @@ def test_a_second_page_of_one_address_is_refused_then_connects_when_the_first_cl
     server = daphne_server_factory(SPECTATORS_PER_IP="1")
     table = public_table(alice, bob)
     url = f"{server.url}/watch/{table.pk}/"
-    first_context = browser.new_context(locale="en-US")
-    second_context = browser.new_context(locale="en-US")
+    first_context = browser.new_context(locale="en-US", viewport={"width": 1280, "height": 800})
+    second_context = browser.new_context(locale="en-US", viewport={"width": 1280, "height": 800})
     try:
         first = first_context.new_page()
         first.goto(url)
@@ -41,6 +41,14 @@ def test_a_second_page_of_one_address_is_refused_then_connects_when_the_first_cl
         refused = second.get_by_test_id("watch-refused")
         expect(refused).to_have_text("Too many pages from your address are watching matches (at most 1): "
                                      "close one and this page connects by itself.")
+        # the message sits above the board, which keeps its place: the felt on the left, wider than the
+        # side panel on its right (in a grid cell of its own the message pushed the felt into the side
+        # column, clipped: the fresh-clone trial's screenshot)
+        felt = second.locator("section.felt").bounding_box()
+        side = second.locator("aside.side").bounding_box()
+        message = refused.bounding_box()
+        assert felt["x"] + felt["width"] <= side["x"] and felt["width"] > 2 * side["width"], (felt, side)
+        assert message["y"] + message["height"] <= felt["y"], (message, felt)
         first.close()  # its seat is freed at once; the second page's next retry gets it (backoff <= 15 s)
         expect(refused).to_be_hidden(timeout=40_000)
         expect(second.get_by_test_id("spectators")).to_have_text("1 watching", timeout=10_000)
