@@ -35,6 +35,7 @@ from django.utils.translation import ngettext
 from django_ratelimit.core import get_usage
 
 from replays.models import AnalysisStatus, MatchAnalysis
+from web.socket_end import outage
 
 log = logging.getLogger(__name__)
 
@@ -73,8 +74,10 @@ def _usage(request: HttpRequest, *, group: str, key: str, rate: str,
            increment: bool) -> dict[str, Any] | None:
     try:
         return get_usage(request, group=group, key=key, rate=rate, method="POST", increment=increment)
-    except Exception as exc:  # redis-py's errors are not imported here; any cache error fails open
-        log.warning("throttle %s skipped: cache error %s", group, exc)
+    except Exception as exc:
+        if not outage(exc):  # a bug (a bad rate setting...) must not switch the limit off unseen
+            raise
+        log.warning("throttle %s skipped: cache unreachable: %s", group, exc)  # fails open, as documented
         return None
 
 

@@ -161,3 +161,26 @@ def test_refusals_are_translated(finished_match: Any, alice: Any, started: list[
     busy = logged_in(alice).post(reverse("replays:analyse", args=[match.pk]), HTTP_ACCEPT="application/json",
                                  HTTP_ACCEPT_LANGUAGE="pt-br")
     assert busy.json()["message"] == "O serviço de análise está ocupado. Tente de novo em 1 minuto."
+
+
+def test_an_unreachable_cache_lets_analyses_through_and_a_bug_does_not(
+    finished_match: Any, alice: Any, bob: Any, started: list[int], settings: Any, roomy: None,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The rates fail open only when the cache is down (documented in the README); any other error of the
+    limiter (here a malformed rate) is raised, never turned into "no limit" behind a warning."""
+    import redis.exceptions
+
+    from replays import analysis_limits
+
+    def down(*args: Any, **kwargs: Any) -> Any:
+        raise redis.exceptions.ConnectionError("Error 111 connecting to 127.0.0.1:6379")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(analysis_limits, "get_usage", down)
+        assert ask(logged_in(alice), finished_match()).status_code == 202
+    settings.REPLAYS_ANALYSIS_USER_RATE = "ten an hour"
+    # django-ratelimit 4 fails on the rate's parse (AttributeError); whatever it raises reaches the caller
+    with pytest.raises(Exception):  # noqa: B017
+        ask(logged_in(bob), finished_match(user=bob))
+    assert len(started) == 1
