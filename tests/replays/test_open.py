@@ -23,6 +23,7 @@ from engine.playout import random_playout
 from engine.replay_format import hand_frames, record_from_events, verify
 from engine.rules import preset
 from replays import opened, selectors
+from tests.engine.test_replay_format import _Ticks
 
 pytestmark = pytest.mark.django_db
 
@@ -145,17 +146,6 @@ def test_the_page_carries_one_hand_and_serves_the_others_on_demand(client: Any) 
     gone = client.get(reverse("replays:open_hand", args=["0" * 64, 1]))
     assert gone.status_code == 404 and gone.json() == {
         "error": "not_held", "message": "This replay file is no longer held by the server: open it again."}
-
-
-class _Ticks:
-    """One second per read: the budget without a wall clock."""
-
-    def __init__(self) -> None:
-        self.reads = 0
-
-    def __call__(self) -> float:
-        self.reads += 1
-        return float(self.reads)
 
 
 def test_verification_stops_past_its_cpu_budget(
