@@ -53,6 +53,14 @@ def close_user_sockets(user_id: int) -> None:
 def _on_logout(sender: Any, request: Any, user: Any, **kwargs: Any) -> None:
     if user is not None and user.pk is not None:
         user_id = user.pk
+        # django.contrib.auth.logout() sends this signal *before* it flushes the session, and outside a
+        # transaction on_commit runs at once: a table closed here (4001) could reconnect with the
+        # session still in the database, be let in, and need a second reconnect to learn it is logged
+        # out (CI, under load: three sockets where one reconnect was due). Flush first; logout()'s own
+        # flush of the emptied session then deletes nothing.
+        session = getattr(request, "session", None)
+        if session is not None:
+            session.flush()
         transaction.on_commit(lambda: close_user_sockets(user_id), robust=True)
 
 

@@ -13,10 +13,11 @@ import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
+from django.contrib.sessions.models import Session
 from django.core.cache import cache
 from django.test import Client
 
-from games import ratelimit, services
+from games import ratelimit, services, user_sockets
 from games.models import Match, MatchEvent
 from games.ratelimit import MessageLimiter, TokenBucket
 from tests.games.test_ws_errors import expect_error
@@ -405,6 +406,21 @@ async def test_logout_closes_the_users_sockets(alice: Any, bob: Any) -> None:
     assert state["type"] == "state"
     for comm in (again, other, sockets[2][0]):
         await comm.disconnect()
+
+
+def test_logout_closes_the_sockets_only_after_the_session_is_gone(
+    alice: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The close (4001) makes the table reconnect at once: if the session still existed then, the
+    reconnect was let in and a second one was needed to learn of the logout (CI: three sockets where
+    one reconnect was due). logout() sends its signal before its own flush, so the receiver flushes."""
+    client = login_client(alice)
+    key = client.session.session_key
+    seen: list[tuple[int, bool]] = []
+    monkeypatch.setattr(user_sockets, "close_user_sockets",
+                        lambda user_id: seen.append((user_id, Session.objects.filter(pk=key).exists())))
+    assert client.post("/accounts/logout/").status_code == 302
+    assert seen == [(alice.pk, False)]
 
 
 async def test_password_change_closes_the_users_sockets(alice: Any, bob: Any) -> None:
