@@ -114,6 +114,7 @@ INSTALLED_APPS = [
     "tournaments",
     "ratings",
     "replays",
+    "lobby",
     # The public read-only API (docs/api.md) and what it stands on.
     "rest_framework",
     "drf_spectacular",

@@ -15,6 +15,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("", include("tournaments.urls")),
     path("", include("replays.urls")),
     path("", include("ratings.urls")),
+    path("", include("lobby.urls")),
 ]
 
 # 503 while the database cannot be reached, else the 500 page (JSON under /api/): web.unavailable.

@@ -1,0 +1,7 @@
+"""WebSocket routes of the lobby's seeks (docs/protocol.md "Lobby"); joined by ``lobby.routing``."""
+
+from __future__ import annotations
+
+from django.urls import URLPattern
+
+routes: list[URLPattern] = []
