@@ -40,7 +40,7 @@ from games.models import Match, MatchStatus
 from games.services import GameError, match_create_seated, match_create_vs_bot
 from lobby import busy
 from lobby.errors import refuse
-from lobby.matching_standin import Waiter, pair_wave
+from lobby.matching import Waiter, pair_wave
 from lobby.models import EntryStatus, Pool, PoolEntry
 from ratings.selectors import bot_rating, rating_get
 
