@@ -69,7 +69,8 @@ def per_ip() -> int:
 def reader_language(scope: dict[str, Any]) -> str:
     """The reader's language for a socket: the language cookie, else the handshake's
     ``Accept-Language``, else ``LANGUAGE_CODE`` (as Django's ``LocaleMiddleware`` picks it for pages)."""
-    headers = {key.decode("latin-1").lower(): value.decode("latin-1") for key, value in scope.get("headers", [])}
+    headers = {key.decode("latin-1").lower(): value.decode("latin-1")
+               for key, value in scope.get("headers", [])}
     candidates: list[str] = []
     for part in headers.get("cookie", "").split(";"):
         name, _, value = part.strip().partition("=")
@@ -311,5 +312,5 @@ class PoolConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavaila
 def _frame(event: dict[str, Any]) -> dict[str, Any]:
     """The ``paired`` frame of a ``pool.paired`` group message."""
     match_id = int(event["match"])
-    return {"type": "paired", "match": match_id, "url": reverse("games:table", args=[match_id]), "opponent": event["opponent"],
-            "bot": bool(event["bot"])}
+    return {"type": "paired", "match": match_id, "url": reverse("games:table", args=[match_id]),
+            "opponent": event["opponent"], "bot": bool(event["bot"])}

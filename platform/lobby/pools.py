@@ -344,18 +344,22 @@ def run_wave(*, pool_id: int, now: datetime | None = None) -> Wave:
 def _last_opponents(entries: Any) -> dict[int, int]:
     """``{entry id: user id of the opponent of that player's last pairing in this pool}`` for the
     ``entries`` (annotated with ``last_match``) that have one."""
-    by_match = {e.last_match: e for e in entries if e.last_match is not None}
+    by_match: dict[int, list[PoolEntry]] = {}
+    for entry in entries:
+        if entry.last_match is not None:
+            by_match.setdefault(entry.last_match, []).append(entry)
     found: dict[int, int] = {}
     for match_id, p0, p1 in Match.objects.filter(pk__in=list(by_match)).values_list(
             "pk", "player0_id", "player1_id"):
-        entry = by_match[match_id]
-        other = p1 if p0 == entry.user_id else p0
-        if other is not None:
-            found[entry.pk] = other
+        for entry in by_match[match_id]:
+            other = p1 if p0 == entry.user_id else p0
+            if other is not None:
+                found[entry.pk] = other
     return found
 
 
-def _paired(entry: PoolEntry, match: Match, opponent: User, rating: float, *, bot: bool) -> tuple[str, dict[str, Any]]:
+def _paired(entry: PoolEntry, match: Match, opponent: User, rating: float, *,
+            bot: bool) -> tuple[str, dict[str, Any]]:
     return entry_group(entry.pk), {
         "type": "pool.paired", "match": match.pk,
         "opponent": {"name": opponent.username, "rating": round(rating)}, "bot": bot,
