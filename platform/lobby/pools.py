@@ -362,7 +362,7 @@ def _paired(entry: PoolEntry, match: Match, opponent: User, rating: float, *,
             bot: bool) -> tuple[str, dict[str, Any]]:
     return entry_group(entry.pk), {
         "type": "pool.paired", "match": match.pk,
-        "opponent": {"name": opponent.username, "rating": round(rating)}, "bot": bot,
+        "opponent": {"name": opponent.public_name, "rating": round(rating)}, "bot": bot,
     }
 
 
