@@ -90,15 +90,18 @@ class MessageLimiter:
         return "limited"
 
 
-def _slot_key(match_id: int, user_id: int, slot: int) -> str:
+def _slot_key(match_id: int | str, user_id: int | str, slot: int) -> str:
     return f"ws-socket:{match_id}:{user_id}:{slot}"
 
 
-def socket_slot_acquire(*, match_id: int, user_id: int, owner: str) -> int | None:
+def socket_slot_acquire(*, match_id: int | str, user_id: int | str, owner: str,
+                        cap: int = SOCKETS_PER_USER_PER_MATCH) -> int | None:
     """Take a free socket slot of ``user_id`` in ``match_id`` for the connection ``owner`` (its channel
-    name). Returns the slot (0..cap-1), ``UNTRACKED`` when the cache failed, None when all are taken."""
+    name). Returns the slot (0..cap-1), ``UNTRACKED`` when the cache failed, None when all are taken.
+    Other sockets reuse the slots with a name of their own for ``match_id`` and their ``cap`` (the lobby's
+    pool sockets: ``"pool"`` and the user id, ``"pool-ip"`` and the client address)."""
     try:
-        for slot in range(SOCKETS_PER_USER_PER_MATCH):
+        for slot in range(cap):
             if cache.add(_slot_key(match_id, user_id, slot), owner, timeout=SLOT_TTL):
                 return slot
     except Exception as exc:
@@ -108,7 +111,7 @@ def socket_slot_acquire(*, match_id: int, user_id: int, owner: str) -> int | Non
     return None
 
 
-def socket_slot_refresh(*, match_id: int, user_id: int, slot: int, owner: str) -> None:
+def socket_slot_refresh(*, match_id: int | str, user_id: int | str, slot: int, owner: str) -> None:
     """Extend ``owner``'s slot by ``SLOT_TTL`` (re-take it if it expired meanwhile and is still free)."""
     if slot == UNTRACKED:
         return
@@ -122,7 +125,7 @@ def socket_slot_refresh(*, match_id: int, user_id: int, slot: int, owner: str) -
         log.warning("socket slot of match %s not refreshed: %s: %s", match_id, type(exc).__name__, exc)
 
 
-def socket_slot_release(*, match_id: int, user_id: int, slot: int, owner: str) -> None:
+def socket_slot_release(*, match_id: int | str, user_id: int | str, slot: int, owner: str) -> None:
     """Free ``owner``'s slot (only if it still holds it: an expired slot may belong to another socket)."""
     if slot == UNTRACKED:
         return

@@ -23,6 +23,12 @@ MESSAGES: dict[str, str] = {
     "already_seeking": N_("you already have an open challenge: cancel that first"),
     "playban": N_("you left rated matches: you can pair again in {minutes} min"),
     "bad_frame": N_("malformed message: {detail}"),
+    # pools (quick pairing: lobby.pools, lobby.pool_consumers; docs/protocol.md "Pool socket")
+    "no_such_pool": N_("there is no open pool {slug}"),
+    "not_your_entry": N_("you are not waiting in this pool"),
+    "pool_sockets": N_("at most {limit} pool connections per player: close another tab"),
+    "pool_ip_limit": N_("at most {limit} pool connections per address: close another tab"),
+    "pool_rate_limited": N_("too many messages; this one was ignored"),
 }
 
 

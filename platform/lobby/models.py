@@ -72,6 +72,9 @@ class PoolEntry(models.Model):
     bot_fallback = models.BooleanField(_("a house bot if nobody comes"), default=False)
     joined_at = models.DateTimeField(_("joined"), auto_now_add=True)
     disconnected_at = models.DateTimeField(_("socket lost"), null=True, blank=True)
+    # The latest sign of life of a waiting socket (join, reconnect, its heartbeat every
+    # lobby.pools.HEARTBEAT_SECONDS): an entry whose Daphne process died never got its disconnect.
+    seen_at = models.DateTimeField(_("socket last seen"), null=True, blank=True)
     ended_at = models.DateTimeField(_("ended"), null=True, blank=True)
     match = models.ForeignKey("games.Match", on_delete=models.SET_NULL, null=True, blank=True,
                               related_name="pool_entries")

@@ -1,7 +1,11 @@
-"""WebSocket routes of the lobby's pools (docs/protocol.md "Lobby"); joined by ``lobby.routing``."""
+"""WebSocket routes of the lobby's pools (docs/protocol.md "Pool socket"); joined by ``lobby.routing``."""
 
 from __future__ import annotations
 
-from django.urls import URLPattern
+from django.urls import URLPattern, re_path
 
-routes: list[URLPattern] = []
+from lobby.pool_consumers import PoolConsumer
+
+routes: list[URLPattern] = [
+    re_path(r"^ws/pool/(?P<slug>[-a-zA-Z0-9_]{1,40})/$", PoolConsumer.as_asgi(), name="pool_ws"),
+]

@@ -1,0 +1,388 @@
+"""Quick pairing's writes (docs/lobby.md "Pools", "Pairing"): join a pool, cancel, leave when the socket
+is gone, and one wave of one pool (who plays whom, written in one transaction).
+
+Locks, always taken in this order, so nothing deadlocks:
+
+- :func:`pool_join`: the user's row (``FOR NO KEY UPDATE``), then (a reconnect) their waiting entry.
+- :func:`pool_cancel`, :func:`pool_disconnected`, :func:`pool_seen`: the entry's row only.
+- :func:`run_wave`: the pool's row with ``SKIP LOCKED`` (a wave already running elsewhere: this one is
+  skipped, so two runners never run one pool at once), the pool's waiting entries (waiting for a cancel
+  or a reconnect that holds one: milliseconds), then their users' rows with ``SKIP LOCKED`` (a user
+  whose row a join, a bot match or an open challenge holds sits this wave out rather than waiting on
+  it: no lock cycle with :func:`pool_join`, and no match made beside another that is being created).
+
+A cancel racing a wave: whichever locks the entry first wins. The cancel first: the wave's
+``SELECT ... FOR UPDATE`` waits, then re-reads the row, which is no longer waiting (no match). The wave
+first: the cancel waits, then finds the entry paired and returns its match (the player is sent to it).
+
+Live updates go out after commit on the channel layer (``pool_entry_<id>``: ``pool.paired``,
+``pool.left``, ``pool.probe``; ``pool_<id>``: ``pool.count``); a send that fails raises to the caller
+(the write is committed; the wave loop logs it, a test fails).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from asgiref.sync import async_to_sync
+from channels.layers import InMemoryChannelLayer, get_channel_layer
+from django.conf import settings
+from django.db import transaction
+from django.db.models import OuterRef, Q, Subquery
+from django.utils import timezone
+
+from accounts.models import BOT_LEVELS, User
+from config import channel_layer
+from games.models import Match, MatchStatus
+from games.services import GameError, match_create_seated, match_create_vs_bot
+from lobby import busy
+from lobby.errors import refuse
+from lobby.matching import Waiter, pair_wave
+from lobby.models import EntryStatus, Pool, PoolEntry
+from ratings.selectors import bot_rating, rating_get
+
+log = logging.getLogger(__name__)
+
+LEAVE_AFTER = 5.0
+"""Default of the setting ``LOBBY_LEAVE_AFTER``: seconds a waiting player's socket may be gone before the
+next wave takes them out of the pool (a reconnect within it keeps the entry and its waiting time)."""
+HEARTBEAT_SECONDS = 10.0
+"""Seconds between a waiting socket's signs of life (``PoolEntry.seen_at``)."""
+STALE_AFTER = 30.0
+"""An entry not seen for this long leaves at the next wave: its socket's Daphne process died, so no
+disconnect was ever recorded (three heartbeats missed)."""
+PAIRED_RESEND_SECONDS = 120.0
+"""A socket that (re)connects to a pool within this long after its entry was paired into a match still
+in play is sent ``paired`` again instead of joining anew (a cancel or a reload that lost the race)."""
+
+
+def leave_after() -> float:
+    """``LOBBY_LEAVE_AFTER`` (seconds), else :data:`LEAVE_AFTER`."""
+    return float(getattr(settings, "LOBBY_LEAVE_AFTER", LEAVE_AFTER))
+
+
+def pool_group(pool_id: int) -> str:
+    """Channels group of every socket waiting in pool ``pool_id`` (``pool.count``)."""
+    return f"pool_{pool_id}"
+
+
+def entry_group(entry_id: int) -> str:
+    """Channels group of the sockets of one entry (``pool.paired``, ``pool.left``, ``pool.probe``)."""
+    return f"pool_entry_{entry_id}"
+
+
+def send_after_commit(messages: list[tuple[str, dict[str, Any]]]) -> None:
+    """After the current transaction commits, send ``messages`` (``[(group, message)]``, in order) on the
+    default channel layer. In-memory layer (embedded profile): on asgiref's loop, Daphne's own, which
+    owns the sockets' queues (as ``games.services`` broadcasts). Redis: on ``ratings.push``'s process loop.
+    A failure raises from the commit to the caller: nothing is swallowed here."""
+    if not messages:
+        return
+
+    def send() -> None:
+        layer = get_channel_layer()
+        if layer is None:
+            return
+        if isinstance(layer, InMemoryChannelLayer):
+            async_to_sync(channel_layer.group_send_many)(layer, messages)
+        else:
+            from ratings import push
+
+            push.run_on_process_loop(channel_layer.group_send_many(layer, messages), push.PUSH_TIMEOUT)
+
+    transaction.on_commit(send)
+
+
+def waiting_count(pool_id: int) -> int:
+    """Players waiting in pool ``pool_id`` now."""
+    return PoolEntry.objects.filter(pool_id=pool_id, status=EntryStatus.WAITING).count()
+
+
+def _count_message(pool_id: int) -> tuple[str, dict[str, Any]]:
+    return pool_group(pool_id), {"type": "pool.count", "waiting": waiting_count(pool_id)}
+
+
+def pool_get(*, slug: str) -> Pool:
+    """The active pool ``slug``.
+
+    :raises GameError: ``no_such_pool``.
+    """
+    pool = Pool.objects.filter(slug=slug, active=True).first()
+    if pool is None:
+        raise refuse("no_such_pool", slug=slug[:40])
+    return pool
+
+
+@dataclass(frozen=True)
+class Joined:
+    """What :func:`pool_join` did: ``entry`` waiting (``resumed``: the player's own entry, reconnected),
+    or ``entry`` paired or playing a bot (``paired`` True: send the player to ``entry.match_id``)."""
+
+    entry: PoolEntry
+    resumed: bool = False
+    paired: bool = False
+
+
+@transaction.atomic
+def pool_join(*, user: User, slug: str, bot_fallback: bool = False, now: datetime | None = None) -> Joined:
+    """Join pool ``slug`` (a socket connecting, docs/protocol.md "Pool socket"), or resume a wait.
+
+    Resume: ``user`` already waits in this very pool (a reload, a dropped socket back within
+    ``LOBBY_LEAVE_AFTER``): that entry is kept, with its waiting time and its ``bot_fallback`` set anew.
+    Paired: their latest entry of this pool was paired (or given a bot) less than
+    :data:`PAIRED_RESEND_SECONDS` ago and that match is still in play: returned with ``paired``.
+    Otherwise :func:`lobby.busy.check_free` decides, and a new waiting entry records the rating shown to
+    the player (``ratings.selectors.rating_get(...).shown``, provisional or not).
+
+    :raises GameError: ``no_such_pool``; ``not_authenticated``, ``guest_rated``, ``playban``,
+        ``match_in_progress``, ``already_waiting`` (in another pool), ``already_seeking`` (lobby.busy).
+    """
+    now = now or timezone.now()
+    pool = pool_get(slug=slug)
+    if not getattr(user, "is_authenticated", False):
+        raise refuse("not_authenticated")
+    User.objects.select_for_update(no_key=True).filter(pk=user.pk).values_list("pk").first()
+    own = PoolEntry.objects.select_for_update().filter(user=user, status=EntryStatus.WAITING).first()
+    if own is not None and own.pool_id == pool.pk:
+        own.bot_fallback = bool(bot_fallback)
+        own.disconnected_at = None
+        own.seen_at = now
+        own.save(update_fields=["bot_fallback", "disconnected_at", "seen_at"])
+        return Joined(own, resumed=True)
+    if own is not None and _gone(own, now):
+        # a wait its socket left (or whose server died) that no wave has ended yet: end it now, so the
+        # player is not refused "already waiting" by their own ghost
+        _end(own, EntryStatus.LEFT, now)
+        send_after_commit([(entry_group(own.pk), {"type": "pool.left", "reason": "disconnected"}),
+                           _count_message(own.pool_id)])
+    recent = (PoolEntry.objects.filter(user=user, pool=pool, status__in=(EntryStatus.PAIRED, EntryStatus.BOT),
+                                       ended_at__gte=now - timedelta(seconds=PAIRED_RESEND_SECONDS),
+                                       match__status=MatchStatus.ACTIVE)
+              .order_by("-ended_at").first())
+    if recent is not None:
+        return Joined(recent, paired=True)
+    busy.check_free(user=user, rated=pool.rated)
+    entry = PoolEntry.objects.create(pool=pool, user=user, rating=float(rating_get(user=user).shown),
+                                     bot_fallback=bool(bot_fallback), seen_at=now)
+    send_after_commit([_count_message(pool.pk)])
+    return Joined(entry)
+
+
+def _gone(entry: PoolEntry, now: datetime) -> bool:
+    """Whether ``entry``'s socket is gone for good: disconnected more than ``LOBBY_LEAVE_AFTER`` s ago,
+    or not seen for :data:`STALE_AFTER` s."""
+    if entry.disconnected_at is not None and (now - entry.disconnected_at).total_seconds() >= leave_after():
+        return True
+    return entry.seen_at is not None and (now - entry.seen_at).total_seconds() >= STALE_AFTER
+
+
+def _end(entry: PoolEntry, status: str, now: datetime, match: Match | None = None) -> None:
+    entry.status = status
+    entry.ended_at = now
+    entry.match = match
+    entry.save(update_fields=["status", "ended_at", "match"])
+
+
+@dataclass(frozen=True)
+class Cancelled:
+    """The outcome of :func:`pool_cancel`: ``cancelled`` True (the entry left the pool), else the entry
+    had already ended: ``match_id`` (paired or a bot: go there) or None (it had left)."""
+
+    cancelled: bool
+    match_id: int | None = None
+
+
+@transaction.atomic
+def pool_cancel(*, entry_id: int, user: User, now: datetime | None = None) -> Cancelled:
+    """The player cancels their wait (the socket's ``cancel``). Racing a wave: see the module docstring.
+
+    :raises GameError: ``not_your_entry`` (no entry ``entry_id`` of ``user``).
+    """
+    now = now or timezone.now()
+    entry = PoolEntry.objects.select_for_update().filter(pk=entry_id, user_id=user.pk).first()
+    if entry is None:
+        raise refuse("not_your_entry")
+    if entry.status != EntryStatus.WAITING:
+        match_id = entry.match_id if entry.status in (EntryStatus.PAIRED, EntryStatus.BOT) else None
+        return Cancelled(False, match_id)
+    _end(entry, EntryStatus.CANCELLED, now)
+    send_after_commit([(entry_group(entry.pk), {"type": "pool.left", "reason": "cancelled"}),
+                       _count_message(entry.pool_id)])
+    return Cancelled(True)
+
+
+@transaction.atomic
+def pool_disconnected(*, entry_id: int, now: datetime | None = None) -> bool:
+    """A socket of waiting entry ``entry_id`` closed: record when (the wave ends the entry
+    ``LOBBY_LEAVE_AFTER`` s later unless a socket of it is seen meanwhile) and ask the entry's other
+    sockets, if any (another tab), to answer with :func:`pool_seen`. True when the entry was waiting."""
+    now = now or timezone.now()
+    done = PoolEntry.objects.filter(pk=entry_id, status=EntryStatus.WAITING).update(disconnected_at=now) == 1
+    if done:
+        send_after_commit([(entry_group(entry_id), {"type": "pool.probe"})])
+    return done
+
+
+def pool_seen(*, entry_id: int, now: datetime | None = None) -> bool:
+    """A socket of entry ``entry_id`` is alive (heartbeat, reconnect, answer to a probe): it stays in the
+    pool. True when the entry is still waiting."""
+    now = now or timezone.now()
+    return PoolEntry.objects.filter(pk=entry_id, status=EntryStatus.WAITING).update(
+        seen_at=now, disconnected_at=None) == 1
+
+
+@dataclass
+class Wave:
+    """What one :func:`run_wave` did (entry ids): ``pairs`` ``(entry, entry, match)``, ``bots``
+    ``(entry, match)``, ``left`` ``(entry, reason)``; ``waiting`` after the wave; ``ran`` False when
+    another runner held the pool (nothing done)."""
+
+    ran: bool = True
+    pairs: list[tuple[int, int, int]] = field(default_factory=list)
+    bots: list[tuple[int, int]] = field(default_factory=list)
+    left: list[tuple[int, str]] = field(default_factory=list)
+    waiting: int = 0
+
+
+def nearest_bot_level(rating: float) -> int:
+    """The house bot level whose fixed rating (``ratings.selectors.bot_rating``) is nearest ``rating``
+    (the weaker on a tie)."""
+    return min(BOT_LEVELS, key=lambda level: (abs(bot_rating(level) - rating), level))
+
+
+def run_wave(*, pool_id: int, now: datetime | None = None) -> Wave:
+    """One pairing wave of pool ``pool_id`` at ``now`` (default: the clock), in one transaction.
+
+    Steps: lock the pool (skipped: another runner has it); lock its waiting entries; end those whose
+    socket is gone (``left``, reason ``disconnected``); lock their users (skip locked: they sit out);
+    end those now in an active rated match elsewhere (``cancelled``, reason ``match_in_progress``);
+    :func:`lobby.matching.pair_wave` on the rest (the window and the repeat rule are there); one match per
+    pair (``games.services.match_create_seated``: classic rules, the pool's target, timer and rated; the
+    longer waiter sits in seat 0); then the entries that asked for a bot and waited
+    ``pool.bot_after_seconds`` get one (``match_create_vs_bot``, the level nearest their rating, rated as
+    the pool). After commit each entry's sockets get ``pool.paired`` / ``pool.left`` and the pool's the
+    new count.
+    """
+    now = now or timezone.now()
+    with transaction.atomic():
+        pool = Pool.objects.select_for_update(skip_locked=True).filter(pk=pool_id).first()
+        if pool is None:
+            return Wave(ran=False)
+        wave = Wave()
+        messages: list[tuple[str, dict[str, Any]]] = []
+        last_match = Subquery(PoolEntry.objects.filter(
+            pool_id=pool_id, user_id=OuterRef("user_id"), status=EntryStatus.PAIRED,
+        ).order_by("-pk").values("match_id")[:1])
+        entries = list(PoolEntry.objects.select_for_update(of=("self",)).select_related("user")
+                       .filter(pool_id=pool_id, status=EntryStatus.WAITING)
+                       .annotate(last_match=last_match).order_by("pk"))
+        live: list[PoolEntry] = []
+        for entry in entries:
+            if not pool.active:
+                _end(entry, EntryStatus.CANCELLED, now)
+                wave.left.append((entry.pk, "pool_closed"))
+            elif _gone(entry, now):
+                _end(entry, EntryStatus.LEFT, now)
+                wave.left.append((entry.pk, "disconnected"))
+            else:
+                live.append(entry)
+        free = set(User.objects.select_for_update(no_key=True, skip_locked=True)
+                   .filter(pk__in=[e.user_id for e in live]).values_list("pk", flat=True))
+        busy_ids = set(Match.objects.filter(Q(player0_id__in=free) | Q(player1_id__in=free),
+                                            status=MatchStatus.ACTIVE, rated=True)
+                       .values_list("player0_id", "player1_id").iterator()) if free else set()
+        in_match = {uid for pair in busy_ids for uid in pair} & free
+        ready: dict[int, PoolEntry] = {}
+        for entry in live:
+            if entry.user_id in in_match:
+                _end(entry, EntryStatus.CANCELLED, now)
+                wave.left.append((entry.pk, "match_in_progress"))
+            elif entry.user_id in free:
+                ready[entry.pk] = entry
+        opponents = _last_opponents(ready.values())
+        waiters = [Waiter(key=e.pk, user_id=e.user_id, rating=e.rating,
+                          waited=max(0.0, (now - e.joined_at).total_seconds()),
+                          last_opponent=opponents.get(e.pk)) for e in ready.values()]
+        for key_a, key_b in pair_wave(waiters, start=pool.window_start, growth=pool.window_growth):
+            a, b = sorted((ready.pop(key_a), ready.pop(key_b)), key=lambda e: (e.joined_at, e.pk))
+            try:
+                match = match_create_seated(player0=a.user, player1=b.user, rules_preset="classic",
+                                            target=pool.target, turn_timer=pool.turn_timer_seconds,
+                                            rated=pool.rated)
+            except GameError as exc:  # an account closed meanwhile: both wait on (the next wave decides)
+                log.warning("pool %s: no match for entries %s and %s: %s", pool.slug, a.pk, b.pk, exc)
+                continue
+            for entry, other in ((a, b), (b, a)):
+                _end(entry, EntryStatus.PAIRED, now, match)
+                messages.append(_paired(entry, match, other.user, other.rating, bot=False))
+            wave.pairs.append((a.pk, b.pk, match.pk))
+        for entry in list(ready.values()):
+            if entry.bot_fallback and (now - entry.joined_at).total_seconds() >= pool.bot_after_seconds:
+                level = nearest_bot_level(entry.rating)
+                try:
+                    match = match_create_vs_bot(user=entry.user, level=level, rules_preset="classic",
+                                                target=pool.target, rated=pool.rated)
+                except GameError as exc:  # no house bots (ensure_house_bots not run): keep waiting
+                    log.warning("pool %s: no bot match for entry %s: %s", pool.slug, entry.pk, exc)
+                    continue
+                bot = match.player1
+                assert bot is not None
+                _end(entry, EntryStatus.BOT, now, match)
+                messages.append(_paired(entry, match, bot, float(bot_rating(level)), bot=True))
+                wave.bots.append((entry.pk, match.pk))
+        for entry_id, reason in wave.left:
+            messages.append((entry_group(entry_id), {"type": "pool.left", "reason": reason}))
+        wave.waiting = waiting_count(pool_id)
+        messages.append((pool_group(pool_id), {"type": "pool.count", "waiting": wave.waiting}))
+        send_after_commit(messages)
+    return wave
+
+
+def _last_opponents(entries: Any) -> dict[int, int]:
+    """``{entry id: user id of the opponent of that player's last pairing in this pool}`` for the
+    ``entries`` (annotated with ``last_match``) that have one."""
+    by_match: dict[int, list[PoolEntry]] = {}
+    for entry in entries:
+        if entry.last_match is not None:
+            by_match.setdefault(entry.last_match, []).append(entry)
+    found: dict[int, int] = {}
+    for match_id, p0, p1 in Match.objects.filter(pk__in=list(by_match)).values_list(
+            "pk", "player0_id", "player1_id"):
+        for entry in by_match[match_id]:
+            other = p1 if p0 == entry.user_id else p0
+            if other is not None:
+                found[entry.pk] = other
+    return found
+
+
+def _paired(entry: PoolEntry, match: Match, opponent: User, rating: float, *,
+            bot: bool) -> tuple[str, dict[str, Any]]:
+    return entry_group(entry.pk), {
+        "type": "pool.paired", "match": match.pk,
+        "opponent": {"name": opponent.public_name, "rating": round(rating)}, "bot": bot,
+    }
+
+
+def paired_message(entry: PoolEntry) -> dict[str, Any]:
+    """The ``pool.paired`` message of an entry that ended paired or with a bot (a socket connecting
+    after the wave: :func:`pool_join` returned it ``paired``)."""
+    match = Match.objects.select_related("player0", "player1").get(pk=entry.match_id)
+    opponent = match.player1 if match.player0_id == entry.user_id else match.player0
+    assert opponent is not None
+    if opponent.is_bot:
+        rating = float(bot_rating(opponent.bot_level or 0))
+    else:
+        other = PoolEntry.objects.filter(match=match).exclude(pk=entry.pk).first()
+        rating = other.rating if other is not None else float(rating_get(user=opponent).shown)
+    return _paired(entry, match, opponent, rating, bot=opponent.is_bot)[1]
+
+
+def run_waves(*, now: datetime | None = None) -> list[Wave]:
+    """One wave of every pool that has someone waiting (active or not: a closed pool's entries are
+    ended), in pool order. Called every ``LOBBY_WAVE_SECONDS`` by ``lobby.waves``."""
+    pool_ids = list(PoolEntry.objects.filter(status=EntryStatus.WAITING)
+                    .order_by("pool_id").values_list("pool_id", flat=True).distinct())
+    return [run_wave(pool_id=pool_id, now=now) for pool_id in pool_ids]

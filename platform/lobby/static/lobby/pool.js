@@ -1,0 +1,80 @@
+// The waiting screen of a quick-pairing pool: one socket to /ws/pool/<slug>/ (?bot=1 with the house-bot
+// checkbox), reopened with backoff by MatchSocket while the wait goes on (a reconnect within the
+// server's LEAVE_AFTER keeps the wait). Frames: docs/protocol.md "Pool socket".
+import { MatchSocket } from "../games/js/socket.js";
+
+const root = document.getElementById("pool-wait");
+const $ = (id) => root.querySelector(`[data-testid="${id}"]`);
+const t = (key) => root.dataset["t" + key.charAt(0).toUpperCase() + key.slice(1)];
+const status = $("pool-status");
+const waited = $("pool-waited");
+const count = $("pool-count");
+const bot = $("pool-bot");
+const cancel = $("pool-cancel");
+const errorLine = $("pool-error");
+const back = $("pool-back");
+let socket = null;
+let over = false;
+
+function finish(message, isError) {
+  over = true;
+  if (socket) socket.stopped = true;
+  status.textContent = isError ? "" : message;
+  if (isError) {
+    errorLine.textContent = message;
+    errorLine.hidden = false;
+  }
+  cancel.hidden = true;
+  bot.disabled = true;
+  back.hidden = false;
+}
+
+function onMessage(msg) {
+  if (over) return;
+  if (msg.type === "waiting") {
+    status.textContent = t("waiting");
+    waited.textContent = String(msg.waited);
+    count.textContent = String(msg.waiting);
+  } else if (msg.type === "paired") {
+    over = true;
+    socket.stopped = true;
+    status.textContent = t("paired");
+    location.assign(msg.url);
+  } else if (msg.type === "left") {
+    finish(msg.reason === "cancelled" ? t("left") : t("disconnected"), false);
+    if (msg.reason === "cancelled") location.assign(root.dataset.playUrl);
+  } else if (msg.type === "error") {
+    if (msg.code === "bad_frame" && socket && socket.isOpen) {
+      errorLine.textContent = msg.message; // our own frame was refused: the wait goes on
+      errorLine.hidden = false;
+      return;
+    }
+    finish(msg.message, true);
+  }
+}
+
+function onStatus(state) {
+  if (over) return;
+  if (state === "connecting") status.textContent = t("connecting");
+  else if (state === "retrying") status.textContent = t("retrying");
+  else if (state === "closed") finish(status.textContent, false);
+}
+
+function open() {
+  if (socket) {
+    socket.stopped = true;
+    if (socket.ws) socket.ws.close(1000);
+  }
+  socket = new MatchSocket(`/ws/pool/${root.dataset.slug}/${bot.checked ? "?bot=1" : ""}`, { onMessage, onStatus });
+  socket.connect();
+}
+
+bot.addEventListener("change", () => { if (!over) open(); });
+cancel.addEventListener("click", () => {
+  if (over) return;
+  if (!socket || !socket.send({ type: "cancel" })) location.assign(root.dataset.playUrl);
+});
+document.addEventListener("visibilitychange", () => {
+  if (document.visibilityState === "visible" && socket && !over) socket.retryNow();
+});
+open();

@@ -1,0 +1,87 @@
+"""Fixtures for the lobby tests.
+
+``alice`` / ``bob`` / ``carol``: members; ``guest``: a guest; ``house_bots``: bot-1..bot-5.
+``rated_pool`` / ``casual_pool``: pools made here (a transactional test's flush removes the migration's).
+``no_pauses`` (autouse): no bot pause, no hand pause. ``short_lived_connections`` (autouse): threads'
+database connections close after each call (PostgreSQL drops the test database only without them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def no_pauses(settings: Any) -> None:
+    settings.GAMES_BOT_DELAY = (0.0, 0.0)
+    settings.GAMES_HAND_PAUSE = 0.0
+
+
+@pytest.fixture(autouse=True)
+def short_lived_connections() -> Iterator[None]:
+    from django.db import connections
+
+    settings_dict = connections.settings["default"]
+    before = settings_dict.get("CONN_MAX_AGE", 0)
+    settings_dict["CONN_MAX_AGE"] = 0
+    yield
+    settings_dict["CONN_MAX_AGE"] = before
+
+
+@pytest.fixture
+def alice(django_user_model: Any) -> Any:
+    return django_user_model.objects.create_user(username="alice")
+
+
+@pytest.fixture
+def bob(django_user_model: Any) -> Any:
+    return django_user_model.objects.create_user(username="bob")
+
+
+@pytest.fixture
+def carol(django_user_model: Any) -> Any:
+    return django_user_model.objects.create_user(username="carol")
+
+
+@pytest.fixture
+def guest(db: None) -> Any:
+    from accounts.services import guest_create
+
+    return guest_create()
+
+
+@pytest.fixture
+def house_bots(db: None) -> list[Any]:
+    from accounts.services import house_bots_ensure
+
+    return house_bots_ensure()
+
+
+@pytest.fixture
+def rated_pool(db: None) -> Any:
+    from lobby.models import Pool
+
+    return Pool.objects.create(slug="t-100-60-rated", name="100 · 60 s · rated", target=100,
+                               turn_timer_seconds=60, rated=True, window_start=100, window_growth=10.0,
+                               bot_after_seconds=30)
+
+
+@pytest.fixture
+def casual_pool(db: None) -> Any:
+    from lobby.models import Pool
+
+    return Pool.objects.create(slug="t-50-20-casual", name="50 · 20 s · casual", target=50,
+                               turn_timer_seconds=20, rated=False, window_start=100, window_growth=10.0,
+                               bot_after_seconds=30)
+
+
+def set_rating(user: Any, rating: float, matches: int = 20) -> None:
+    """Give ``user`` an established (or, with ``matches`` < 10, provisional) rating."""
+    from ratings.models import PlayerRating
+
+    PlayerRating.objects.update_or_create(user=user, defaults={"rating": rating, "rated_matches": matches,
+                                                               "wins": matches,
+                                                               "peak": rating})
