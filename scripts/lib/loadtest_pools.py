@@ -14,15 +14,16 @@ options. For each level N (number of players; default 100 500 2000):
 3. Then the database is read for what the server did: the level's pool entries and matches.
 
 Figures per level: **wait** (s, p50/p95/max): from opening the pool socket to the ``paired`` frame, as
-the player sees it; **gap** (rating points, p50/p95): ``|r_a - r_b|`` of each pairing, from the two pool
-entries' ratings (the rating each player was shown when joining); **wave** (ms, p50/max): each wave that
-paired someone, from the wave's clock read (the ``ended_at`` it stamps on the entries it pairs) to the
-insert of its last match (``Match.created_at``): the wave's work up to its commit, not the commit and the
-sends after it; **paired twice** (must be 0): players who had two matches in play at once (a match created
-before the player's previous one had finished), plus matches with other than two entries of two distinct
-players; **errors** by code (a socket that failed to open, an ``error`` or ``left`` frame, 15 s of silence,
-a pairing with a house bot, an unexpected close). Also the server's wait (``ended_at - joined_at``) and
-the entries by status, the CPU and peak RSS of the server's processes, the load average.
+the player sees it (``join_s``: to the first frame, the join's own latency; ``server_wait_s``: the
+entry's ``ended_at - joined_at``); **gap** (rating points, p50/p95): ``|r_a - r_b|`` of each pairing,
+from the two pool entries' ratings (the rating each player was shown when joining); **wave** (ms,
+p50/max): each wave that paired someone, from the wave's clock read (the ``ended_at`` it stamps on the
+entries it pairs) to the insert of its last match (``Match.created_at``): the wave's work up to its
+commit, not the commit and the sends after it; **paired twice** (must be 0): players who had two
+matches in play at once (a match created before the player's previous one had finished), plus matches
+with other than two entries of two distinct players; **errors** by code (a socket that failed to open,
+an ``error`` or ``left`` frame, 15 s of silence, a pairing with a house bot, an unexpected close). Also
+the entries and matches by status, the CPU and peak RSS of the server's processes, the load average.
 
 The pools cap pool sockets per client address (``LOBBY_POOL_SOCKETS_PER_IP``, default 50): each player
 connects from a loopback address of its own group of ``--per-address`` (default 40) players,
@@ -192,6 +193,7 @@ class Stats:
     """What the players of one level saw."""
 
     waits: list[float] = field(default_factory=list)
+    joins: list[float] = field(default_factory=list)  # pool socket opened -> its first frame
     errors: dict[str, int] = field(default_factory=dict)
     pairings_seen: int = 0
     resigned: int = 0
@@ -222,6 +224,7 @@ async def wait_in_pool(client: loadtest.Client, ws_base: str, slug: str, address
         stats.error(f"pool_connect:{type(exc).__name__}")
         return None
     cancelling = False
+    first = True
     try:
         while True:
             now = time.monotonic()
@@ -238,6 +241,9 @@ async def wait_in_pool(client: loadtest.Client, ws_base: str, slug: str, address
                 continue  # the deadline: cancel
             msg = json.loads(raw)
             kind = msg.get("type")
+            if first:
+                first = False
+                stats.joins.append(time.monotonic() - started)
             if kind == "waiting":
                 stats.waiting_now = int(msg.get("waiting", 0))
             elif kind == "paired":
@@ -412,7 +418,8 @@ async def run_level(players: int, args: argparse.Namespace, base: str,
     return {
         "players": players, "pool": args.pool, "duration_s": round(wall, 1),
         "pairings": server["pairings"], "pairings_seen_by_clients": stats.pairings_seen,
-        "wait_s": summary(stats.waits, 2), "server_wait_s": summary(server["server_waits"], 2),
+        "wait_s": summary(stats.waits, 2), "join_s": summary(stats.joins, 2),
+        "server_wait_s": summary(server["server_waits"], 2),
         "gap": summary(server["gaps"], 0), "wave_ms": summary([1000 * w for w in server["waves"]], 1),
         "waves_with_pairs": len(server["waves"]),
         "paired_twice": paired_twice, "players_in_two_matches": server["players_in_two_matches"],
