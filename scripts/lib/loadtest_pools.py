@@ -26,8 +26,10 @@ an ``error`` or ``left`` frame, 15 s of silence, a pairing with a house bot, an 
 the entries and matches by status, the CPU and peak RSS of the server's processes, the load average.
 
 The pools cap pool sockets per client address (``LOBBY_POOL_SOCKETS_PER_IP``, default 50): each player
-connects from a loopback address of its own group of ``--per-address`` (default 40) players,
-127.0.0.2, 127.0.0.3, ... (Linux routes all of 127.0.0.0/8 to the loopback interface).
+connects from a loopback address of its own group of ``--per-address`` (default 20) players,
+127.0.0.2, 127.0.0.3, ... (Linux routes all of 127.0.0.0/8 to the loopback interface). Not 50: a
+socket's slot is freed when the server has handled its close, and under load a player's next socket can
+come first.
 
 The server is started here as ``scripts/loadtest`` starts it (``scripts/lib/loadtest.py``): embedded
 (one Daphne, SQLite in a temporary ``GIN_VAR_DIR``) unless ``DATABASE_URL`` (+ ``REDIS_URL``) select the
@@ -200,6 +202,7 @@ class Stats:
     opponent_first: int = 0
     cancelled: int = 0
     waiting_now: int = 0  # the latest ``waiting`` count any socket heard
+    loadavg: list[float] = field(default_factory=list)  # the 1-minute load average, each second
 
     def error(self, code: str) -> None:
         self.errors[code] = self.errors.get(code, 0) + 1
@@ -379,6 +382,7 @@ async def progress_bar(players: int, stats: Stats, started: float, duration: flo
                 await asyncio.wait_for(stop.wait(), 1.0)
             if watch is not None:
                 watch.sample()
+            stats.loadavg.append(os.getloadavg()[0])
             now = min(round(duration), int(time.monotonic() - started))
             if now > done:
                 bar.update(now - done)
@@ -429,6 +433,7 @@ async def run_level(players: int, args: argparse.Namespace, base: str,
         "entries_by_status": server["entries_by_status"], "matches_by_status": server["matches_by_status"],
         "processes": processes, "server_cpu_percent": round(sum(p["cpu_percent"] for p in processes), 1),
         "loadavg_before_after": [round(load0[0], 2), round(os.getloadavg()[0], 2)],
+        "loadavg_max": round(max(stats.loadavg, default=load0[0]), 2),
     }
 
 
@@ -442,8 +447,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--pool", default="50-20-rated", help="the pool's slug (50-20-rated)")
     parser.add_argument("--duration", type=float, default=60.0, help="seconds per level (60)")
     parser.add_argument("--ramp", type=float, default=10.0, help="seconds over which players start (10)")
-    parser.add_argument("--per-address", type=int, default=40,
-                        help="players per loopback source address (40; the pool allows 50 sockets an IP)")
+    parser.add_argument("--per-address", type=int, default=20,
+                        help="players per loopback source address (20; the pool allows 50 sockets an IP)")
     parser.add_argument("--seed", type=int, default=21, help="random seed of the ratings (21)")
     parser.add_argument("--url", help="use this running server (http://host:port) instead of starting one")
     parser.add_argument("--pid", type=int, action="append", default=[],

@@ -74,7 +74,7 @@ def test_table_one_row_a_level() -> None:
 
 def test_arguments() -> None:
     args = lp.parse_args(["100", "500", "--duration", "30"])
-    assert (args.levels, args.duration, args.pool, args.per_address) == ([100, 500], 30.0, "50-20-rated", 40)
+    assert (args.levels, args.duration, args.pool, args.per_address) == ([100, 500], 30.0, "50-20-rated", 20)
     assert lp.parse_args([]).levels == [100, 500, 2000]
     with pytest.raises(SystemExit):
         lp.parse_args(["1"])
