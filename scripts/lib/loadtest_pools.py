@@ -8,7 +8,8 @@ options. For each level N (number of players; default 100 500 2000):
    seeds its guests (the site's sign-up is throttled per IP).
 2. Each player, until the level's time is up: connects ``ws/pool/<slug>/`` (that joins the pool), waits
    for ``{"type": "paired", "match": id, ...}``, opens the table socket ``ws/match/<id>/``, resigns at
-   once (``{"type": "resign"}``; the opponent resigning first is fine: ``match_over``), and queues again.
+   once (``{"type": "resign"}``; the opponent resigning first is fine: ``match_over``), and queues again
+   (after ``--pause``, default none).
    When the time is up a player still waiting sends ``{"type": "cancel"}`` (a pairing that wins that race
    is played like any other). Players start over ``--ramp`` seconds.
 3. Then the database is read for what the server did: the level's pool entries and matches.
@@ -208,6 +209,14 @@ class Stats:
         self.errors[code] = self.errors.get(code, 0) + 1
 
 
+def connect_error(where: str, exc: BaseException) -> str:
+    """The error code of a socket that failed to open: ``<where>:<exception>``, with the HTTP status of a
+    refused handshake (``pool_connect:InvalidStatus:503``)."""
+    response = getattr(exc, "response", None)
+    status = getattr(response, "status_code", None)
+    return f"{where}:{type(exc).__name__}" + (f":{status}" if status is not None else "")
+
+
 async def _connect(url: str, client: loadtest.Client, address: str) -> Any:
     from websockets.asyncio.client import connect
 
@@ -224,7 +233,7 @@ async def wait_in_pool(client: loadtest.Client, ws_base: str, slug: str, address
     try:
         ws = await _connect(f"{ws_base}/ws/pool/{slug}/", client, address)
     except (OSError, TimeoutError, WebSocketException) as exc:  # refused handshakes too: counted
-        stats.error(f"pool_connect:{type(exc).__name__}")
+        stats.error(connect_error("pool_connect", exc))
         return None
     cancelling = False
     first = True
@@ -282,7 +291,7 @@ async def resign_at_once(client: loadtest.Client, ws_base: str, match_id: int, a
     try:
         ws = await _connect(f"{ws_base}/ws/match/{match_id}/", client, address)
     except (OSError, TimeoutError, WebSocketException) as exc:
-        stats.error(f"match_connect:{type(exc).__name__}")
+        stats.error(connect_error("match_connect", exc))
         return
     sent = False
     try:
@@ -317,7 +326,9 @@ async def resign_at_once(client: loadtest.Client, ws_base: str, match_id: int, a
 
 
 async def player(client: loadtest.Client, ws_base: str, slug: str, address: str, stats: Stats,
-                 start_at: float, deadline: float) -> None:
+                 start_at: float, deadline: float, pause: tuple[float, float], rng: random.Random) -> None:
+    """One player's loop until ``deadline``: wait in the pool, resign the match, pause (uniform in
+    ``pause`` seconds), again."""
     await asyncio.sleep(max(0.0, start_at - time.monotonic()))
     while time.monotonic() < deadline:
         match_id = await wait_in_pool(client, ws_base, slug, address, stats, deadline)
@@ -326,6 +337,8 @@ async def player(client: loadtest.Client, ws_base: str, slug: str, address: str,
                 await asyncio.sleep(1.0)  # after an error: not a tight reconnect loop
             continue
         await resign_at_once(client, ws_base, match_id, address, stats)
+        if pause[1] > 0:
+            await asyncio.sleep(min(rng.uniform(*pause), max(0.0, deadline - time.monotonic())))
 
 
 # --------------------------------------------------------------------------------------------- server side
@@ -411,7 +424,7 @@ async def run_level(players: int, args: argparse.Namespace, base: str,
     shown = asyncio.create_task(progress_bar(players, stats, started, args.duration, stop, watch))
     await asyncio.gather(*(
         player(c, ws_base, args.pool, address_of(i, args.per_address), stats,
-               started + args.ramp * i / max(1, players), deadline)
+               started + args.ramp * i / max(1, players), deadline, (args.pause[0], args.pause[1]), rng)
         for i, c in enumerate(clients)))
     wall = time.monotonic() - started
     stop.set()
@@ -446,6 +459,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                         help="players per level (default 100 500 2000)")
     parser.add_argument("--pool", default="50-20-rated", help="the pool's slug (50-20-rated)")
     parser.add_argument("--duration", type=float, default=60.0, help="seconds per level (60)")
+    parser.add_argument("--pause", type=float, nargs="+", default=[0.0], metavar="S",
+                        help="pause after each match before queueing again: LOW HIGH seconds (uniform) or "
+                             "one value; default 0 (at once: the saturation test)")
     parser.add_argument("--ramp", type=float, default=10.0, help="seconds over which players start (10)")
     parser.add_argument("--per-address", type=int, default=20,
                         help="players per loopback source address (20; the pool allows 50 sockets an IP)")
@@ -455,6 +471,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                         help="with --url: a server process to report CPU/RSS for (repeatable)")
     parser.add_argument("--out", help="JSON results file (default var/loadtest/pools-<time>.json)")
     args = parser.parse_args(argv)
+    if len(args.pause) == 1:
+        args.pause = [args.pause[0], args.pause[0]]
+    if len(args.pause) != 2 or not 0 <= args.pause[0] <= args.pause[1]:
+        parser.error("--pause takes LOW HIGH (0 <= LOW <= HIGH) or one value")
     if not args.levels or min(args.levels) < 2:
         parser.error("levels must be integers >= 2")
     if args.duration <= 0 or args.ramp < 0 or args.per_address < 1:
@@ -496,7 +516,7 @@ def main(argv: list[str]) -> int:
         meta = {
             "profile": profile, "url": base, "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "cpus": os.cpu_count(), "loadavg": [round(x, 2) for x in os.getloadavg()], "pool": args.pool,
-            "duration_s": args.duration, "ramp_s": args.ramp, "seed": args.seed,
+            "duration_s": args.duration, "ramp_s": args.ramp, "pause_s": args.pause, "seed": args.seed,
             "command": "scripts/loadtest_pools " + " ".join(argv),
         }
         out = (Path(args.out) if args.out

@@ -80,3 +80,22 @@ def test_arguments() -> None:
         lp.parse_args(["1"])
     with pytest.raises(SystemExit):
         lp.parse_args(["100", "--duration", "0"])
+
+
+def test_pause_argument() -> None:
+    assert lp.parse_args([]).pause == [0.0, 0.0]
+    assert lp.parse_args(["--pause", "5", "15"]).pause == [5.0, 15.0]
+    assert lp.parse_args(["--pause", "3"]).pause == [3.0, 3.0]
+    with pytest.raises(SystemExit):
+        lp.parse_args(["--pause", "5", "1"])
+
+
+def test_connect_errors_name_the_refusal_status() -> None:
+    class Response:
+        status_code = 503
+
+    class InvalidStatus(Exception):
+        response = Response()
+
+    assert lp.connect_error("pool_connect", InvalidStatus()) == "pool_connect:InvalidStatus:503"
+    assert lp.connect_error("match_connect", TimeoutError()) == "match_connect:TimeoutError"
