@@ -419,6 +419,7 @@ async def run_level(players: int, args: argparse.Namespace, base: str,
         watch.start()
     load0 = os.getloadavg()
     started = time.monotonic()
+    cpu0 = time.process_time()
     deadline = started + args.duration
     stop = asyncio.Event()
     shown = asyncio.create_task(progress_bar(players, stats, started, args.duration, stop, watch))
@@ -427,6 +428,7 @@ async def run_level(players: int, args: argparse.Namespace, base: str,
                started + args.ramp * i / max(1, players), deadline, (args.pause[0], args.pause[1]), rng)
         for i, c in enumerate(clients)))
     wall = time.monotonic() - started
+    client_cpu = time.process_time() - cpu0
     stop.set()
     await shown
     processes = watch.stop() if watch is not None else []
@@ -447,6 +449,7 @@ async def run_level(players: int, args: argparse.Namespace, base: str,
         "processes": processes, "server_cpu_percent": round(sum(p["cpu_percent"] for p in processes), 1),
         "loadavg_before_after": [round(load0[0], 2), round(os.getloadavg()[0], 2)],
         "loadavg_max": round(max(stats.loadavg, default=load0[0]), 2),
+        "client_cpu_percent": round(100 * client_cpu / wall, 1),  # this script's own share of a core
     }
 
 
