@@ -369,7 +369,9 @@ def server_figures(user_ids: list[int], since: datetime) -> dict[str, Any]:
     bad = bad_matches((e["match_id"], e["user_id"]) for e in paired)
     waves = wave_durations((e["pool_id"], e["ended_at"].timestamp(), matches[e["match_id"]]["created_at"]
                             .timestamp()) for e in paired if e["match_id"] in matches and e["ended_at"])
+    per_wave = Counter((e["pool_id"], e["ended_at"]) for e in paired if e["ended_at"])
     return {
+        "pairs_per_wave": [n / 2 for n in per_wave.values()],
         "entries_by_status": dict(Counter(e["status"] for e in entries)),
         "pairings": len({e["match_id"] for e in paired}),
         "gaps": rating_gaps((e["match_id"], e["rating"]) for e in paired),
@@ -440,7 +442,7 @@ async def run_level(players: int, args: argparse.Namespace, base: str,
         "wait_s": summary(stats.waits, 2), "join_s": summary(stats.joins, 2),
         "server_wait_s": summary(server["server_waits"], 2),
         "gap": summary(server["gaps"], 0), "wave_ms": summary([1000 * w for w in server["waves"]], 1),
-        "waves_with_pairs": len(server["waves"]),
+        "waves_with_pairs": len(server["waves"]), "pairs_per_wave": summary(server["pairs_per_wave"], 1),
         "paired_twice": paired_twice, "players_in_two_matches": server["players_in_two_matches"],
         "bad_matches": server["bad_matches"][:20],
         "resigned": stats.resigned, "opponent_resigned_first": stats.opponent_first,
