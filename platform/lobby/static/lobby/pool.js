@@ -65,7 +65,13 @@ function open() {
     socket.stopped = true;
     if (socket.ws) socket.ws.close(1000);
   }
-  socket = new MatchSocket(`/ws/pool/${root.dataset.slug}/${bot.checked ? "?bot=1" : ""}`, { onMessage, onStatus });
+  // Each socket's handlers speak only while it is the current one (the one replaced by a change of
+  // the checkbox closes later, and must not end the wait on the page).
+  const mine = new MatchSocket(`/ws/pool/${root.dataset.slug}/${bot.checked ? "?bot=1" : ""}`, {
+    onMessage: (msg) => { if (socket === mine) onMessage(msg); },
+    onStatus: (state, code) => { if (socket === mine) onStatus(state, code); },
+  });
+  socket = mine;
   socket.connect();
 }
 
