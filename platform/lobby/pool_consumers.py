@@ -153,7 +153,8 @@ class PoolConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavaila
         self._limiter = ratelimit.MessageLimiter(time.monotonic())
         await self.channel_layer.group_add(pools.entry_group(entry.pk), self.channel_name)
         await self.channel_layer.group_add(pools.pool_group(entry.pool_id), self.channel_name)
-        waves.ensure_running()
+        if not waves.ensure_running() and not joined.resumed:
+            waves.wake()  # someone may be waiting for this player: pair now, not at the period's end
         self.waiting = await db_call(pools.waiting_count)(entry.pool_id)
         await self._send_waiting()
         self.spawn(self._tick())
