@@ -17,6 +17,7 @@ import asyncio
 import json
 import logging
 import math
+import secrets
 import time
 from typing import Any
 
@@ -173,7 +174,8 @@ class PoolConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavaila
 
     async def _take_slot(self, namespace: str, key: str | int, cap: int) -> bool:
         slot = await _in_thread(ratelimit.socket_slot_acquire)(match_id=namespace, user_id=key,
-                                                               owner=self.channel_name, cap=cap)
+                                                               owner=self.channel_name, cap=cap,
+                                                               first=secrets.randbelow(cap))
         if slot is None:
             return False
         self._slots.append((namespace, key, slot))

@@ -205,3 +205,25 @@ async def test_the_wave_loop_started_by_a_pool_socket_pairs_them(
         await second.disconnect()
         await waves.stop()
         await asyncio.sleep(0)
+
+
+async def test_per_address_socket_slots(
+    alice: Any, bob: Any, rated_pool: Any, manual_waves: None, settings: Any,
+) -> None:
+    settings.LOBBY_POOL_SOCKETS_PER_IP = 1
+    path = f"/ws/pool/{rated_pool.slug}/"
+    first = await _open(alice, path)
+    try:
+        assert (await _recv(first))["type"] == "waiting"
+        frame, close = await _refused(bob, path)  # the same address (the communicator's client)
+        assert frame == {"type": "error", "code": "pool_ip_limit",
+                         "message": "at most 1 pool connections per address: close another tab"}
+        assert close == 4429
+    finally:
+        await first.disconnect()
+    # closing frees the address's slot at once
+    again = await _open(bob, path)
+    try:
+        assert (await _recv(again))["type"] == "waiting"
+    finally:
+        await again.disconnect()
