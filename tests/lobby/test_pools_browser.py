@@ -130,3 +130,43 @@ def test_two_strangers_meet_in_a_rated_pool_and_both_see_their_rating_change(
     finally:
         for context in contexts:
             context.close()
+
+
+def test_waiting_screen_counts_switches_the_bot_fallback_and_cancels(daphne_server: Any, page: Any) -> None:
+    """In Portuguese at 390 px: the waiting screen counts the seconds, the house-bot checkbox (off by
+    default) reconnects with ?bot=1 and keeps the same wait, Cancel ends it and goes back to /play/."""
+    from django.contrib.auth import get_user_model
+
+    from lobby.models import Pool, PoolEntry
+
+    pool, _ = Pool.objects.update_or_create(slug="50-20-casual", defaults={
+        "name": "50 points · 20 s · casual", "target": 50, "turn_timer_seconds": 20, "rated": False,
+        "active": True})
+    get_user_model().objects.create_user(username="rosa", password=PASSWORD)
+    base = daphne_server.url
+    errors: list[Any] = []
+    page.on("pageerror", lambda error: errors.append(error))
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.context.add_cookies([{"name": "django_language", "value": "pt-br", "url": base}])
+    _log_in(page, base, "rosa")
+    page.goto(base + f"/play/pool/{pool.slug}/")
+    page.wait_for_function("+document.querySelector('[data-testid=pool-waited]').textContent >= 2",
+                           timeout=15_000)
+    assert page.get_by_test_id("pool-count").inner_text() == "1"
+    assert page.get_by_test_id("pool-status").inner_text() == "Esperando um adversário…"
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    entry = PoolEntry.objects.get()
+    assert not entry.bot_fallback
+    box = page.get_by_test_id("pool-bot")
+    assert not box.is_checked()
+    box.check()
+    deadline = time.monotonic() + 15
+    while not PoolEntry.objects.get(pk=entry.pk).bot_fallback and time.monotonic() < deadline:
+        page.wait_for_timeout(100)
+    entry.refresh_from_db()
+    assert entry.bot_fallback and entry.status == "waiting" and PoolEntry.objects.count() == 1
+    page.get_by_test_id("pool-cancel").click()
+    page.wait_for_url(base + "/play/")
+    entry.refresh_from_db()
+    assert entry.status == "cancelled"
+    assert errors == []
