@@ -253,8 +253,12 @@ def nearest_bot_level(rating: float) -> int:
     return min(BOT_LEVELS, key=lambda level: (abs(bot_rating(level) - rating), level))
 
 
-def run_wave(*, pool_id: int, now: datetime | None = None) -> Wave:
+def run_wave(*, pool_id: int, now: datetime | None = None, min_gap: float | None = None) -> Wave:
     """One pairing wave of pool ``pool_id`` at ``now`` (default: the clock), in one transaction.
+
+    ``min_gap`` (seconds; the wave loop passes ``lobby.waves.MIN_GAP_SECONDS``): skip the wave (``ran``
+    False) when the pool's previous wave, run by any process, is more recent than that, so N Daphne
+    processes do not make N waves a period of one pool. None (tests): always run.
 
     Steps: lock the pool (skipped: another runner has it); lock its waiting entries; end those whose
     socket is gone (``left``, reason ``disconnected``); lock their users (skip locked: they sit out);
@@ -271,6 +275,10 @@ def run_wave(*, pool_id: int, now: datetime | None = None) -> Wave:
         pool = Pool.objects.select_for_update(skip_locked=True).filter(pk=pool_id).first()
         if pool is None:
             return Wave(ran=False)
+        if (min_gap is not None and pool.last_wave_at is not None
+                and 0 <= (now - pool.last_wave_at).total_seconds() < min_gap):
+            return Wave(ran=False)
+        Pool.objects.filter(pk=pool_id).update(last_wave_at=now)
         wave = Wave()
         messages: list[tuple[str, dict[str, Any]]] = []
         last_match = Subquery(PoolEntry.objects.filter(
@@ -380,9 +388,10 @@ def paired_message(entry: PoolEntry) -> dict[str, Any]:
     return _paired(entry, match, opponent, rating, bot=opponent.is_bot)[1]
 
 
-def run_waves(*, now: datetime | None = None) -> list[Wave]:
-    """One wave of every pool that has someone waiting (active or not: a closed pool's entries are
-    ended), in pool order. Called every ``LOBBY_WAVE_SECONDS`` by ``lobby.waves``."""
+def run_waves(*, now: datetime | None = None, min_gap: float | None = None) -> list[Wave]:
+    """One wave (:func:`run_wave`, ``min_gap`` passed on) of every pool that has someone waiting (active
+    or not: a closed pool's entries are ended), in pool order. Called every ``LOBBY_WAVE_SECONDS`` by
+    ``lobby.waves``."""
     pool_ids = list(PoolEntry.objects.filter(status=EntryStatus.WAITING)
                     .order_by("pool_id").values_list("pool_id", flat=True).distinct())
-    return [run_wave(pool_id=pool_id, now=now) for pool_id in pool_ids]
+    return [run_wave(pool_id=pool_id, now=now, min_gap=min_gap) for pool_id in pool_ids]

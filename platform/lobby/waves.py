@@ -12,7 +12,9 @@ waits without a pool socket open, which started the loop in its process.
 Exactly one runner per pool per wave: with several Daphne processes (production) every process runs the
 loop, and each pool's wave takes the pool's row lock with ``SKIP LOCKED`` (``lobby.pools.run_wave``), so
 a second process finds it taken and skips that pool; the decisions are written in one transaction, and
-the ``paired`` messages cross processes through Redis. A Daphne that dies takes its loop with it; the
+the ``paired`` messages cross processes through Redis. A pool whose wave any process ran less than
+:data:`MIN_GAP_SECONDS` ago is skipped too (``Pool.last_wave_at``), so however many processes run the
+loop, a pool gets at most four waves a second. A Daphne that dies takes its loop with it; the
 other processes' loops go on (and a restarted one starts again with its first pool socket).
 
 Tests call ``lobby.pools.run_wave(pool_id=..., now=...)`` directly with an injected clock.
@@ -100,7 +102,8 @@ async def _waves_forever(woken: asyncio.Event) -> None:
     while True:
         woken.clear()
         try:
-            await database_sync_to_async(pools.run_waves, thread_sensitive=False)()
+            await database_sync_to_async(pools.run_waves, thread_sensitive=False)(
+                min_gap=MIN_GAP_SECONDS)
         except Exception as exc:  # narrowed at once: anything but an outage is re-raised (a bug)
             if not (outage(exc) or isinstance(exc, (DatabaseError, TimeoutError))):
                 raise

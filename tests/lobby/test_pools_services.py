@@ -330,3 +330,12 @@ def test_nearest_bot_level_brute_force() -> None:
     for rating in range(600, 2600, 37):
         best = min(abs(bot_rating(level) - rating) for level in range(1, 6))
         assert abs(bot_rating(pools.nearest_bot_level(rating)) - rating) == best
+
+
+def test_min_gap_skips_a_pool_whose_wave_just_ran(alice: Any, rated_pool: Any) -> None:
+    entry = pools.pool_join(user=alice, slug=rated_pool.slug).entry
+    assert pools.run_wave(pool_id=rated_pool.pk, now=_at(entry, 1), min_gap=0.25).ran
+    # another process's loop, 0.2 s later: skipped
+    assert not pools.run_wave(pool_id=rated_pool.pk, now=_at(entry, 1.2), min_gap=0.25).ran
+    assert pools.run_wave(pool_id=rated_pool.pk, now=_at(entry, 1.25), min_gap=0.25).ran
+    assert pools.run_wave(pool_id=rated_pool.pk, now=_at(entry, 1.3)).ran  # no gap asked: always runs
