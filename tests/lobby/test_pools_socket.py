@@ -227,3 +227,25 @@ async def test_per_address_socket_slots(
         assert (await _recv(again))["type"] == "waiting"
     finally:
         await again.disconnect()
+
+
+async def test_bot_fallback_is_sent_as_paired_with_a_bot(
+    alice: Any, house_bots: Any, rated_pool: Any, manual_waves: None,
+) -> None:
+    comm = await _open(alice, f"/ws/pool/{rated_pool.slug}/?bot=1")
+    try:
+        assert (await _recv(comm))["type"] == "waiting"
+        entry = await database_sync_to_async(PoolEntry.objects.get)()
+        at = entry.joined_at + timezone.timedelta(seconds=30)
+        await database_sync_to_async(pools.pool_seen)(entry_id=entry.pk, now=at)  # its heartbeat
+        wave = await database_sync_to_async(pools.run_wave)(pool_id=rated_pool.pk, now=at)
+        [(_, match_id)] = wave.bots
+        match = await database_sync_to_async(Match.objects.select_related("player1").get)(pk=match_id)
+        frame = await _until(comm, "paired")
+        assert frame == {"type": "paired", "match": match_id, "url": f"/match/{match_id}/",
+                         "opponent": {"name": match.player1.public_name,
+                                      "rating": round(pools.bot_rating(match.bot_level))},
+                         "bot": True}
+        assert match.player1.is_bot and match.rated
+    finally:
+        await comm.disconnect()
