@@ -116,6 +116,7 @@ class PoolConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavaila
     waiting: int = 0
     done = False  # paired, left or refused: nothing more to send, nothing to record on disconnect
     language: str = "en"
+    _flooded = False  # closed for flooding: its frames are no longer read
     _slots: list[tuple[str, str | int, int]]
 
     async def connect(self) -> None:
@@ -237,13 +238,13 @@ class PoolConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavaila
         await self.close(code=1000)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        if self.done or self.entry_id is None:
+        if self.done or self._flooded or self.entry_id is None:
             return
         verdict = self._limiter.admit(time.monotonic())
         if verdict != "ok":
             await self._send(self._error("pool_rate_limited"))
-            if verdict == "flood":
-                self.done = True
+            if verdict == "flood":  # closed, not ended: the wait leaves LOBBY_LEAVE_AFTER s later, as any
+                self._flooded = True  # socket gone (a reconnect within it keeps it)
                 await self.close(code=ratelimit.FLOOD_CLOSE_CODE)
             return
         message: Any = None

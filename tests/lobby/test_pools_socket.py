@@ -249,3 +249,30 @@ async def test_bot_fallback_is_sent_as_paired_with_a_bot(
         assert match.player1.is_bot and match.rated
     finally:
         await comm.disconnect()
+
+
+async def test_a_flood_is_refused_then_closed_and_the_wait_leaves_like_any_lost_socket(
+    alice: Any, rated_pool: Any, manual_waves: None,
+) -> None:
+    comm = await _open(alice, f"/ws/pool/{rated_pool.slug}/")
+    try:
+        assert (await _recv(comm))["type"] == "waiting"
+        for _ in range(90):
+            await comm.send_to(text_data='{"type": "x"}')
+        codes: list[str] = []
+        while True:
+            output = await comm.receive_output(timeout=5)
+            if output["type"] == "websocket.close":
+                assert output["code"] == 4429
+                break
+            frame = json.loads(output["text"])
+            if frame["type"] == "error":
+                codes.append(frame["code"])
+        # the bucket's 40 frames (and any it refilled meanwhile, 20 a second) were read, each a bad_frame;
+        # then the 40th refusal within 10 s closed it
+        assert codes[:40] == ["bad_frame"] * 40 and set(codes) == {"bad_frame", "pool_rate_limited"}
+        assert codes.count("pool_rate_limited") == 40
+    finally:
+        await comm.disconnect()
+    entry = await database_sync_to_async(PoolEntry.objects.get)()
+    assert entry.status == EntryStatus.WAITING and entry.disconnected_at is not None
