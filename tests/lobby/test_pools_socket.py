@@ -78,6 +78,9 @@ async def test_refusals_on_connect(
                      "message": "guests play casual games only: sign up to play rated"} and close == 4403
     frame, close = await _refused(alice, "/ws/pool/nope/", "pt-BR")
     assert (frame["code"], frame["message"], close) == ("no_such_pool", "não há fila aberta nope", 4404)
+    frame, close = await _refused(guest, path, "pt-BR")
+    assert (frame["message"], close) == (
+        "visitantes jogam apenas partidas casuais: cadastre-se para jogar valendo rating", 4403)
     frame, close = await _refused(alice, "/ws/pool/nope/")
     assert (frame["code"], frame["message"], close) == ("no_such_pool", "there is no open pool nope", 4404)
     for query in ("?bot=2", "?bot=1&x=1", "?bot=1&bot=0", "?%ff=1"):
