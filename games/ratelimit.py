@@ -95,13 +95,15 @@ def _slot_key(match_id: int | str, user_id: int | str, slot: int) -> str:
 
 
 def socket_slot_acquire(*, match_id: int | str, user_id: int | str, owner: str,
-                        cap: int = SOCKETS_PER_USER_PER_MATCH) -> int | None:
+                        cap: int = SOCKETS_PER_USER_PER_MATCH, first: int = 0) -> int | None:
     """Take a free socket slot of ``user_id`` in ``match_id`` for the connection ``owner`` (its channel
     name). Returns the slot (0..cap-1), ``UNTRACKED`` when the cache failed, None when all are taken.
     Other sockets reuse the slots with a name of their own for ``match_id`` and their ``cap`` (the lobby's
-    pool sockets: ``"pool"`` and the user id, ``"pool-ip"`` and the client address)."""
+    pool sockets: ``"pool"`` and the user id, ``"pool-ip"`` and the client address). The slots are tried
+    from ``first`` on, round: a large cap (an address's) starts at a random one, so the n-th socket does
+    not try n taken slots first."""
     try:
-        for slot in range(cap):
+        for slot in ((first + i) % cap for i in range(cap)):
             if cache.add(_slot_key(match_id, user_id, slot), owner, timeout=SLOT_TTL):
                 return slot
     except Exception as exc:

@@ -366,6 +366,13 @@ SPECTATORS_PER_IP = int(os.environ.get("SPECTATORS_PER_IP", "20"))
 SPECTATORS_PER_MATCH = int(os.environ.get("SPECTATORS_PER_MATCH", "1000"))
 SPECTATORS_COUNT_INTERVAL = float(os.environ.get("SPECTATORS_COUNT_INTERVAL", "1.0"))
 
+# Quick pairing (docs/lobby.md "Pairing", docs/protocol.md "Pool socket"): seconds between waves, seconds
+# a waiting player's socket may be gone before the wait ends, pool sockets per account and per address.
+LOBBY_WAVE_SECONDS = float(os.environ.get("LOBBY_WAVE_SECONDS", "1.0"))
+LOBBY_LEAVE_AFTER = float(os.environ.get("LOBBY_LEAVE_AFTER", "5"))
+LOBBY_POOL_SOCKETS_PER_USER = int(os.environ.get("LOBBY_POOL_SOCKETS_PER_USER", "5"))
+LOBBY_POOL_SOCKETS_PER_IP = int(os.environ.get("LOBBY_POOL_SOCKETS_PER_IP", "50"))
+
 # --- security in production -----------------------------------------------------------------------
 if not DEBUG:
     # Off for plain-HTTP runs (tests' Daphne subprocess sets SECURE_COOKIES=0); on behind TLS.

@@ -37,6 +37,9 @@ class Pool(models.Model):
     window_growth = models.FloatField(_("rating window growth (points per second waited)"), default=10.0)
     bot_after_seconds = models.PositiveSmallIntegerField(
         _("seconds before a house bot replaces a missing opponent (for players who ask)"), default=30)
+    # When this pool's latest wave ran (lobby.pools.run_wave): with several Daphne processes, each one's
+    # loop skips a pool whose wave another process ran less than lobby.waves.MIN_GAP_SECONDS ago.
+    last_wave_at = models.DateTimeField(_("latest wave"), null=True, blank=True, editable=False)
 
     class Meta:
         ordering = ("position", "pk")

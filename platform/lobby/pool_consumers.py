@@ -17,6 +17,7 @@ import asyncio
 import json
 import logging
 import math
+import secrets
 import time
 from typing import Any
 
@@ -115,6 +116,7 @@ class PoolConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavaila
     waiting: int = 0
     done = False  # paired, left or refused: nothing more to send, nothing to record on disconnect
     language: str = "en"
+    _flooded = False  # closed for flooding: its frames are no longer read
     _slots: list[tuple[str, str | int, int]]
 
     async def connect(self) -> None:
@@ -153,7 +155,8 @@ class PoolConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavaila
         self._limiter = ratelimit.MessageLimiter(time.monotonic())
         await self.channel_layer.group_add(pools.entry_group(entry.pk), self.channel_name)
         await self.channel_layer.group_add(pools.pool_group(entry.pool_id), self.channel_name)
-        waves.ensure_running()
+        if not waves.ensure_running() and not joined.resumed:
+            waves.wake()  # someone may be waiting for this player: pair now, not at the period's end
         self.waiting = await db_call(pools.waiting_count)(entry.pool_id)
         await self._send_waiting()
         self.spawn(self._tick())
@@ -172,7 +175,8 @@ class PoolConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavaila
 
     async def _take_slot(self, namespace: str, key: str | int, cap: int) -> bool:
         slot = await _in_thread(ratelimit.socket_slot_acquire)(match_id=namespace, user_id=key,
-                                                               owner=self.channel_name, cap=cap)
+                                                               owner=self.channel_name, cap=cap,
+                                                               first=secrets.randbelow(cap))
         if slot is None:
             return False
         self._slots.append((namespace, key, slot))
@@ -234,13 +238,13 @@ class PoolConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavaila
         await self.close(code=1000)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        if self.done or self.entry_id is None:
+        if self.done or self._flooded or self.entry_id is None:
             return
         verdict = self._limiter.admit(time.monotonic())
         if verdict != "ok":
             await self._send(self._error("pool_rate_limited"))
-            if verdict == "flood":
-                self.done = True
+            if verdict == "flood":  # closed, not ended: the wait leaves LOBBY_LEAVE_AFTER s later, as any
+                self._flooded = True  # socket gone (a reconnect within it keeps it)
                 await self.close(code=ratelimit.FLOOD_CLOSE_CODE)
             return
         message: Any = None

@@ -54,6 +54,11 @@ HEARTBEAT_SECONDS = 10.0
 STALE_AFTER = 30.0
 """An entry not seen for this long leaves at the next wave: its socket's Daphne process died, so no
 disconnect was ever recorded (three heartbeats missed)."""
+MAX_MATCHES_PER_WAVE = 100
+"""Most matches one wave creates (its pairs with the longest waiters first); the others stay waiting for
+the next wave. Creating a match (dealing, storing the deal) is most of a wave's cost: 200 waiting players,
+100 matches, took 1.1 s of wall time in one transaction on a busy 2-core machine, holding the pool's lock
+meanwhile and delaying the next pools' waves; a burst of arrivals is paired over a few waves instead."""
 PAIRED_RESEND_SECONDS = 120.0
 """A socket that (re)connects to a pool within this long after its entry was paired into a match still
 in play is sent ``paired`` again instead of joining anew (a cancel or a reload that lost the race)."""
@@ -253,8 +258,12 @@ def nearest_bot_level(rating: float) -> int:
     return min(BOT_LEVELS, key=lambda level: (abs(bot_rating(level) - rating), level))
 
 
-def run_wave(*, pool_id: int, now: datetime | None = None) -> Wave:
+def run_wave(*, pool_id: int, now: datetime | None = None, min_gap: float | None = None) -> Wave:
     """One pairing wave of pool ``pool_id`` at ``now`` (default: the clock), in one transaction.
+
+    ``min_gap`` (seconds; the wave loop passes ``lobby.waves.MIN_GAP_SECONDS``): skip the wave (``ran``
+    False) when the pool's previous wave, run by any process, is more recent than that, so N Daphne
+    processes do not make N waves a period of one pool. None (tests): always run.
 
     Steps: lock the pool (skipped: another runner has it); lock its waiting entries; end those whose
     socket is gone (``left``, reason ``disconnected``); lock their users (skip locked: they sit out);
@@ -271,6 +280,10 @@ def run_wave(*, pool_id: int, now: datetime | None = None) -> Wave:
         pool = Pool.objects.select_for_update(skip_locked=True).filter(pk=pool_id).first()
         if pool is None:
             return Wave(ran=False)
+        if (min_gap is not None and pool.last_wave_at is not None
+                and 0 <= (now - pool.last_wave_at).total_seconds() < min_gap):
+            return Wave(ran=False)
+        Pool.objects.filter(pk=pool_id).update(last_wave_at=now)
         wave = Wave()
         messages: list[tuple[str, dict[str, Any]]] = []
         last_match = Subquery(PoolEntry.objects.filter(
@@ -306,8 +319,12 @@ def run_wave(*, pool_id: int, now: datetime | None = None) -> Wave:
         waiters = [Waiter(key=e.pk, user_id=e.user_id, rating=e.rating,
                           waited=max(0.0, (now - e.joined_at).total_seconds()),
                           last_opponent=opponents.get(e.pk)) for e in ready.values()]
-        for key_a, key_b in pair_wave(waiters, start=pool.window_start, growth=pool.window_growth):
-            a, b = sorted((ready.pop(key_a), ready.pop(key_b)), key=lambda e: (e.joined_at, e.pk))
+        chosen = sorted((sorted((ready[key_a], ready[key_b]), key=lambda e: (e.joined_at, e.pk))
+                         for key_a, key_b in pair_wave(waiters, start=pool.window_start,
+                                                       growth=pool.window_growth)),
+                        key=lambda pair: (pair[0].joined_at, pair[0].pk))
+        for a, b in chosen[:MAX_MATCHES_PER_WAVE]:
+            del ready[a.pk], ready[b.pk]
             try:
                 match = match_create_seated(player0=a.user, player1=b.user, rules_preset="classic",
                                             target=pool.target, turn_timer=pool.turn_timer_seconds,
@@ -319,8 +336,10 @@ def run_wave(*, pool_id: int, now: datetime | None = None) -> Wave:
                 _end(entry, EntryStatus.PAIRED, now, match)
                 messages.append(_paired(entry, match, other.user, other.rating, bot=False))
             wave.pairs.append((a.pk, b.pk, match.pk))
+        left_over = {e.pk for pair in chosen[MAX_MATCHES_PER_WAVE:] for e in pair}
         for entry in list(ready.values()):
-            if entry.bot_fallback and (now - entry.joined_at).total_seconds() >= pool.bot_after_seconds:
+            waited = (now - entry.joined_at).total_seconds()
+            if entry.pk not in left_over and entry.bot_fallback and waited >= pool.bot_after_seconds:
                 level = nearest_bot_level(entry.rating)
                 try:
                     match = match_create_vs_bot(user=entry.user, level=level, rules_preset="classic",
@@ -380,9 +399,10 @@ def paired_message(entry: PoolEntry) -> dict[str, Any]:
     return _paired(entry, match, opponent, rating, bot=opponent.is_bot)[1]
 
 
-def run_waves(*, now: datetime | None = None) -> list[Wave]:
-    """One wave of every pool that has someone waiting (active or not: a closed pool's entries are
-    ended), in pool order. Called every ``LOBBY_WAVE_SECONDS`` by ``lobby.waves``."""
+def run_waves(*, now: datetime | None = None, min_gap: float | None = None) -> list[Wave]:
+    """One wave (:func:`run_wave`, ``min_gap`` passed on) of every pool that has someone waiting (active
+    or not: a closed pool's entries are ended), in pool order. Called every ``LOBBY_WAVE_SECONDS`` by
+    ``lobby.waves``."""
     pool_ids = list(PoolEntry.objects.filter(status=EntryStatus.WAITING)
                     .order_by("pool_id").values_list("pool_id", flat=True).distinct())
-    return [run_wave(pool_id=pool_id, now=now) for pool_id in pool_ids]
+    return [run_wave(pool_id=pool_id, now=now, min_gap=min_gap) for pool_id in pool_ids]

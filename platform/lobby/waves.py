@@ -12,7 +12,9 @@ waits without a pool socket open, which started the loop in its process.
 Exactly one runner per pool per wave: with several Daphne processes (production) every process runs the
 loop, and each pool's wave takes the pool's row lock with ``SKIP LOCKED`` (``lobby.pools.run_wave``), so
 a second process finds it taken and skips that pool; the decisions are written in one transaction, and
-the ``paired`` messages cross processes through Redis. A Daphne that dies takes its loop with it; the
+the ``paired`` messages cross processes through Redis. A pool whose wave any process ran less than
+:data:`MIN_GAP_SECONDS` ago is skipped too (``Pool.last_wave_at``), so however many processes run the
+loop, a pool gets at most four waves a second. A Daphne that dies takes its loop with it; the
 other processes' loops go on (and a restarted one starts again with its first pool socket).
 
 Tests call ``lobby.pools.run_wave(pool_id=..., now=...)`` directly with an injected clock.
@@ -21,6 +23,7 @@ Tests call ``lobby.pools.run_wave(pool_id=..., now=...)`` directly with an injec
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import threading
 
@@ -36,7 +39,11 @@ log = logging.getLogger(__name__)
 WAVE_SECONDS = 1.0
 """Default of ``LOBBY_WAVE_SECONDS``: seconds between two waves (the issue: every 1-2 s)."""
 
+MIN_GAP_SECONDS = 0.25
+"""Least seconds between two waves of this process's loop, however often it is woken (:func:`wake`)."""
+
 _lock = threading.Lock()
+_wake: asyncio.Event | None = None
 _task: asyncio.Task[None] | None = None
 _loop: asyncio.AbstractEventLoop | None = None
 waves_run = 0
@@ -51,15 +58,23 @@ def wave_seconds() -> float:
 def ensure_running() -> bool:
     """Start this process's wave loop on the running event loop unless it runs already (call from a
     coroutine). True when this call started it."""
-    global _task, _loop
+    global _task, _loop, _wake
     loop = asyncio.get_running_loop()
     with _lock:
         if _task is not None and not _task.done() and _loop is loop:
             return False
         _loop = loop
-        _task = loop.create_task(_waves_forever())
+        _wake = asyncio.Event()
+        _task = loop.create_task(_waves_forever(_wake))
         _task.add_done_callback(_ended)
         return True
+
+
+def wake() -> None:
+    """Run the next wave now rather than at the end of the period (a player joined: a partner may be
+    waiting), though not sooner than :data:`MIN_GAP_SECONDS` after the last one. Call from the loop."""
+    if _wake is not None and _loop is asyncio.get_running_loop():
+        _wake.set()
 
 
 def running() -> bool:
@@ -82,11 +97,13 @@ def _ended(task: asyncio.Task[None]) -> None:
         log.error("pool wave loop ended", exc_info=task.exception())
 
 
-async def _waves_forever() -> None:
+async def _waves_forever(woken: asyncio.Event) -> None:
     global waves_run
     while True:
+        woken.clear()
         try:
-            await database_sync_to_async(pools.run_waves, thread_sensitive=False)()
+            await database_sync_to_async(pools.run_waves, thread_sensitive=False)(
+                min_gap=MIN_GAP_SECONDS)
         except Exception as exc:  # narrowed at once: anything but an outage is re-raised (a bug)
             if not (outage(exc) or isinstance(exc, (DatabaseError, TimeoutError))):
                 raise
@@ -94,4 +111,7 @@ async def _waves_forever() -> None:
             # deadlock victim): the next wave retries; the waiting sockets notice nothing
             log.warning("pool waves failed: %s: %s", type(exc).__name__, exc)
         waves_run += 1
-        await asyncio.sleep(wave_seconds())
+        period = wave_seconds()
+        await asyncio.sleep(min(MIN_GAP_SECONDS, period))
+        with contextlib.suppress(TimeoutError):  # the period ended: the regular wave
+            await asyncio.wait_for(woken.wait(), max(0.0, period - MIN_GAP_SECONDS))

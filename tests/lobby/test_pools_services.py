@@ -330,3 +330,32 @@ def test_nearest_bot_level_brute_force() -> None:
     for rating in range(600, 2600, 37):
         best = min(abs(bot_rating(level) - rating) for level in range(1, 6))
         assert abs(bot_rating(pools.nearest_bot_level(rating)) - rating) == best
+
+
+def test_min_gap_skips_a_pool_whose_wave_just_ran(alice: Any, rated_pool: Any) -> None:
+    entry = pools.pool_join(user=alice, slug=rated_pool.slug).entry
+    assert pools.run_wave(pool_id=rated_pool.pk, now=_at(entry, 1), min_gap=0.25).ran
+    # another process's loop, 0.2 s later: skipped
+    assert not pools.run_wave(pool_id=rated_pool.pk, now=_at(entry, 1.2), min_gap=0.25).ran
+    assert pools.run_wave(pool_id=rated_pool.pk, now=_at(entry, 1.25), min_gap=0.25).ran
+    assert pools.run_wave(pool_id=rated_pool.pk, now=_at(entry, 1.3)).ran  # no gap asked: always runs
+
+
+def test_a_wave_makes_at_most_max_matches_longest_waiters_first(
+    django_user_model: Any, rated_pool: Any, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(pools, "MAX_MATCHES_PER_WAVE", 2)
+    users = [django_user_model.objects.create_user(username=f"m{i}") for i in range(6)]
+    entries = []
+    for i, user in enumerate(users):
+        set_rating(user, 1500 + 10 * i)
+        entries.append(pools.pool_join(user=user, slug=rated_pool.slug).entry)
+    now = timezone.now()
+    for i, entry in enumerate(entries):  # joined a second apart, m0 first
+        PoolEntry.objects.filter(pk=entry.pk).update(joined_at=now - timedelta(seconds=10 - i))
+    first = pools.run_wave(pool_id=rated_pool.pk, now=now)
+    assert [(a, b) for a, b, _ in first.pairs] == [(entries[0].pk, entries[1].pk),
+                                                  (entries[2].pk, entries[3].pk)]
+    assert first.waiting == 2
+    assert [(a, b) for a, b, _ in pools.run_wave(pool_id=rated_pool.pk, now=now).pairs] == [
+        (entries[4].pk, entries[5].pk)]

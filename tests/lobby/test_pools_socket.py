@@ -78,6 +78,9 @@ async def test_refusals_on_connect(
                      "message": "guests play casual games only: sign up to play rated"} and close == 4403
     frame, close = await _refused(alice, "/ws/pool/nope/", "pt-BR")
     assert (frame["code"], frame["message"], close) == ("no_such_pool", "não há fila aberta nope", 4404)
+    frame, close = await _refused(guest, path, "pt-BR")
+    assert (frame["message"], close) == (
+        "visitantes jogam apenas partidas casuais: cadastre-se para jogar valendo rating", 4403)
     frame, close = await _refused(alice, "/ws/pool/nope/")
     assert (frame["code"], frame["message"], close) == ("no_such_pool", "there is no open pool nope", 4404)
     for query in ("?bot=2", "?bot=1&x=1", "?bot=1&bot=0", "?%ff=1"):
@@ -205,3 +208,74 @@ async def test_the_wave_loop_started_by_a_pool_socket_pairs_them(
         await second.disconnect()
         await waves.stop()
         await asyncio.sleep(0)
+
+
+async def test_per_address_socket_slots(
+    alice: Any, bob: Any, rated_pool: Any, manual_waves: None, settings: Any,
+) -> None:
+    settings.LOBBY_POOL_SOCKETS_PER_IP = 1
+    path = f"/ws/pool/{rated_pool.slug}/"
+    first = await _open(alice, path)
+    try:
+        assert (await _recv(first))["type"] == "waiting"
+        frame, close = await _refused(bob, path)  # the same address (the communicator's client)
+        assert frame == {"type": "error", "code": "pool_ip_limit",
+                         "message": "at most 1 pool connections per address: close another tab"}
+        assert close == 4429
+    finally:
+        await first.disconnect()
+    # closing frees the address's slot at once
+    again = await _open(bob, path)
+    try:
+        assert (await _recv(again))["type"] == "waiting"
+    finally:
+        await again.disconnect()
+
+
+async def test_bot_fallback_is_sent_as_paired_with_a_bot(
+    alice: Any, house_bots: Any, rated_pool: Any, manual_waves: None,
+) -> None:
+    comm = await _open(alice, f"/ws/pool/{rated_pool.slug}/?bot=1")
+    try:
+        assert (await _recv(comm))["type"] == "waiting"
+        entry = await database_sync_to_async(PoolEntry.objects.get)()
+        at = entry.joined_at + timezone.timedelta(seconds=30)
+        await database_sync_to_async(pools.pool_seen)(entry_id=entry.pk, now=at)  # its heartbeat
+        wave = await database_sync_to_async(pools.run_wave)(pool_id=rated_pool.pk, now=at)
+        [(_, match_id)] = wave.bots
+        match = await database_sync_to_async(Match.objects.select_related("player1").get)(pk=match_id)
+        frame = await _until(comm, "paired")
+        assert frame == {"type": "paired", "match": match_id, "url": f"/match/{match_id}/",
+                         "opponent": {"name": match.player1.public_name,
+                                      "rating": round(pools.bot_rating(match.bot_level))},
+                         "bot": True}
+        assert match.player1.is_bot and match.rated
+    finally:
+        await comm.disconnect()
+
+
+async def test_a_flood_is_refused_then_closed_and_the_wait_leaves_like_any_lost_socket(
+    alice: Any, rated_pool: Any, manual_waves: None,
+) -> None:
+    comm = await _open(alice, f"/ws/pool/{rated_pool.slug}/")
+    try:
+        assert (await _recv(comm))["type"] == "waiting"
+        for _ in range(90):
+            await comm.send_to(text_data='{"type": "x"}')
+        codes: list[str] = []
+        while True:
+            output = await comm.receive_output(timeout=5)
+            if output["type"] == "websocket.close":
+                assert output["code"] == 4429
+                break
+            frame = json.loads(output["text"])
+            if frame["type"] == "error":
+                codes.append(frame["code"])
+        # the bucket's 40 frames (and any it refilled meanwhile, 20 a second) were read, each a bad_frame;
+        # then the 40th refusal within 10 s closed it
+        assert codes[:40] == ["bad_frame"] * 40 and set(codes) == {"bad_frame", "pool_rate_limited"}
+        assert codes.count("pool_rate_limited") == 40
+    finally:
+        await comm.disconnect()
+    entry = await database_sync_to_async(PoolEntry.objects.get)()
+    assert entry.status == EntryStatus.WAITING and entry.disconnected_at is not None

@@ -15,6 +15,7 @@ const errorLine = $("pool-error");
 const back = $("pool-back");
 let socket = null;
 let over = false;
+let joined = false; // a `waiting` came on the current socket: later errors refuse a frame, not the join
 
 function finish(message, isError) {
   over = true;
@@ -32,6 +33,7 @@ function finish(message, isError) {
 function onMessage(msg) {
   if (over) return;
   if (msg.type === "waiting") {
+    joined = true;
     status.textContent = t("waiting");
     waited.textContent = String(msg.waited);
     count.textContent = String(msg.waiting);
@@ -44,7 +46,7 @@ function onMessage(msg) {
     finish(msg.reason === "cancelled" ? t("left") : t("disconnected"), false);
     if (msg.reason === "cancelled") location.assign(root.dataset.playUrl);
   } else if (msg.type === "error") {
-    if (msg.code === "bad_frame" && socket && socket.isOpen) {
+    if (joined && (msg.code === "bad_frame" || msg.code === "pool_rate_limited")) {
       errorLine.textContent = msg.message; // our own frame was refused: the wait goes on
       errorLine.hidden = false;
       return;
@@ -65,7 +67,14 @@ function open() {
     socket.stopped = true;
     if (socket.ws) socket.ws.close(1000);
   }
-  socket = new MatchSocket(`/ws/pool/${root.dataset.slug}/${bot.checked ? "?bot=1" : ""}`, { onMessage, onStatus });
+  // Each socket's handlers speak only while it is the current one (the one replaced by a change of
+  // the checkbox closes later, and must not end the wait on the page).
+  const mine = new MatchSocket(`/ws/pool/${root.dataset.slug}/${bot.checked ? "?bot=1" : ""}`, {
+    onMessage: (msg) => { if (socket === mine) onMessage(msg); },
+    onStatus: (state, code) => { if (socket === mine) onStatus(state, code); },
+  });
+  socket = mine;
+  joined = false;
   socket.connect();
 }
 

@@ -1,0 +1,172 @@
+"""Browser (chromium, a real Daphne): two strangers, members in two separate browser contexts, join the
+same rated pool from /play/ and land on the same table within 5 s (the wave loop runs in Daphne: nobody
+calls a wave here), play until both have moved, one resigns, and both see their rating change. The pool
+pages fit a 390 px wide phone."""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+import pytest
+
+from tests.games.test_browser import make_a_move
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+PASSWORD = "felt-green-42-knock"
+APP = "#table-app"
+
+
+@pytest.fixture(autouse=True)
+def no_pauses(settings: Any) -> None:
+    settings.GAMES_BOT_DELAY = (0.0, 0.0)
+    settings.GAMES_HAND_PAUSE = 0.0
+
+
+def _log_in(page: Any, base: str, username: str) -> None:
+    page.goto(base + "/accounts/login/")
+    page.fill("#id_username", username)
+    page.fill("#id_password", PASSWORD)
+    page.locator("main form button[type=submit]").click()
+    page.wait_for_url(re.compile(r".*/$"))
+
+
+def _seq(page: Any) -> int:
+    return int(page.get_attribute(APP, "data-seq") or -1)
+
+
+def test_two_strangers_meet_in_a_rated_pool_and_both_see_their_rating_change(
+    daphne_server: Any, page: Any, browser: Any,
+) -> None:
+    from django.contrib.auth import get_user_model
+
+    from games.models import Match, MatchEvent
+    from lobby.models import Pool
+    from ratings.models import RatingChange
+
+    # the migration's pool (present in a fresh test database; a flushed one lost it: made again)
+    pool, _ = Pool.objects.update_or_create(slug="100-60-rated", defaults={
+        "name": "100 points · 60 s · rated", "target": 100, "turn_timer_seconds": 60, "rated": True,
+        "active": True})
+    for name in ("rosa", "tiago"):
+        get_user_model().objects.create_user(username=name, password=PASSWORD)
+    base = daphne_server.url
+    # ``page`` (its own context) is the first stranger, a second context the other; a phone's width
+    page.set_viewport_size({"width": 390, "height": 844})
+    contexts = [browser.new_context(locale="en-US", viewport={"width": 390, "height": 844})]
+    errors: list[Any] = []
+    try:
+        pages = [page, contexts[0].new_page()]
+        for each, name in zip(pages, ("rosa", "tiago"), strict=True):
+            each.set_default_timeout(15_000)
+            each.on("pageerror", lambda error: errors.append(error))
+            _log_in(each, base, name)
+            each.goto(base + "/play/")
+            row = each.get_by_test_id(f"pool-{pool.slug}")
+            assert "100 points" in row.inner_text() and "rated" in row.inner_text()
+            # a phone's width: nothing sticks out sideways
+            assert each.evaluate("document.documentElement.scrollWidth") <= 390
+        # The clock starts when the second stranger clicks Join (the pairing cannot start before) and
+        # stops when both tables have loaded. Measured here, idle: ~2.4 s, of which each table page's
+        # own load ~1 s; the wave comes at once (the join wakes the loop) or within LOBBY_WAVE_SECONDS.
+        marks: list[tuple[str, float]] = []
+        started = 0.0
+        for each in pages:
+            started = time.monotonic()
+            each.get_by_test_id(f"join-{pool.slug}").click()
+            each.wait_for_url(base + f"/play/pool/{pool.slug}/")
+            marks.append(("waiting page", time.monotonic() - started))
+        assert pages[0].evaluate("document.documentElement.scrollWidth") <= 390
+        for each in pages:
+            each.wait_for_url(re.compile(r".*/match/\d+/$"), timeout=10_000)
+            marks.append(("table", time.monotonic() - started))
+        elapsed = time.monotonic() - started
+        ids = [int(re.search(r"/match/(\d+)/", each.url).group(1)) for each in pages]
+        assert ids[0] == ids[1] and elapsed < 5.0, (ids, marks)
+        match = Match.objects.get(pk=ids[0])
+        assert match.rated and match.turn_timer_seconds == 60 and match.rules["target"] == 100
+
+        # Move until both players have made a move of their own (resigning before would abort).
+        def both_moved() -> bool:
+            seats = set(MatchEvent.objects.filter(match_id=match.pk, type="action", auto=False)
+                        .values_list("seat", flat=True))
+            return seats >= {0, 1}
+
+        for each in pages:
+            each.wait_for_function("document.getElementById('table-app').dataset.phase !== ''")
+        deadline = time.monotonic() + 60
+        while not both_moved() and time.monotonic() < deadline:
+            ready = [p for p in pages if p.get_attribute(APP, "data-your-turn") == "1"
+                     and p.get_attribute(APP, "data-busy") == "0"]
+            if not ready:
+                pages[0].wait_for_timeout(100)  # the other's state is on its way
+                continue
+            before = _seq(ready[0])
+            make_a_move(ready[0])
+            ready[0].wait_for_function(f"+document.getElementById('table-app').dataset.seq > {before}")
+        assert both_moved()
+        resigner = pages[0]
+        resigner.wait_for_function("document.getElementById('table-app').dataset.busy === '0'")
+        resigner.locator("#btn-resign").click()
+        resigner.get_by_role("button", name="Yes, resign").click()
+        lines = []
+        for each in pages:
+            each.locator("#match-end").wait_for()
+            line = each.get_by_test_id("rating-change")
+            line.wait_for()
+            each.wait_for_function(
+                "!document.querySelector('[data-testid=rating-change]').classList.contains('pending')")
+            lines.append(line.inner_text())
+        match.refresh_from_db()
+        resigner_seat = 0 if match.player0.username == "rosa" else 1
+        assert match.status == "finished" and match.winner == 1 - resigner_seat
+        changes = {c.player.username: c
+                   for c in RatingChange.objects.filter(match=match).select_related("player")}
+        # two new players at 1500, K 40 each: the winner gains 40 * 0.5 = 20, the loser loses 20
+        assert round(changes["rosa"].after) == 1480 and round(changes["tiago"].after) == 1520
+        assert lines == ["Rating: 1500 → 1480 (-20)", "Rating: 1500 → 1520 (+20)"]
+        assert errors == []
+    finally:
+        for context in contexts:
+            context.close()
+
+
+def test_waiting_screen_counts_switches_the_bot_fallback_and_cancels(daphne_server: Any, page: Any) -> None:
+    """In Portuguese at 390 px: the waiting screen counts the seconds, the house-bot checkbox (off by
+    default) reconnects with ?bot=1 and keeps the same wait, Cancel ends it and goes back to /play/."""
+    from django.contrib.auth import get_user_model
+
+    from lobby.models import Pool, PoolEntry
+
+    pool, _ = Pool.objects.update_or_create(slug="50-20-casual", defaults={
+        "name": "50 points · 20 s · casual", "target": 50, "turn_timer_seconds": 20, "rated": False,
+        "active": True})
+    get_user_model().objects.create_user(username="rosa", password=PASSWORD)
+    base = daphne_server.url
+    errors: list[Any] = []
+    page.on("pageerror", lambda error: errors.append(error))
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.context.add_cookies([{"name": "django_language", "value": "pt-br", "url": base}])
+    _log_in(page, base, "rosa")
+    page.goto(base + f"/play/pool/{pool.slug}/")
+    page.wait_for_function("+document.querySelector('[data-testid=pool-waited]').textContent >= 2",
+                           timeout=15_000)
+    assert page.get_by_test_id("pool-count").inner_text() == "1"
+    assert page.get_by_test_id("pool-status").inner_text() == "Esperando um adversário…"
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    entry = PoolEntry.objects.get()
+    assert not entry.bot_fallback
+    box = page.get_by_test_id("pool-bot")
+    assert not box.is_checked()
+    box.check()
+    deadline = time.monotonic() + 15
+    while not PoolEntry.objects.get(pk=entry.pk).bot_fallback and time.monotonic() < deadline:
+        page.wait_for_timeout(100)
+    entry.refresh_from_db()
+    assert entry.bot_fallback and entry.status == "waiting" and PoolEntry.objects.count() == 1
+    page.get_by_test_id("pool-cancel").click()
+    page.wait_for_url(base + "/play/")
+    entry.refresh_from_db()
+    assert entry.status == "cancelled"
+    assert errors == []

@@ -1,0 +1,71 @@
+"""The pool pages: /play/ lists the active pools with their waiting counts (a guest sees the rated ones
+disabled, with why), the waiting screen, 404 for a closed pool; English and pt-BR."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from lobby import pools
+
+pytestmark = pytest.mark.django_db
+
+
+def _client(user: Any | None, language: str = "en") -> Client:
+    client = Client(HTTP_ACCEPT_LANGUAGE=language)
+    if user is not None:
+        client.force_login(user)
+    return client
+
+
+def test_play_lists_the_active_pools_with_their_counts(
+    alice: Any, bob: Any, rated_pool: Any, casual_pool: Any,
+) -> None:
+    pools.pool_join(user=bob, slug=rated_pool.slug)
+    page = _client(alice).get("/play/").content.decode()
+    rated = page[page.index(f'data-testid="pool-{rated_pool.slug}"'):]
+    rated = rated[:rated.index("</li>")]
+    assert "100 points" in rated and "60 s a move" in rated and "rated" in rated and "1 waiting" in rated
+    assert f'href="/play/pool/{rated_pool.slug}/"' in rated
+    casual = page[page.index(f'data-testid="pool-{casual_pool.slug}"'):]
+    assert "0 waiting" in casual[:casual.index("</li>")]
+    assert 'href="/play/bot/"' in page and 'href="/play/friend/"' in page
+    casual_pool.active = False
+    casual_pool.save()
+    assert casual_pool.slug not in _client(alice).get("/play/").content.decode()
+
+
+def test_a_guest_sees_rated_pools_disabled_with_why(guest: Any, rated_pool: Any, casual_pool: Any) -> None:
+    page = _client(guest).get("/play/").content.decode()
+    rated = page[page.index(f'data-testid="pool-{rated_pool.slug}"'):]
+    rated = rated[:rated.index("</li>")]
+    assert "guests play casual games only: sign up to play rated" in rated and "disabled" in rated
+    assert f'data-testid="join-{casual_pool.slug}"' in page
+    wait = _client(guest).get(f"/play/pool/{rated_pool.slug}/").content.decode()
+    assert 'data-testid="pool-why"' in wait and "pool.js" not in wait
+
+
+def test_the_waiting_screen(alice: Any, rated_pool: Any) -> None:
+    response = _client(alice).get(f"/play/pool/{rated_pool.slug}/")
+    page = response.content.decode()
+    assert response.status_code == 200
+    assert f'data-slug="{rated_pool.slug}"' in page and "lobby/pool.js" in page
+    assert 'data-testid="pool-cancel"' in page and 'data-testid="pool-bot"' in page
+    assert "If nobody comes in 30 s, play a house bot instead" in page
+    box = page.index('data-testid="pool-bot"')
+    assert " checked" not in page[box - 40:box + 40]  # off by default
+    assert _client(alice).get("/play/pool/nope/").status_code == 404
+
+
+def test_pages_in_portuguese(alice: Any, rated_pool: Any) -> None:
+    page = _client(alice, "pt-BR").get("/play/").content.decode()
+    assert "Jogue agora com um desconhecido" in page and "100 pontos" in page
+    wait = _client(alice, "pt-BR").get(f"/play/pool/{rated_pool.slug}/").content.decode()
+    assert "Se ninguém vier em 30 s, jogue contra um bot da casa" in wait
+
+
+def test_a_guest_reads_why_in_portuguese(guest: Any, rated_pool: Any) -> None:
+    page = _client(guest, "pt-BR").get("/play/").content.decode()
+    assert "visitantes jogam apenas partidas casuais: cadastre-se para jogar valendo rating" in page
