@@ -123,6 +123,8 @@ class PresenceMiddleware:
             nonlocal keeper
             await send(message)
             if message.get("type") == "websocket.accept" and keeper is None:
+                # Marked before the consumer goes on: its first read (the home numbers) counts its player.
+                await _mark(user_id)
                 keeper = asyncio.create_task(self._keep(user_id))
 
         try:
@@ -134,7 +136,11 @@ class PresenceMiddleware:
                     await keeper
 
     async def _keep(self, user_id: int) -> None:
-        mark = sync_to_async(touch, thread_sensitive=False)
         while True:
-            await mark(user_id)
             await self.sleep(TOUCH_SECONDS)
+            await _mark(user_id)
+
+
+async def _mark(user_id: int) -> None:
+    """:func:`touch` in a worker thread (a cache call: off the event loop, off the database thread)."""
+    await sync_to_async(touch, thread_sensitive=False)(user_id)

@@ -1,0 +1,213 @@
+"""The home socket ``ws/home/`` (``web.consumers``, ``web.home_live``, ``web.presence``):
+
+- coalescing: however many changes, one ``home`` message per interval slot site-wide, and only when the
+  numbers changed (an injected clock: no sleeps racing a deadline);
+- per-IP cap: past ``HOME_SOCKETS_PER_IP`` a socket is refused ``home_ip_limit`` / 4429, another address
+  is not, and a closed socket frees its seat;
+- presence: a signed-in player's socket marks them online while it is open, an anonymous one does not;
+- bad frames get the protocol's codes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.test import override_settings
+
+from accounts.models import User
+from lobby.models import Pool, PoolEntry
+from tests.games.wsclient import ORIGIN, recv, session_cookie
+from web import home_live, presence
+from web.presence import PresenceMiddleware
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+QUIET = override_settings(HOME_INTERVAL=3600.0)
+"""The ticker's own slot is an hour: within a test only the explicit ticks (injected clock) send."""
+
+
+@pytest.fixture(autouse=True)
+def asgi_loaded() -> None:
+    import config.asgi  # noqa: F401
+
+
+def communicator(ip: str = "203.0.113.9", cookie: str | None = None) -> WebsocketCommunicator:
+    from config.asgi import application
+
+    headers = [(b"origin", ORIGIN), (b"host", b"testserver")]
+    if cookie:
+        headers.append((b"cookie", cookie.encode()))
+    comm = WebsocketCommunicator(application, "/ws/home/", headers=headers)
+    comm.scope["client"] = (ip, 50000)
+    return comm
+
+
+async def opened(ip: str = "203.0.113.9", cookie: str | None = None) -> tuple[WebsocketCommunicator, dict[str, Any]]:
+    comm = communicator(ip, cookie)
+    connected, _ = await comm.connect(timeout=10)
+    assert connected
+    return comm, await recv(comm, 10)
+
+
+def join(n: int, slug: str = "50-20-casual") -> None:
+    # get_or_create: a transactional test's flush empties the pools the data migration made.
+    pool, _ = Pool.objects.get_or_create(slug=slug, defaults={"name": slug, "target": 50, "turn_timer_seconds": 20,
+                                                               "rated": False})
+    start = User.objects.count()
+    for i in range(n):
+        PoolEntry.objects.create(pool=pool, user=User.objects.create(username=f"waiter{start + i}"), rating=1500)
+
+
+def waiting(numbers: dict[str, Any], slug: str = "50-20-casual") -> int:
+    return next(p["waiting"] for p in numbers["pools"] if p["slug"] == slug)
+
+
+@QUIET
+async def test_ticks_coalesce_changes_into_one_message_per_slot() -> None:
+    """Ten joins within one slot: one message, carrying all ten; ticks of other "processes" in the same
+    slot send nothing; an unchanged tick sends nothing."""
+    sent: list[dict[str, Any]] = []
+
+    async def send(numbers: dict[str, Any]) -> None:
+        sent.append(numbers)
+
+    slot = 3600.0
+    assert await home_live.tick(now=10 * slot, send=send)  # first read: "changed" from nothing
+    for _ in range(10):
+        await database_sync_to_async(join)(1)
+        # Ten other processes tick within the same slot: the slot is taken, none of them reads or sends.
+        assert not await home_live.tick(now=10 * slot + 0.5, send=send)
+    assert len(sent) == 1 and waiting(sent[0]) == 0
+    assert await home_live.tick(now=11 * slot, send=send)  # the next slot's winner sends all ten at once
+    assert len(sent) == 2 and waiting(sent[1]) == 10
+    assert not await home_live.tick(now=12 * slot, send=send)  # nothing changed: nothing sent
+    assert len(sent) == 2
+
+
+@QUIET
+async def test_a_socket_gets_the_numbers_then_one_message_per_tick() -> None:
+    await database_sync_to_async(join)(0)
+    comm, first = await opened()
+    assert first["type"] == "home" and waiting(first) == 0
+    assert set(first) == {"type", "players_online", "matches_in_play", "pools", "live_match"}
+    await database_sync_to_async(join)(3)
+    assert await home_live.tick(now=100 * 3600.0)  # the real send: the group, through the channel layer
+    update = await recv(comm, 10)
+    assert update["type"] == "home" and waiting(update) == 3
+    assert await comm.receive_nothing(timeout=0.3)  # one message for three joins
+    await database_sync_to_async(join)(2)
+    assert not await home_live.tick(now=100 * 3600.0 + 1)  # same slot: nothing
+    assert await comm.receive_nothing(timeout=0.3)
+    assert await home_live.tick(now=101 * 3600.0)
+    assert waiting(await recv(comm, 10)) == 5
+    await comm.send_to(text_data=json.dumps({"type": "sync"}))
+    assert waiting(await recv(comm, 10)) == 5
+    await comm.disconnect()
+    assert home_live.ticker.sockets == 0 and home_live.ticker.task is None
+
+
+@QUIET
+@override_settings(HOME_SOCKETS_PER_IP=2)
+async def test_per_ip_cap() -> None:
+    mine = [await opened("198.51.100.4"), await opened("198.51.100.4")]
+    assert [first["type"] for _, first in mine] == ["home", "home"]
+    comm = communicator("198.51.100.4")
+    connected, _ = await comm.connect(timeout=10)
+    assert connected
+    error = await recv(comm, 10)
+    assert error["type"] == "error" and error["code"] == "home_ip_limit" and error["limit"] == 2
+    assert await comm.receive_output(timeout=10) == {"type": "websocket.close", "code": 4429}
+    await comm.disconnect()
+    elsewhere, first = await opened("192.0.2.77")  # another address is not limited
+    assert first["type"] == "home"
+    await mine[0][0].disconnect()  # a closed socket frees its seat at once
+    again, first = await opened("198.51.100.4")
+    assert first["type"] == "home"
+    for c in (mine[1][0], elsewhere, again):
+        await c.disconnect()
+    assert home_live.ticker.sockets == 0
+
+
+def test_seats_of_a_killed_process_expire(settings: Any) -> None:
+    """Seats not renewed stop counting ``SEAT_TTL`` s after their last renewal (cap 1, injected time)."""
+    from replays import audience
+
+    settings.HOME_SOCKETS_PER_IP = 1
+    assert home_live.admit(ip="10.2.2.2", member="dead", now=1000.0) is not None
+    assert home_live.admit(ip="10.2.2.2", member="new", now=1000.0 + audience.SEAT_TTL - 1) is None
+    assert home_live.admit(ip="10.2.2.2", member="new", now=1000.0 + audience.SEAT_TTL + 1) is not None
+
+
+@QUIET
+async def test_bad_frames_are_refused_with_codes() -> None:
+    comm, _ = await opened()
+    for frame, code in (("{", "bad_json"), ("[1]", "not_an_object"), ('{"type": "join"}', "unknown_type"),
+                        ("x" * 70_000, "frame_too_large")):
+        await comm.send_to(text_data=frame)
+        reply = await recv(comm, 10)
+        assert reply["type"] == "error" and reply["code"] == code, (frame[:10], reply)
+    await comm.send_to(text_data=json.dumps({"type": "ping", "id": "p1"}))
+    assert await recv(comm, 10) == {"type": "pong", "id": "p1"}
+    await comm.disconnect()
+
+
+@QUIET
+async def test_a_members_socket_marks_them_online() -> None:
+    user = await database_sync_to_async(User.objects.create_user)("online-ana", password="x")
+    cookie = await database_sync_to_async(session_cookie)(user)
+    anonymous, first = await opened()
+    assert first["players_online"] == 0
+    comm, first = await opened(cookie=cookie)
+    assert first["players_online"] == 1  # marked at the accept, before the first numbers were read
+    await comm.disconnect()
+    await anonymous.disconnect()
+    assert await database_sync_to_async(presence.count)() == 1  # still online for ONLINE_SECONDS
+
+
+async def test_presence_middleware_marks_every_touch_seconds() -> None:
+    """The middleware's keeper marks at the accept and after each TOUCH_SECONDS (injected sleep), stops
+    with the socket; a bot's or an anonymous socket is never marked."""
+    user = await database_sync_to_async(User.objects.create)(username="kept")
+    marks: list[int] = []
+    naps: list[float] = []
+    release = asyncio.Event()
+    napped = asyncio.Event()
+
+    async def sleep(seconds: float) -> None:
+        naps.append(seconds)
+        if len(naps) == 3:
+            napped.set()
+            await asyncio.Event().wait()  # the third nap lasts until the socket ends
+
+    async def inner(scope: Any, receive: Any, send: Any) -> None:
+        await send({"type": "websocket.accept"})
+        await release.wait()
+
+    async def send(message: dict[str, Any]) -> None:
+        pass
+
+    from web import presence as presence_module
+
+    original = presence_module.touch
+    presence_module.touch = lambda user_id, **kw: marks.append(user_id)  # type: ignore[assignment]
+    try:
+        app = PresenceMiddleware(inner, sleep=sleep)
+        running = asyncio.create_task(app({"type": "websocket", "user": user}, None, send))
+        await asyncio.wait_for(napped.wait(), 10)
+        assert marks == [user.pk] * 3 and naps == [presence.TOUCH_SECONDS] * 3
+        release.set()
+        await asyncio.wait_for(running, 10)
+        bot = await database_sync_to_async(User.objects.create)(username="bot9", is_bot=True, bot_level=3)
+        from django.contrib.auth.models import AnonymousUser
+
+        for who in (bot, AnonymousUser()):
+            await asyncio.wait_for(PresenceMiddleware(inner, sleep=sleep)({"type": "websocket", "user": who},
+                                                                          None, send), 10)
+        assert marks == [user.pk] * 3
+    finally:
+        presence_module.touch = original  # type: ignore[assignment]
