@@ -211,3 +211,27 @@ async def test_presence_middleware_marks_every_touch_seconds() -> None:
         assert marks == [user.pk] * 3
     finally:
         presence_module.touch = original  # type: ignore[assignment]
+
+
+def test_on_redis_presence_seats_and_slots_are_shared(redis_url: str) -> None:
+    """The production path: marks, seats (the Lua admission) and interval slots live in Redis, so every
+    Daphne process counts and claims against the same keys (worked example with injected times)."""
+    import secrets
+
+    caches = {"default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": redis_url,
+        "KEY_PREFIX": f"gin-test-{secrets.token_hex(6)}",
+    }}
+    with override_settings(CACHES=caches, HOME_SOCKETS_PER_IP=2, HOME_INTERVAL=1.0):
+        for user_id, at in ((1, 1000.0), (2, 1030.0), (1, 1050.0), (3, 935.0)):
+            presence.touch(user_id, now=at)
+        assert presence.count(now=1050.0) == 2  # 1 (twice) and 2; 3 marked 115 s before
+        assert presence.count(now=1095.0) == 1  # cutoff 1035: 2's mark at 1030 is too old
+        a = home_live.admit(ip="10.9.9.9", member="p1-a", now=1000.0)
+        b = home_live.admit(ip="10.9.9.9", member="p2-b", now=1000.0)
+        assert a is not None and a.tracked and b is not None
+        assert home_live.admit(ip="10.9.9.9", member="p2-c", now=1000.0) is None
+        home_live.release(b)
+        assert home_live.admit(ip="10.9.9.9", member="p2-c", now=1000.0) is not None
+        assert home_live.claim_slot(2000.2) and not home_live.claim_slot(2000.9)  # one winner per slot
+        assert home_live.claim_slot(2001.0)
