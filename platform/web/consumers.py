@@ -50,8 +50,9 @@ class HomeConsumer(EndsCleanly, RefusesWhenUnavailable):
         client = self.scope.get("client") or ("unknown", 0)
         seat = await _in_thread(home_live.admit)(ip=str(client[0]), member=self.channel_name)
         if seat is None:
-            await self._send(_error("home_ip_limit", f"at most {home_live.per_ip()} home page connections "
-                                    "per address: close another tab of the home page", limit=home_live.per_ip()))
+            cap = home_live.per_ip()
+            await self._send(_error("home_ip_limit", f"at most {cap} home page connections per address: "
+                                    "close another tab of the home page", limit=cap))
             await self.close(code=IP_LIMIT_CLOSE_CODE)
             return
         self.seat = seat

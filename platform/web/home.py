@@ -111,7 +111,8 @@ def live_numbers(*, now: float | None = None, pools: list[dict[str, Any]] | None
     return {
         "players_online": presence.count(now=now if now is not None else time.time()),
         "matches_in_play": matches_in_play(),
-        "pools": [{"slug": p["slug"], "waiting": p["waiting"]} for p in (pools if pools is not None else pools_waiting())],
+        "pools": [{"slug": p["slug"], "waiting": p["waiting"]}
+                  for p in (pools if pools is not None else pools_waiting())],
         "live_match": live_match(),
     }
 
@@ -139,7 +140,8 @@ def last_matches(*, user: User, limit: int = LAST_MATCHES) -> list[dict[str, Any
         scores = list(match.scores or [0, 0])
         rows.append({
             "id": match.pk, "opponent": opponent.public_name if opponent is not None else "?",
-            "won": match.winner == seat, "scores": (scores[seat], scores[1 - seat]) if len(scores) == 2 else (0, 0),
+            "won": match.winner == seat,
+            "scores": (scores[seat], scores[1 - seat]) if len(scores) == 2 else (0, 0),
             "rated": match.rated, "finished_at": match.finished_at, "replay_url": replay_url(match.pk),
         })
     return rows
@@ -160,7 +162,8 @@ def home_get(*, user: Any, now: datetime | None = None) -> dict[str, Any]:
     me = None
     if member:
         rating = rating_get(user=user)
-        me = {"rating": rating.shown, "provisional": rating.provisional, "rated_matches": rating.rated_matches,
+        me = {"rating": rating.shown, "provisional": rating.provisional,
+              "rated_matches": rating.rated_matches,
               "matches": last_matches(user=user)}
     return {"live": live, "pools": pools, "tournament": tournament, "registered": registered,
             "registered_ids": {tournament.pk} if registered and tournament is not None else set(),

@@ -180,9 +180,9 @@ def admit(*, ip: str, member: str, now: float | None = None) -> audience.Seat | 
     try:
         client = audience._redis()
         if client is not None:
-            verdict = int(client.eval(audience.ADMIT_LUA, 2, audience._raw(_ip_key(ip)), audience._raw(ALL_KEY),
-                                      now, now + audience.SEAT_TTL, member, per_ip(), ALL_SOCKETS_CAP,
-                                      int(audience.SEAT_TTL * 1000)))
+            keys = (audience._raw(_ip_key(ip)), audience._raw(ALL_KEY))
+            verdict = int(client.eval(audience.ADMIT_LUA, 2, *keys, now, now + audience.SEAT_TTL, member,
+                                      per_ip(), ALL_SOCKETS_CAP, int(audience.SEAT_TTL * 1000)))
             return None if verdict < 0 else audience.Seat(0, ip, member)
         with _local_lock:
             held = _live(_ip_key(ip), now)

@@ -16,8 +16,8 @@ from django.views.decorators.http import require_GET, require_safe
 
 from accounts.selectors import house_bots_list
 from web import health
-from web.home import home_get
 from web.errors import NotFound
+from web.home import home_get
 from web.middleware import json_address
 from web.unavailable import RETRY_AFTER_SECONDS, database_unavailable
 

@@ -40,7 +40,8 @@ def world() -> dict[str, Any]:
     """Worked data: 2 waiting in ``50-20-casual`` (and one cancelled there), 1 in ``100-60-rated``;
     ``50-20-rated`` made inactive; a public rated match (ratings 1700 + 1600 = 3300) and a private casual
     one between stronger players (2000 + 1900) in play, a finished one; 12 established players and one
-    provisional at 2500 (the 12 above everyone else); tournaments in 2 h and in 1 h and one whose start passed."""
+    provisional at 2500 (the 12 above everyone else); tournaments in 2 h and in 1 h and one whose start
+    passed."""
     now = timezone.now()
     users = [member(f"w{i}") for i in range(4)]
     casual = Pool.objects.get(slug="50-20-casual")
@@ -55,11 +56,13 @@ def world() -> dict[str, Any]:
     public = active(ana, bea, rated=True)
     private = active(cid, dan, rated=False)
     Match.objects.create(rules={"target": 100}, player0=ana, player1=cid, status=MatchStatus.FINISHED,
-                         rated=True, first_dealer=0, winner=0, scores=[104, 37], result_reason=ResultReason.TARGET,
+                         rated=True, first_dealer=0, winner=0, scores=[104, 37],
+                         result_reason=ResultReason.TARGET,
                          started_at=now, finished_at=now)
     board = [member(f"top{i:02d}", 2200 - 10 * i) for i in range(12)]
     newcomer = member("newcomer", 2500, matches=9)
-    later = Tournament.objects.create(name_en="Later", name_pt="Depois", starts_at=now + dt.timedelta(hours=2))
+    later = Tournament.objects.create(name_en="Later", name_pt="Depois",
+                                      starts_at=now + dt.timedelta(hours=2))
     soon = Tournament.objects.create(name_en="Soon", name_pt="Logo", starts_at=now + dt.timedelta(hours=1),
                                      status=TournamentStatus.OPEN)
     Tournament.objects.create(name_en="Past", name_pt="Passado", starts_at=now - dt.timedelta(minutes=5))
@@ -76,7 +79,7 @@ def test_live_numbers_on_worked_data(world: dict[str, Any]) -> None:
         "players_online": 3,
         "matches_in_play": 2,  # the public and the private one; not the finished one
         "pools": [{"slug": "100-60-rated", "waiting": 1}, {"slug": "100-60-casual", "waiting": 0},
-                  {"slug": "50-20-casual", "waiting": 2}],  # active pools in their order; cancelled: not waiting
+                  {"slug": "50-20-casual", "waiting": 2}],  # active pools in order; cancelled: not waiting
         "live_match": {"id": world["public"].pk, "url": f"/watch/{world['public'].pk}/",
                        "players": [{"name": "ana", "rating": 1700}, {"name": "bea", "rating": 1600}],
                        "target": 100, "rated": True},  # the private 3900 one is not offered

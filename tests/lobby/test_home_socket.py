@@ -47,7 +47,8 @@ def communicator(ip: str = "203.0.113.9", cookie: str | None = None) -> Websocke
     return comm
 
 
-async def opened(ip: str = "203.0.113.9", cookie: str | None = None) -> tuple[WebsocketCommunicator, dict[str, Any]]:
+async def opened(ip: str = "203.0.113.9",
+                 cookie: str | None = None) -> tuple[WebsocketCommunicator, dict[str, Any]]:
     comm = communicator(ip, cookie)
     connected, _ = await comm.connect(timeout=10)
     assert connected
@@ -56,11 +57,12 @@ async def opened(ip: str = "203.0.113.9", cookie: str | None = None) -> tuple[We
 
 def join(n: int, slug: str = "50-20-casual") -> None:
     # get_or_create: a transactional test's flush empties the pools the data migration made.
-    pool, _ = Pool.objects.get_or_create(slug=slug, defaults={"name": slug, "target": 50, "turn_timer_seconds": 20,
-                                                               "rated": False})
+    pool, _ = Pool.objects.get_or_create(
+        slug=slug, defaults={"name": slug, "target": 50, "turn_timer_seconds": 20, "rated": False})
     start = User.objects.count()
     for i in range(n):
-        PoolEntry.objects.create(pool=pool, user=User.objects.create(username=f"waiter{start + i}"), rating=1500)
+        user = User.objects.create(username=f"waiter{start + i}")
+        PoolEntry.objects.create(pool=pool, user=user, rating=1500)
 
 
 def waiting(numbers: dict[str, Any], slug: str = "50-20-casual") -> int:
