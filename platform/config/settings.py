@@ -503,7 +503,8 @@ API_DOCS_USER_RATE = os.environ.get("API_DOCS_USER_RATE", "480/min")
 SPECTACULAR_SETTINGS = {
     "TITLE": "Gin Rummy API",
     "DESCRIPTION": "Public read-only data of the site: players, ratings, rankings, tournaments, finished "
-                   "matches and their replays, house bots. Guide: docs/api.md.",
+                   "matches and their replays, house bots, quick-pairing pools and open challenges. "
+                   "Guide: docs/api.md.",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
     "SCHEMA_PATH_PREFIX": r"/api/v1",
