@@ -34,7 +34,13 @@ function showLiveMatch(match) {
 }
 
 function apply(msg) {
+  const note = document.getElementById("home-live-error");
+  if (msg.type === "error" && msg.code === "home_ip_limit") {
+    if (note) note.hidden = false;
+    return;
+  }
   if (msg.type !== "home") return;
+  if (note) note.hidden = true;
   setText(root.querySelector('[data-live="players_online"]'), msg.players_online);
   setText(root.querySelector('[data-live="matches_in_play"]'), msg.matches_in_play);
   for (const pool of msg.pools || []) {
