@@ -15,10 +15,16 @@ from accounts.models import User
 from games.models import Match, MatchStatus, ResultReason
 from lobby.models import EntryStatus, Pool, PoolEntry
 from ratings.models import PlayerRating
+from tests.lobby.home_pools import ensure_default_pools
 from tournaments.models import Registration, Tournament, TournamentStatus
 from web import home, presence
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def default_pools(db: None) -> None:
+    ensure_default_pools()
 
 
 def member(name: str, rating: float | None = None, matches: int = 10) -> User:

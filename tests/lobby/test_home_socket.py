@@ -22,6 +22,7 @@ from django.test import override_settings
 from accounts.models import User
 from lobby.models import Pool, PoolEntry
 from tests.games.wsclient import ORIGIN, recv, session_cookie
+from tests.lobby.home_pools import ensure_default_pools
 from web import home_live, presence
 from web.presence import PresenceMiddleware
 
@@ -56,9 +57,8 @@ async def opened(ip: str = "203.0.113.9",
 
 
 def join(n: int, slug: str = "50-20-casual") -> None:
-    # get_or_create: a transactional test's flush empties the pools the data migration made.
-    pool, _ = Pool.objects.get_or_create(
-        slug=slug, defaults={"name": slug, "target": 50, "turn_timer_seconds": 20, "rated": False})
+    ensure_default_pools()  # a transactional test's flush empties the pools the data migration made
+    pool = Pool.objects.get(slug=slug)
     start = User.objects.count()
     for i in range(n):
         user = User.objects.create(username=f"waiter{start + i}")
@@ -79,6 +79,7 @@ async def test_ticks_coalesce_changes_into_one_message_per_slot() -> None:
         sent.append(numbers)
 
     slot = 3600.0
+    await database_sync_to_async(join)(0)  # the pool (a transactional test's flush may have emptied them)
     assert await home_live.tick(now=10 * slot, send=send)  # first read: "changed" from nothing
     for _ in range(10):
         await database_sync_to_async(join)(1)
