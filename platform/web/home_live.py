@@ -41,6 +41,8 @@ from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from django.conf import settings
 from django.core.cache import cache
+from django.db import DatabaseError
+from redis.exceptions import RedisError
 
 from replays import audience
 from web import home
@@ -92,11 +94,13 @@ async def send_numbers(numbers: dict[str, Any]) -> None:
 
 
 def _read_changed(now: float) -> dict[str, Any] | None:
-    """The numbers at ``now`` when they differ from the last sent ones (stored as sent), else None."""
+    """The numbers at ``now`` when they differ from the last read ones, else None. Each read is kept
+    (``{"at": now, "numbers"}`` under :data:`LAST_KEY`) for the comparison and for :func:`current`."""
     numbers = home.live_numbers(now=now)
-    if cache.get(LAST_KEY) == numbers:
+    last = cache.get(LAST_KEY)
+    cache.set(LAST_KEY, {"at": now, "numbers": numbers}, 3600)
+    if isinstance(last, dict) and last.get("numbers") == numbers:
         return None
-    cache.set(LAST_KEY, numbers, 3600)
     return numbers
 
 
@@ -115,8 +119,13 @@ async def tick(now: float | None = None,
 
 
 async def current(now: float | None = None) -> dict[str, Any]:
-    """The numbers a socket gets when it opens (or asks with ``sync``): read now (the last sent ones may
-    be old when no home socket was open for a while)."""
+    """The numbers a socket gets when it opens (or asks with ``sync``): the ticker's last read when it is
+    at most two intervals old (a reconnect storm after a restart costs no queries per socket), else
+    read now (no home socket was open for a while: the last read may be old)."""
+    now = time.time() if now is None else now
+    last = await sync_to_async(cache.get, thread_sensitive=False)(LAST_KEY)
+    if isinstance(last, dict) and 0 <= now - float(last.get("at", 0.0)) <= 2 * interval():
+        return dict(last["numbers"])
     return await database_sync_to_async(home.live_numbers)(now=now)
 
 
@@ -131,6 +140,7 @@ class Ticker:
         self.sockets += 1
         if self.task is None or self.task.done():
             self.task = asyncio.create_task(self._run())
+            self.task.add_done_callback(_ticker_ended)
 
     def closed(self) -> None:
         self.sockets = max(0, self.sockets - 1)
@@ -143,10 +153,17 @@ class Ticker:
             await asyncio.sleep(interval())
             try:
                 await tick()
-            except Exception as exc:
+            except (DatabaseError, RedisError, OSError) as exc:
                 if not outage(exc):
                     raise
+                # An outage: this interval's numbers are lost; the next tick reads them again.
                 log.warning("home numbers not sent: %s", describe(exc))
+
+
+def _ticker_ended(task: asyncio.Task[None]) -> None:
+    """A ticker that died of a bug says so (the next home socket to open starts a new one)."""
+    if not task.cancelled() and task.exception() is not None:
+        log.error("home ticker stopped", exc_info=task.exception())
 
 
 ticker = Ticker()

@@ -36,7 +36,20 @@ TOUCH_SECONDS = 20.0
 """Seconds between two marks of one open socket (well under :data:`ONLINE_SECONDS`)."""
 KEY = "presence:online"
 
+WARN_EVERY = 60.0
+"""Seconds between two WARNING lines of a failing cache (every open socket marks every 20 s: during an
+outage one line per socket per mark would flood the log)."""
+
 _local_lock = threading.Lock()
+_warned_at = -WARN_EVERY
+
+
+def _warn(what: str, exc: BaseException) -> None:
+    global _warned_at
+    now = time.monotonic()
+    if now - _warned_at >= WARN_EVERY:
+        _warned_at = now
+        log.warning("presence: %s: %s: %s (this line at most once a minute)", what, type(exc).__name__, exc)
 
 
 def _redis() -> Any | None:
@@ -74,7 +87,7 @@ def touch(user_id: int, *, now: float | None = None) -> None:
             marks[str(user_id)] = now
             cache.set(KEY, marks, ONLINE_SECONDS * 2)
     except _errors() as exc:
-        log.warning("presence of user %s not marked: %s: %s", user_id, type(exc).__name__, exc)
+        _warn(f"user {user_id} not marked", exc)
 
 
 def _live(now: float) -> dict[str, float]:
@@ -93,7 +106,7 @@ def count(*, now: float | None = None) -> int:
         with _local_lock:
             return len(_live(now))
     except _errors() as exc:
-        log.warning("players online unavailable: %s: %s", type(exc).__name__, exc)
+        _warn("players online unavailable", exc)
         return 0
 
 

@@ -238,3 +238,20 @@ def test_on_redis_presence_seats_and_slots_are_shared(redis_url: str) -> None:
         assert home_live.admit(ip="10.9.9.9", member="p2-c", now=1000.0) is not None
         assert home_live.claim_slot(2000.2) and not home_live.claim_slot(2000.9)  # one winner per slot
         assert home_live.claim_slot(2001.0)
+
+
+@QUIET
+async def test_a_new_socket_reuses_a_fresh_read() -> None:
+    """``current``: the ticker's read when at most two intervals old (no queries per connecting socket),
+    else a new read (injected clock; HOME_INTERVAL is an hour here)."""
+    await database_sync_to_async(join)(1)
+    t = 50 * 3600.0
+    assert await home_live.tick(now=t, send=_discard)
+    await database_sync_to_async(join)(1)  # not read yet
+    assert waiting(await home_live.current(now=t + 3600.0)) == 1  # the tick's read, one interval old
+    assert waiting(await home_live.current(now=t + 3 * 3600.0)) == 2  # too old: read again
+    assert waiting(await home_live.current(now=t - 1.0)) == 2  # a read from the future is not trusted
+
+
+async def _discard(numbers: dict[str, Any]) -> None:
+    pass
