@@ -41,12 +41,14 @@ def world() -> dict[str, Any]:
         return user
 
     players = [member(f"p{i}-{LONG}"[:60], 1900 - i, display=f"{LONG} {i}"[:60]) for i in range(11)]
-    Match.objects.create(rules={"target": 100}, player0=players[0], player1=players[1], status=MatchStatus.ACTIVE,
-                         rated=True, first_dealer=0, turn_timer_seconds=60, started_at=now)
+    Match.objects.create(rules={"target": 100}, player0=players[0], player1=players[1],
+                         status=MatchStatus.ACTIVE, rated=True, first_dealer=0, turn_timer_seconds=60,
+                         started_at=now)
     for k in range(3):
         Match.objects.create(rules={"target": 100}, player0=players[2], player1=players[3 + k],
                              status=MatchStatus.FINISHED, rated=True, first_dealer=0, winner=k % 2,
-                             scores=[104, 37], result_reason=ResultReason.TARGET, started_at=now, finished_at=now)
+                             scores=[104, 37], result_reason=ResultReason.TARGET, started_at=now,
+                             finished_at=now)
     Tournament.objects.create(name_en=f"Evening {LONG}"[:80], name_pt=f"Noite {LONG}"[:80],
                               starts_at=now + dt.timedelta(minutes=42))
     guest = User.objects.create(username="guest-9", is_guest=True)
