@@ -118,14 +118,28 @@ async def tick(now: float | None = None,
     return True
 
 
+def fresh_numbers(now: float | None = None) -> dict[str, Any] | None:
+    """The ticker's last read when it is at most two intervals old at ``now`` (default the clock), else
+    None. A cache read only; a failing cache is None (the caller reads the numbers itself).
+    """
+    now = time.time() if now is None else now
+    try:
+        last = cache.get(LAST_KEY)
+    except (RedisError, OSError):
+        return None
+    if isinstance(last, dict) and 0 <= now - float(last.get("at", 0.0)) <= 2 * interval():
+        return dict(last["numbers"])
+    return None
+
+
 async def current(now: float | None = None) -> dict[str, Any]:
     """The numbers a socket gets when it opens (or asks with ``sync``): the ticker's last read when it is
     at most two intervals old (a reconnect storm after a restart costs no queries per socket), else
     read now (no home socket was open for a while: the last read may be old)."""
     now = time.time() if now is None else now
-    last = await sync_to_async(cache.get, thread_sensitive=False)(LAST_KEY)
-    if isinstance(last, dict) and 0 <= now - float(last.get("at", 0.0)) <= 2 * interval():
-        return dict(last["numbers"])
+    fresh = await sync_to_async(fresh_numbers, thread_sensitive=False)(now)
+    if fresh is not None:
+        return fresh
     return await database_sync_to_async(home.live_numbers)(now=now)
 
 

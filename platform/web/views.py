@@ -15,7 +15,7 @@ from django.views.decorators.cache import cache_control, never_cache
 from django.views.decorators.http import require_GET, require_safe
 
 from accounts.selectors import house_bots_list
-from web import health
+from web import health, home_live
 from web.errors import NotFound
 from web.home import home_get
 from web.middleware import json_address
@@ -30,7 +30,8 @@ def home(request: HttpRequest) -> HttpResponse:
     waiting per pool, a live match to watch; kept live by ``ws/home/``), one-click quick pairing, the
     next tournament, the top 10, play a bot or a friend; for a member their rating and last matches
     (``web.home.home_get``)."""
-    return render(request, "web/home.html", {"bots": list(house_bots_list()), **home_get(user=request.user)})
+    context = home_get(user=request.user, live=home_live.fresh_numbers())  # the socket's read, if fresh
+    return render(request, "web/home.html", {"bots": list(house_bots_list()), **context})
 
 
 @require_GET

@@ -177,3 +177,19 @@ def test_query_count_is_bounded(world: dict[str, Any], client: Client,
     client.force_login(world["ana"])
     with django_assert_max_num_queries(16):
         assert client.get(reverse("web:home")).status_code == 200
+
+
+def test_the_page_reuses_the_sockets_fresh_read(world: dict[str, Any], client: Client) -> None:
+    """A read of the home socket's ticker at most two intervals old is shown as is (no query for it);
+    an older one is not."""
+    import time
+
+    from django.core.cache import cache
+
+    from web import home_live
+
+    numbers = {**home.live_numbers(), "matches_in_play": 77}
+    cache.set(home_live.LAST_KEY, {"at": time.time(), "numbers": numbers})
+    assert '<strong data-live="matches_in_play">77</strong>' in client.get(reverse("web:home")).content.decode()
+    cache.set(home_live.LAST_KEY, {"at": time.time() - 3 * home_live.interval(), "numbers": numbers})
+    assert '<strong data-live="matches_in_play">2</strong>' in client.get(reverse("web:home")).content.decode()
