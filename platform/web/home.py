@@ -98,8 +98,8 @@ def live_match() -> dict[str, Any] | None:
     return {
         "id": match.pk,
         "url": reverse("replays:watch", args=[match.pk]),
-        "players": [{"name": match.player0.public_name, "rating": elo.shown(match.r0)},  # type: ignore[attr-defined]
-                    {"name": match.player1.public_name, "rating": elo.shown(match.r1)}],  # type: ignore[attr-defined]
+        "players": [{"name": match.player0.public_name, "rating": elo.shown(match.r0)},
+                    {"name": match.player1.public_name, "rating": elo.shown(match.r1)}],
         "target": (match.rules or {}).get("target"),
         "rated": match.rated,
     }
