@@ -5,7 +5,7 @@
 - per-IP cap: past ``HOME_SOCKETS_PER_IP`` a socket is refused ``home_ip_limit`` / 4429, another address
   is not, and a closed socket frees its seat;
 - presence: a signed-in player's socket marks them online while it is open, an anonymous one does not;
-- bad frames get the protocol's codes.
+- bad frames get the protocol's codes; the ticker survives an outage and reports a bug.
 """
 
 from __future__ import annotations
@@ -255,3 +255,37 @@ async def test_a_new_socket_reuses_a_fresh_read() -> None:
 
 async def _discard(numbers: dict[str, Any]) -> None:
     pass
+
+
+async def test_the_ticker_survives_an_outage_and_reports_a_bug(monkeypatch: pytest.MonkeyPatch,
+                                                                caplog: pytest.LogCaptureFixture) -> None:
+    """Redis down during a tick: one WARNING, and the next tick runs; a bug ends the ticker with an ERROR
+    (the next socket to open starts a new one). Ticks are counted, not timed (limits are generous)."""
+    import logging
+
+    import redis.exceptions
+
+    calls: list[str] = []
+    second = asyncio.Event()
+    outcomes = iter([redis.exceptions.ConnectionError("down"), None, ValueError("a bug")])
+
+    async def fake_tick() -> bool:
+        outcome = next(outcomes)
+        calls.append(type(outcome).__name__)
+        if outcome is not None:
+            raise outcome
+        second.set()
+        return False
+
+    monkeypatch.setattr(home_live, "tick", fake_tick)
+    ticker = home_live.Ticker()
+    with override_settings(HOME_INTERVAL=0.01), caplog.at_level(logging.WARNING, logger="web.home_live"):
+        ticker.opened()
+        await asyncio.wait_for(second.wait(), 10)
+        assert ticker.task is not None
+        await asyncio.wait([ticker.task], timeout=10)  # the third tick's bug ends it
+        assert calls == ["ConnectionError", "NoneType", "ValueError"]
+        await asyncio.sleep(0)  # the done callback runs
+    records = [(r.levelname, r.getMessage()) for r in caplog.records if r.name == "web.home_live"]
+    assert records[0][0] == "WARNING" and "home numbers not sent" in records[0][1]
+    assert records[1] == ("ERROR", "home ticker stopped")
