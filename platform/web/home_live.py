@@ -54,6 +54,9 @@ log = logging.getLogger(__name__)
 GROUP = "home"
 """Channels group of every home socket (all processes)."""
 LAST_KEY = "home:last"
+"""The ticker's last read, ``{"at": seconds since 1970, "numbers"}`` (:func:`fresh_numbers`)."""
+SENT_KEY = "home:sent"
+"""The numbers last sent (stored after the send succeeded: a send lost to an outage is made again)."""
 DEFAULT_INTERVAL = 1.0
 DEFAULT_PER_IP = 10
 ALL_SOCKETS_CAP = 1_000_000
@@ -94,14 +97,11 @@ async def send_numbers(numbers: dict[str, Any]) -> None:
 
 
 def _read_changed(now: float) -> dict[str, Any] | None:
-    """The numbers at ``now`` when they differ from the last read ones, else None. Each read is kept
-    (``{"at": now, "numbers"}`` under :data:`LAST_KEY`) for the comparison and for :func:`current`."""
+    """The numbers at ``now`` when they differ from the last sent ones (:data:`SENT_KEY`), else None.
+    Each read is kept under :data:`LAST_KEY` for :func:`fresh_numbers`."""
     numbers = home.live_numbers(now=now)
-    last = cache.get(LAST_KEY)
     cache.set(LAST_KEY, {"at": now, "numbers": numbers}, 3600)
-    if isinstance(last, dict) and last.get("numbers") == numbers:
-        return None
-    return numbers
+    return None if cache.get(SENT_KEY) == numbers else numbers
 
 
 async def tick(now: float | None = None,
@@ -115,6 +115,7 @@ async def tick(now: float | None = None,
     if numbers is None:
         return False
     await send(numbers)
+    await sync_to_async(cache.set, thread_sensitive=False)(SENT_KEY, numbers, 3600)
     return True
 
 

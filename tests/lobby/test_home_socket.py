@@ -289,3 +289,24 @@ async def test_the_ticker_survives_an_outage_and_reports_a_bug(monkeypatch: pyte
     records = [(r.levelname, r.getMessage()) for r in caplog.records if r.name == "web.home_live"]
     assert records[0][0] == "WARNING" and "home numbers not sent" in records[0][1]
     assert records[1] == ("ERROR", "home ticker stopped")
+
+
+@QUIET
+async def test_a_send_lost_to_an_outage_is_made_at_the_next_slot() -> None:
+    """The numbers count as sent only once the send succeeded: a failed send is tried again at the
+    next slot (not forgotten because they were read already)."""
+    import redis.exceptions
+
+    await database_sync_to_async(join)(1)
+    sent: list[dict[str, Any]] = []
+
+    async def failing(numbers: dict[str, Any]) -> None:
+        raise redis.exceptions.ConnectionError("down")
+
+    async def send(numbers: dict[str, Any]) -> None:
+        sent.append(numbers)
+
+    with pytest.raises(redis.exceptions.ConnectionError):
+        await home_live.tick(now=70 * 3600.0, send=failing)
+    assert await home_live.tick(now=71 * 3600.0, send=send) and waiting(sent[0]) == 1
+    assert not await home_live.tick(now=72 * 3600.0, send=send)  # sent now: not again
