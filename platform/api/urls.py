@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import URLPattern, URLResolver, include, path, re_path, register_converter
 
-from api import bots, docs, errors, matches, players, rankings, tournaments
+from api import bots, docs, errors, lobby, matches, players, rankings, tournaments
 from api.schema import IdConverter
 
 register_converter(IdConverter, "id")
@@ -30,6 +30,8 @@ v1: list[URLPattern | URLResolver] = [
         name="tournament_pairings",
     ),
     path("matches/<id:match_id>/replay/", matches.ReplayView.as_view(), name="match_replay"),
+    path("pools/", lobby.PoolsView.as_view(), name="pools"),
+    path("lobby/seeks/", lobby.SeeksView.as_view(), name="lobby_seeks"),
 ]
 
 urlpatterns: list[URLPattern | URLResolver] = [

@@ -25,6 +25,7 @@ from config.origins import SameOriginValidator  # noqa: E402
 from config.routing import websocket_urlpatterns  # noqa: E402
 from config.wsserver import add_reason_phrases, close_instead_of_drop  # noqa: E402
 from web.access_log import AccessLog  # noqa: E402
+from web.presence import PresenceMiddleware  # noqa: E402
 from web.unavailable import SocketUnavailable  # noqa: E402
 
 close_instead_of_drop()  # an oversized frame gets a 1009 close frame, not a dropped connection
@@ -38,8 +39,9 @@ application = AccessLog(
             "http": django_asgi_app,
             # SocketUnavailable: with the database down (the session lookup fails first), an error frame
             # and close 4503 ("try again later") instead of an HTTP 500 at the handshake (web.unavailable).
+            # PresenceMiddleware: a signed-in player's open socket marks them online (web.presence).
             "websocket": SameOriginValidator(
-                SocketUnavailable(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))
+                SocketUnavailable(AuthMiddlewareStack(PresenceMiddleware(URLRouter(websocket_urlpatterns))))
             ),
         }
     )

@@ -365,6 +365,10 @@ if os.environ.get("GAMES_DB_THREADS"):
 SPECTATORS_PER_IP = int(os.environ.get("SPECTATORS_PER_IP", "20"))
 SPECTATORS_PER_MATCH = int(os.environ.get("SPECTATORS_PER_MATCH", "1000"))
 SPECTATORS_COUNT_INTERVAL = float(os.environ.get("SPECTATORS_COUNT_INTERVAL", "1.0"))
+# The home socket (web.home_live, docs/protocol.md "Home socket"): open home sockets per client IP (across
+# every Daphne process), and the least seconds between two live-number messages (site-wide).
+HOME_SOCKETS_PER_IP = int(os.environ.get("HOME_SOCKETS_PER_IP", "10"))
+HOME_INTERVAL = float(os.environ.get("HOME_INTERVAL", "1.0"))
 
 # Quick pairing (docs/lobby.md "Pairing", docs/protocol.md "Pool socket"): seconds between waves, seconds
 # a waiting player's socket may be gone before the wait ends, pool sockets per account and per address.
@@ -510,7 +514,8 @@ API_DOCS_USER_RATE = os.environ.get("API_DOCS_USER_RATE", "480/min")
 SPECTACULAR_SETTINGS = {
     "TITLE": "Gin Rummy API",
     "DESCRIPTION": "Public read-only data of the site: players, ratings, rankings, tournaments, finished "
-                   "matches and their replays, house bots. Guide: docs/api.md.",
+                   "matches and their replays, house bots, quick-pairing pools and open challenges. "
+                   "Guide: docs/api.md.",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
     "SCHEMA_PATH_PREFIX": r"/api/v1",
@@ -526,6 +531,7 @@ SPECTACULAR_SETTINGS = {
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums", "api.schema.add_error_responses",
+        "api.schema.no_nul_in_query",
     ],
 }
 # CORS: any origin may GET the API, without credentials (cookies are never sent cross-site).

@@ -15,8 +15,9 @@ from django.views.decorators.cache import cache_control, never_cache
 from django.views.decorators.http import require_GET, require_safe
 
 from accounts.selectors import house_bots_list
-from web import health
+from web import health, home_live
 from web.errors import NotFound
+from web.home import home_get
 from web.middleware import json_address
 from web.unavailable import RETRY_AFTER_SECONDS, database_unavailable
 
@@ -25,8 +26,12 @@ log = logging.getLogger(__name__)
 
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
-    """Home page: play a bot (levels listed), play a friend, recent matches."""
-    return render(request, "web/home.html", {"bots": list(house_bots_list())})
+    """Home page, the site's front door: the live numbers (players online, matches in play, players
+    waiting per pool, a live match to watch; kept live by ``ws/home/``), one-click quick pairing, the
+    next tournament, the top 10, play a bot or a friend; for a member their rating and last matches
+    (``web.home.home_get``)."""
+    context = home_get(user=request.user, live=home_live.fresh_numbers())  # the socket's read, if fresh
+    return render(request, "web/home.html", {"bots": list(house_bots_list()), **context})
 
 
 @require_GET

@@ -21,6 +21,8 @@ ENDPOINTS = [
     "/api/v1/tournaments/1/standings/",
     "/api/v1/tournaments/1/rounds/1/pairings/",
     "/api/v1/matches/1/replay/",
+    "/api/v1/pools/",
+    "/api/v1/lobby/seeks/",
 ]
 
 

@@ -86,6 +86,10 @@ def build(n: int) -> dict[str, Any]:
             points=[1, 0],
             hand_points=[100, 40],
         )
+    from lobby.models import Seek
+
+    for user in others[:n]:  # open challenges of the lobby, one each (api.lobby)
+        Seek.objects.create(creator=user, creator_rating=1500, expires_at=now + dt.timedelta(hours=1))
     return {"cup": cup.pk}
 
 
@@ -101,6 +105,8 @@ LISTS: dict[str, Callable[[dict[str, Any]], str]] = {
     "standings": lambda ids: f"/api/v1/tournaments/{ids['cup']}/standings/",
     "pairings": lambda ids: f"/api/v1/tournaments/{ids['cup']}/rounds/1/pairings/",
     "bots": lambda ids: "/api/v1/bots/",
+    "pools": lambda ids: "/api/v1/pools/",
+    "seeks": lambda ids: "/api/v1/lobby/seeks/?limit=100",
 }
 MAX_QUERIES = {
     # The page's user ids (an index-only scan, however deep the page), then their rows (+ 30-day changes).
@@ -113,6 +119,8 @@ MAX_QUERIES = {
     "standings": 4,
     "pairings": 3,
     "bots": 1,
+    "pools": 2,  # count, rows with their waiting counts
+    "seeks": 2,  # count, rows with their creators
 }
 
 

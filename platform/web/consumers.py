@@ -1,0 +1,128 @@
+"""The home page's WebSocket (``ws/home/``): the live numbers of the front page (docs/protocol.md "Home
+socket").
+
+Open to everyone (anonymous visitors too). On connect the socket takes a seat of its client IP
+(``web.home_live.admit``): past ``HOME_SOCKETS_PER_IP`` it gets ``error`` ``home_ip_limit`` and close
+4429. Then one ``home`` message with the numbers now (``web.home.live_numbers``), and another each time
+the site-wide ticker finds them changed (``web.home_live.tick``: at most one per ``HOME_INTERVAL``).
+Read-only: ``sync`` resends the numbers, ``ping`` gets ``pong``; anything else is refused with the
+protocol's codes (``bad_json``, ``not_an_object``, ``unknown_type``, ``frame_too_large``,
+``rate_limited``; a flood closes with 4429), as the spectators' socket does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from typing import Any
+
+from asgiref.sync import sync_to_async
+
+from games import conf, ratelimit
+from replays import audience
+from web import home_live
+from web.socket_end import EndsCleanly
+from web.unavailable import RefusesWhenUnavailable
+
+IP_LIMIT_CLOSE_CODE = 4429
+"""Close code of a home socket refused because its IP holds ``HOME_SOCKETS_PER_IP`` already."""
+
+
+def _error(code: str, message: str, **extra: Any) -> dict[str, Any]:
+    return {"type": "error", "code": code, "message": message, "id": None, **extra}
+
+
+def _in_thread(fn: Any) -> Any:
+    """``fn`` (a cache call, no database) in a worker thread off asgiref's single database thread."""
+    return sync_to_async(fn, thread_sensitive=False)
+
+
+class HomeConsumer(EndsCleanly, RefusesWhenUnavailable):
+    """One home page's socket (module docstring)."""
+
+    seat: audience.Seat | None = None
+    reading = False
+    counted = False
+
+    async def connect(self) -> None:
+        await self.accept()
+        client = self.scope.get("client") or ("unknown", 0)
+        seat = await _in_thread(home_live.admit)(ip=str(client[0]), member=self.channel_name)
+        if seat is None:
+            cap = home_live.per_ip()
+            await self._send(_error("home_ip_limit", f"at most {cap} home page connections per address: "
+                                    "close another tab of the home page", limit=cap))
+            await self.close(code=IP_LIMIT_CLOSE_CODE)
+            return
+        self.seat = seat
+        self.spawn(self._keep_seat())
+        await self.channel_layer.group_add(home_live.GROUP, self.channel_name)
+        home_live.socket_opened()
+        self.counted = True
+        self._limiter = ratelimit.MessageLimiter(time.monotonic())
+        self.reading = True
+        await self._send_current()
+
+    async def _keep_seat(self) -> None:
+        while self.seat is not None:
+            await asyncio.sleep(audience.SEAT_REFRESH)
+            await self.step("home seat refresh", _in_thread(home_live.refresh)(self.seat))
+
+    async def _send_current(self) -> None:
+        await self._send({"type": "home", **await home_live.current()})
+
+    async def home_update(self, event: dict[str, Any]) -> None:
+        """The ticker's coalesced numbers (``web.home_live.tick``)."""
+        if self.reading:
+            await self._send({"type": "home", **event["numbers"]})
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        if not self.reading:
+            return
+        verdict = self._limiter.admit(time.monotonic())
+        if verdict != "ok":
+            await self._send(_error("rate_limited", "too many messages; this one was ignored"))
+            if verdict == "flood":
+                await self.close(code=ratelimit.FLOOD_CLOSE_CODE)
+                await self.end()
+            return
+        if text_data is None or len(text_data) > conf.MAX_FRAME_BYTES:
+            big = text_data is not None or len(bytes_data or b"") > conf.MAX_FRAME_BYTES
+            await self._send(_error("frame_too_large" if big else "bad_json",
+                                    f"frames are limited to {conf.MAX_FRAME_BYTES} bytes" if big
+                                    else "send JSON text frames"))
+            return
+        try:
+            message = json.loads(text_data)
+        except (ValueError, RecursionError):
+            await self._send(_error("bad_json", "the frame is not valid JSON"))
+            return
+        if not isinstance(message, dict):
+            await self._send(_error("not_an_object", "a message must be a JSON object"))
+            return
+        kind = message.get("type")
+        if kind == "ping":
+            msg_id = message.get("id")
+            await self._send({"type": "pong", "id": msg_id if isinstance(msg_id, str) else None})
+        elif kind == "sync":
+            await self._send_current()
+        else:
+            await self._send(_error("unknown_type", "this socket takes sync or ping"))
+
+    async def disconnect(self, code: int) -> None:
+        await self.end()
+
+    async def release(self) -> None:
+        self.reading = False
+        if self.counted:
+            self.counted = False
+            home_live.socket_closed()
+        seat, self.seat = self.seat, None
+        if seat is None:
+            return
+        await self.step("group discard", self.channel_layer.group_discard(home_live.GROUP, self.channel_name))
+        await self.step("home seat release", _in_thread(home_live.release)(seat))
+
+    async def _send(self, payload: dict[str, Any]) -> None:
+        await self.send(text_data=json.dumps(payload))
