@@ -46,7 +46,7 @@ LAST_MATCHES = 5
 
 def pool_url(slug: str) -> str:
     """The waiting screen of pool ``slug`` (``/play/pool/<slug>/``, the lobby's pool pages)."""
-    return f"/play/pool/{slug}/"
+    return reverse("lobby:pool_wait", kwargs={"slug": slug})
 
 
 def _with_people() -> Q:
