@@ -14,6 +14,7 @@ from django.test.utils import CaptureQueriesContext
 from accounts.models import User
 from games.models import Match, MatchStatus, ResultReason
 from ratings.models import PlayerRating, RatingChange
+from tests.lobby.home_pools import ensure_default_pools
 from tournaments.models import Pairing, Registration, Round, RoundStatus, Tournament, TournamentStatus
 
 pytestmark = pytest.mark.django_db
@@ -25,6 +26,7 @@ def build(n: int) -> dict[str, Any]:
     from accounts.services import house_bots_ensure
 
     house_bots_ensure()  # the bots' list: always its five levels
+    ensure_default_pools()  # the pools' list: a transactional test's flush empties the data migration's
     now = dt.datetime.now(dt.UTC)
     hero = User.objects.create(username="hero")  # no password: hashing one costs 0.3 s
     PlayerRating.objects.create(
