@@ -57,5 +57,17 @@ def text(code: str, **params: Any) -> str:
 
 
 def refuse(code: str, **params: Any) -> GameError:
-    """A :class:`GameError` for ``code`` with its English message (``raise refuse("playban", minutes=5)``)."""
-    return GameError(code, MESSAGES[code].format(**params))
+    """A :class:`GameError` for ``code`` with its English message (``raise refuse("playban", minutes=5)``);
+    ``params`` are kept on it (``.params``) so a socket can say it in the reader's language (:func:`said`)."""
+    error = GameError(code, MESSAGES[code].format(**params))
+    error.params = params  # type: ignore[attr-defined]
+    return error
+
+
+def said(error: GameError) -> str:
+    """``error``'s message in the active language: :func:`text` for a lobby code raised by :func:`refuse`,
+    else its own (English) message."""
+    params = getattr(error, "params", None)
+    if error.code in MESSAGES and params is not None:
+        return text(error.code, **params)
+    return error.message
