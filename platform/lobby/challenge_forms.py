@@ -28,8 +28,8 @@ class MatchSettingsForm(forms.Form):
 
     preset = forms.ChoiceField(label=_("Rules"), choices=PRESET_CHOICES, initial="classic")
     target = forms.TypedChoiceField(label=_("Target"), coerce=int, choices=TARGET_CHOICES, initial=100)
-    turn_timer = forms.TypedChoiceField(label=_("Turn timer"), coerce=_timer, empty_value=None, required=False,
-                                        choices=timer_choices, initial="60")
+    turn_timer = forms.TypedChoiceField(label=_("Turn timer"), coerce=_timer, empty_value=None,
+                                        required=False, choices=timer_choices, initial="60")
     rated = forms.BooleanField(label=_("Rated"), required=False, initial=True)
 
     def settings(self) -> Settings:

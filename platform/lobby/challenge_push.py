@@ -81,7 +81,8 @@ def send_now(messages: Messages) -> None:
             from ratings import push
 
             push.run_on_process_loop(bounded(), PUSH_TIMEOUT + 1.0)
-    except (TimeoutError, ConnectionError, redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as exc:
+    except (TimeoutError, ConnectionError, redis.exceptions.ConnectionError,
+            redis.exceptions.TimeoutError) as exc:
         log.warning("lobby push to %s not sent: %s: %s", sorted({group for group, _ in messages}),
                     type(exc).__name__, exc)
 

@@ -59,7 +59,8 @@ def seen_refresh_seconds() -> float:
 
 def seen(user_id: int, *, at: float | None = None) -> None:
     """Stamp ``user_id`` as present on the lobby page at ``at`` (Unix time; default now)."""
-    cache.set(_seen_key(user_id), time.time() if at is None else at, timeout=int(seeks.leave_seconds() * 6) + 60)
+    cache.set(_seen_key(user_id), time.time() if at is None else at,
+              timeout=int(seeks.leave_seconds() * 6) + 60)
 
 
 def creators_gone(*, now: datetime) -> set[int]:

@@ -99,7 +99,8 @@ def challenge_create(*, challenger: User, challenged: User, choice: Settings,
             raise refuse("challenge_blocked", name=challenged.public_name)
         if playing_match_id(user_id=challenged.pk) is not None:
             raise refuse("challenge_target_busy", name=challenged.public_name)
-        open_sent = Challenge.objects.filter(challenger=challenger, status=ChallengeStatus.OPEN, expires_at__gt=now)
+        open_sent = Challenge.objects.filter(challenger=challenger, status=ChallengeStatus.OPEN,
+                                             expires_at__gt=now)
         if open_sent.filter(challenged=challenged).exists():
             raise refuse("challenge_pending", name=challenged.public_name)
         if open_sent.count() >= challenges_per_account():
@@ -172,11 +173,12 @@ def challenge_accept(*, user: User, challenge_id: int, now: datetime | None = No
         lock_users(challenge.challenger, user)
         Seek.objects.filter(creator=user, status=SeekStatus.OPEN).update(status=SeekStatus.CANCELLED)
         busy.check_free(user=user, rated=challenge.rated, playban=False)
-        if challenge.rated and game_services.active_rated_match_id(user_id=challenge.challenger_id) is not None:
+        challenger_match = game_services.active_rated_match_id(user_id=challenge.challenger_id)
+        if challenge.rated and challenger_match is not None:
             raise refuse("challenger_busy", name=challenge.challenger.public_name)
         match = game_services.match_create_seated(
-            player0=challenge.challenger, player1=user, rules_preset=challenge.preset, target=challenge.target,
-            turn_timer=challenge.turn_timer_seconds, rated=challenge.rated,
+            player0=challenge.challenger, player1=user, rules_preset=challenge.preset,
+            target=challenge.target, turn_timer=challenge.turn_timer_seconds, rated=challenge.rated,
         )
         challenge.status = ChallengeStatus.ACCEPTED
         challenge.answered_at = now
@@ -217,12 +219,14 @@ def challenges_sweep(*, now: datetime | None = None, grace_seconds: float = 0.0)
     with transaction.atomic():
         due = list(Challenge.objects.select_for_update(of=("self",), skip_locked=True)
                    .select_related("challenger", "challenged")
-                   .filter(status=ChallengeStatus.OPEN, expires_at__lte=now - timedelta(seconds=grace_seconds)))
+                   .filter(status=ChallengeStatus.OPEN,
+                           expires_at__lte=now - timedelta(seconds=grace_seconds)))
         if not due:
             return 0
         ended = Challenge.objects.filter(pk__in=[c.pk for c in due], status=ChallengeStatus.OPEN).update(
             status=ChallengeStatus.EXPIRED, answered_at=now)
-        challenge_push.send_on_commit([message for c in due for message in _closed(c, ChallengeStatus.EXPIRED)])
+        challenge_push.send_on_commit([message for c in due
+                                       for message in _closed(c, ChallengeStatus.EXPIRED)])
     return ended
 
 

@@ -58,7 +58,8 @@ class NoticeConsumer(MemberSocket):
                                                                              challenge_id=challenge_id)
                 await self.send_json({"type": "go", "url": reverse("games:table", args=[match.pk])})
             else:
-                await self.in_language(challenges.challenge_decline)(user=self.user, challenge_id=challenge_id)
+                await self.in_language(challenges.challenge_decline)(user=self.user,
+                                                                      challenge_id=challenge_id)
         except GameError as exc:
             await self.send_json({**self.error_from(exc), "challenge": challenge_id})
 

@@ -35,7 +35,8 @@ def _page(request: HttpRequest, form: SeekForm, status: int = 200) -> HttpRespon
 def _strings() -> dict[str, object]:
     """The words ``lobby.js`` draws rows with, in the reader's language."""
     return {
-        "presets": {name: render_to_string("games/_preset_name.html", {"name": name}).strip() for name in PRESETS},
+        "presets": {name: render_to_string("games/_preset_name.html", {"name": name}).strip()
+                    for name in PRESETS},
         "rated": _("Rated"), "casual": _("Casual"), "accept": _("Accept"), "cancel": _("Cancel"),
         "guest": _("guest"), "reconnecting": _("Connection lost: reconnecting…"),
     }
@@ -53,7 +54,8 @@ def lobby(request: HttpRequest) -> HttpResponse:
     if not form.is_valid():
         return _page(request, form, status=400)
     try:
-        seeks.seek_create(user=request.user, choice=form.settings(), rating_min=form.cleaned_data["rating_min"],
+        seeks.seek_create(user=request.user, choice=form.settings(),
+                          rating_min=form.cleaned_data["rating_min"],
                           rating_max=form.cleaned_data["rating_max"])
     except GameError as exc:
         form.add_error(None, f"{said(exc)} ({exc.code})")

@@ -93,8 +93,9 @@ def seek_create(*, user: User, choice: Settings, rating_min: int | None = None,
     """
     choice = check_settings(choice)
     for bound in (rating_min, rating_max):
-        if bound is not None and (type(bound) is not int or not RATING_BOUNDS[0] <= bound <= RATING_BOUNDS[1]):
-            raise refuse("bad_settings", detail=f"a rating bound must be {RATING_BOUNDS[0]}..{RATING_BOUNDS[1]}")
+        low, high = RATING_BOUNDS
+        if bound is not None and (type(bound) is not int or not low <= bound <= high):
+            raise refuse("bad_settings", detail=f"a rating bound must be {low}..{high}")
     if rating_min is not None and rating_max is not None and rating_min > rating_max:
         raise refuse("bad_settings", detail="the lowest rating is above the highest")
     now = now or timezone.now()
@@ -174,7 +175,8 @@ def seek_accept(*, user: User, seek_id: int, now: datetime | None = None) -> Mat
     """
     now = now or timezone.now()
     with transaction.atomic():
-        seek = Seek.objects.select_for_update(of=("self",)).select_related("creator").filter(pk=seek_id).first()
+        seek = (Seek.objects.select_for_update(of=("self",)).select_related("creator")
+                .filter(pk=seek_id).first())
         if seek is None:
             raise refuse("seek_not_found")
         if seek.creator_id == user.pk:
@@ -229,7 +231,8 @@ def seeks_sweep(*, now: datetime | None = None, grace_seconds: float = 0.0,
                         .filter(status=SeekStatus.OPEN, creator_id__in=gone,
                                 created_at__lte=now - timedelta(seconds=leave_seconds()))
                         .values_list("pk", flat=True))
-            ended += Seek.objects.filter(pk__in=left, status=SeekStatus.OPEN).update(status=SeekStatus.CANCELLED)
+            ended += (Seek.objects.filter(pk__in=left, status=SeekStatus.OPEN)
+                      .update(status=SeekStatus.CANCELLED))
         if ended:
             challenge_push.send_on_commit(challenge_push.lobby_changed())
     return ended

@@ -9,7 +9,8 @@ from lobby import challenge_sweep
 
 current_app.conf.beat_schedule = {
     **(current_app.conf.beat_schedule or {}),
-    "lobby-sweep-challenges": {"task": "lobby.tasks.sweep_challenges", "schedule": challenge_sweep.BEAT_SECONDS},
+    "lobby-sweep-challenges": {"task": "lobby.tasks.sweep_challenges",
+                               "schedule": challenge_sweep.BEAT_SECONDS},
 }
 
 

@@ -41,11 +41,13 @@ def notices_box() -> dict[str, Any]:
     from engine.rules import PRESETS
 
     return {"strings": json.dumps({
-        "presets": {name: render_to_string("games/_preset_name.html", {"name": name}).strip() for name in PRESETS},
+        "presets": {name: render_to_string("games/_preset_name.html", {"name": name}).strip()
+                    for name in PRESETS},
         "rated": _("Rated"), "casual": _("Casual"), "accept": _("Accept"), "decline": _("Decline"),
         "withdraw": _("Withdraw"), "close": _("Close"),
         "received": _("{name} challenges you"), "sent": _("Waiting for {name} to answer your challenge"),
-        "declined": _("{name} declined your challenge."), "expired": _("{name} did not answer your challenge."),
+        "declined": _("{name} declined your challenge."),
+        "expired": _("{name} did not answer your challenge."),
         "cancelled": _("The challenge was withdrawn."),
         "expired_received": _("The challenge of {name} expired."),
     })}
