@@ -70,3 +70,41 @@ def lobby_clean(monkeypatch: pytest.MonkeyPatch, settings: Any) -> Iterator[None
     cache.clear()
     challenge_sweep.stop_all()
     settings_dict["CONN_MAX_AGE"] = before
+
+
+async def ws_connect(user: Any | None, path: str, *, language: str | None = None) -> Any:
+    """A ``WebsocketCommunicator`` on ``path`` through the real ASGI stack, as ``user`` (None: anonymous),
+    connected; ``language``: the language cookie. Disconnect it at the end."""
+    from channels.db import database_sync_to_async
+    from channels.testing import WebsocketCommunicator
+
+    from config.asgi import application
+    from tests.games.wsclient import ORIGIN, session_cookie
+
+    headers = [(b"origin", ORIGIN), (b"host", b"testserver")]
+    cookies = []
+    if user is not None:
+        cookies.append(await database_sync_to_async(session_cookie)(user))
+    if language:
+        cookies.append(f"django_language={language}")
+    if cookies:
+        headers.append((b"cookie", "; ".join(cookies).encode()))
+    comm = WebsocketCommunicator(application, path, headers=headers)
+    connected, _ = await comm.connect(timeout=5)
+    assert connected
+    return comm
+
+
+async def recv(comm: Any, timeout: float = 10.0) -> dict[str, Any]:
+    import json
+
+    return dict(json.loads(await comm.receive_from(timeout=timeout)))
+
+
+async def recv_type(comm: Any, kind: str, timeout: float = 10.0) -> dict[str, Any]:
+    """The next message of type ``kind`` (others before it are skipped)."""
+    for _ in range(50):
+        message = await recv(comm, timeout)
+        if message.get("type") == kind:
+            return message
+    raise AssertionError(f"no {kind} message")
