@@ -23,8 +23,9 @@ def make_member(django_user_model: Any) -> Callable[..., Any]:
 
         user = django_user_model.objects.create_user(username=username, password="pw-for-tests-1")
         if rating is not None:
-            PlayerRating.objects.create(user=user, rating=rating, peak=rating, rated_matches=20, wins=10,
-                                        losses=10)
+            PlayerRating.objects.create(
+                user=user, rating=rating, peak=rating, rated_matches=20, wins=10, losses=10
+            )
         return user
 
     return make

@@ -16,9 +16,19 @@ from games.models import Match, MatchStatus
 from games.services import GameError
 from lobby import challenge_sweep, seeks
 from lobby.errors import MESSAGES, text
-from lobby.models import Playban, PlaybanReason, Seek, SeekStatus
+from lobby.models import Playban, PlaybanReason, Seek
 from lobby.seeks import Settings
-from tests.lobby.challenge_fixtures import alice, bob, carol, guest, lobby_clean, make_member  # noqa: F401
+from tests.lobby import challenge_fixtures as fx
+
+# this part's fixtures (tests/lobby/challenge_fixtures.py), bound here for pytest to find
+(alice, bob, carol, guest, lobby_clean, make_member) = (
+    fx.alice,
+    fx.bob,
+    fx.carol,
+    fx.guest,
+    fx.lobby_clean,
+    fx.make_member,
+)
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("lobby_clean")]
 
@@ -44,7 +54,12 @@ def test_create_then_accept_starts_one_match_between_them(alice: Any, bob: Any) 
     seek.refresh_from_db()
     assert (seek.status, seek.accepted_by_id, seek.match_id) == ("accepted", bob.pk, match.pk)
     assert (match.player0_id, match.player1_id, match.rated, match.turn_timer_seconds, match.status) == (
-        alice.pk, bob.pk, True, 30, MatchStatus.ACTIVE)
+        alice.pk,
+        bob.pk,
+        True,
+        30,
+        MatchStatus.ACTIVE,
+    )
     assert match.rules["target"] == 50
     assert Match.objects.count() == 1
 
@@ -54,11 +69,14 @@ def test_rated_seek_without_timer_gets_the_rated_timer(alice: Any) -> None:
     assert seek.turn_timer_seconds == game_services.RATED_TURN_TIMER == 60
 
 
-@pytest.mark.parametrize(("choice", "detail"), [
-    (Settings("nope", 100, None, False), "preset"),
-    (Settings("classic", 75, None, False), "target"),
-    (Settings("classic", 100, 45, False), "timer"),
-])
+@pytest.mark.parametrize(
+    ("choice", "detail"),
+    [
+        (Settings("nope", 100, None, False), "preset"),
+        (Settings("classic", 75, None, False), "target"),
+        (Settings("classic", 100, 45, False), "timer"),
+    ],
+)
 def test_bad_settings_are_refused(alice: Any, choice: Settings, detail: str) -> None:
     with pytest.raises(GameError) as info:
         seeks.seek_create(user=alice, choice=choice)
@@ -67,8 +85,10 @@ def test_bad_settings_are_refused(alice: Any, choice: Settings, detail: str) -> 
 
 
 def test_bad_rating_range_is_refused(alice: Any) -> None:
-    assert _code(lambda: seeks.seek_create(user=alice, choice=CASUAL, rating_min=1600, rating_max=1500)) == \
-        "bad_settings"
+    assert (
+        _code(lambda: seeks.seek_create(user=alice, choice=CASUAL, rating_min=1600, rating_max=1500))
+        == "bad_settings"
+    )
     assert _code(lambda: seeks.seek_create(user=alice, choice=CASUAL, rating_min=-1)) == "bad_settings"
     assert _state() == []
 
@@ -87,7 +107,9 @@ def test_guest_may_not_open_a_rated_seek_but_a_casual_one(guest: Any) -> None:
 
 
 def test_playban_refuses_creating(alice: Any) -> None:
-    Playban.objects.create(user=alice, reason=PlaybanReason.ABANDONED, ends_at=timezone.now() + timedelta(minutes=4))
+    Playban.objects.create(
+        user=alice, reason=PlaybanReason.ABANDONED, ends_at=timezone.now() + timedelta(minutes=4)
+    )
     assert _code(lambda: seeks.seek_create(user=alice, choice=CASUAL)) == "playban"
 
 
@@ -138,8 +160,10 @@ def test_rating_range(make_member: Any, alice: Any, guest: Any) -> None:
     assert Seek.objects.get(pk=seek.pk).status == "open"
     # the list shows it greyed, with why, to each of them
     rows = {u.username: seeks.seek_rows(viewer=u)[0] for u in (low, edge, high, alice)}
-    assert rows["low"]["refusal"] == {"code": "seek_out_of_range",
-                                      "message": "this challenge is for ratings 1300–1700: yours is 1290"}
+    assert rows["low"]["refusal"] == {
+        "code": "seek_out_of_range",
+        "message": "this challenge is for ratings 1300–1700: yours is 1290",
+    }
     assert rows["high"]["refusal"]["code"] == "seek_out_of_range"
     assert rows["edge"]["refusal"] is None
     assert rows["alice"]["mine"] is True and rows["alice"]["refusal"] is None
@@ -247,13 +271,22 @@ def test_lobby_page_lists_seeks_and_greys_out_of_range(alice: Any, carol: Any) -
     assert 'data-testid="seek"' in html and 'class="greyed"' in html
     assert "this challenge is for ratings 1450+: yours is 1400" in html
     anonymous = Client().get("/lobby/")
-    assert anonymous.status_code == 200 and 'data-ws=' not in anonymous.content.decode()
+    assert anonymous.status_code == 200 and "data-ws=" not in anonymous.content.decode()
 
 
 def test_create_accept_cancel_by_post(alice: Any, bob: Any, carol: Any) -> None:
     a = _client(alice)
-    response = a.post("/lobby/", {"preset": "classic", "target": "50", "turn_timer": "20", "rated": "1",
-                                  "rating_min": "", "rating_max": ""})
+    response = a.post(
+        "/lobby/",
+        {
+            "preset": "classic",
+            "target": "50",
+            "turn_timer": "20",
+            "rated": "1",
+            "rating_min": "",
+            "rating_max": "",
+        },
+    )
     assert response.status_code == 302
     seek = Seek.objects.get(creator=alice, status="open")
     assert (seek.target, seek.turn_timer_seconds, seek.rated, seek.preset) == (50, 20, True, "classic")

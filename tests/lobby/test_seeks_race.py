@@ -16,7 +16,10 @@ from games.services import GameError
 from lobby import seeks
 from lobby.models import Seek
 from lobby.seeks import Settings
-from tests.lobby.challenge_fixtures import alice, bob, carol, lobby_clean, make_member  # noqa: F401
+from tests.lobby import challenge_fixtures as fx
+
+# this part's fixtures (tests/lobby/challenge_fixtures.py), bound here for pytest to find
+(alice, bob, carol, lobby_clean, make_member) = (fx.alice, fx.bob, fx.carol, fx.lobby_clean, fx.make_member)
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("lobby_clean")]
 
@@ -52,7 +55,7 @@ def test_racing_accepts_make_exactly_one_match(alice: Any, make_member: Any) -> 
     for round_ in range(3):
         players = [make_member(f"p{round_}-{i}", 1500) for i in range(6)]
         seek = seeks.seek_create(user=alice, choice=CASUAL)
-        results = race([lambda p=p: seeks.seek_accept(user=p, seek_id=seek.pk) for p in players])
+        results = race([lambda p=p, s=seek: seeks.seek_accept(user=p, seek_id=s.pk) for p in players])
         matches = [r for r in results if isinstance(r, Match)]
         assert len(matches) == 1, results
         assert sorted(r for r in results if isinstance(r, str)) == ["seek_taken"] * 5
@@ -68,8 +71,12 @@ def test_accept_racing_cancel_is_one_or_the_other(alice: Any, bob: Any) -> None:
         pytest.skip("row locks: run under PostgreSQL (CI)")
     for _ in range(5):
         seek = seeks.seek_create(user=alice, choice=CASUAL)
-        accept, cancel = race([lambda: seeks.seek_accept(user=bob, seek_id=seek.pk),
-                               lambda: seeks.seek_cancel(user=alice, seek_id=seek.pk)])
+        accept, cancel = race(
+            [
+                lambda s=seek: seeks.seek_accept(user=bob, seek_id=s.pk),
+                lambda s=seek: seeks.seek_cancel(user=alice, seek_id=s.pk),
+            ]
+        )
         seek.refresh_from_db()
         if isinstance(accept, Match):
             assert cancel is False and seek.status == "accepted" and seek.match_id == accept.pk
@@ -78,13 +85,19 @@ def test_accept_racing_cancel_is_one_or_the_other(alice: Any, bob: Any) -> None:
     assert Match.objects.count() == Seek.objects.filter(status="accepted").count()
 
 
-def test_one_player_accepting_two_rated_seeks_at_once_gets_one_match(alice: Any, bob: Any, carol: Any) -> None:
+def test_one_player_accepting_two_rated_seeks_at_once_gets_one_match(
+    alice: Any, bob: Any, carol: Any
+) -> None:
     if connection.vendor != "postgresql":
         pytest.skip("row locks: run under PostgreSQL (CI)")
     first = seeks.seek_create(user=alice, choice=RATED)
     second = seeks.seek_create(user=bob, choice=RATED)
-    results = race([lambda: seeks.seek_accept(user=carol, seek_id=first.pk),
-                    lambda: seeks.seek_accept(user=carol, seek_id=second.pk)])
+    results = race(
+        [
+            lambda: seeks.seek_accept(user=carol, seek_id=first.pk),
+            lambda: seeks.seek_accept(user=carol, seek_id=second.pk),
+        ]
+    )
     assert len([r for r in results if isinstance(r, Match)]) == 1, results
     assert [r for r in results if isinstance(r, str)] == ["match_in_progress"]
     assert Match.objects.filter(player1=carol, status="active", rated=True).count() == 1

@@ -15,16 +15,11 @@ from games.models import Match
 from lobby import seek_consumers, seeks
 from lobby.models import Seek
 from lobby.seeks import Settings
-from tests.lobby.challenge_fixtures import (  # noqa: F401
-    alice,
-    bob,
-    carol,
-    lobby_clean,
-    make_member,
-    recv,
-    recv_type,
-    ws_connect,
-)
+from tests.lobby import challenge_fixtures as fx
+from tests.lobby.challenge_fixtures import recv, recv_type, ws_connect
+
+# this part's fixtures (tests/lobby/challenge_fixtures.py), bound here for pytest to find
+(alice, bob, carol, lobby_clean, make_member) = (fx.alice, fx.bob, fx.carol, fx.lobby_clean, fx.make_member)
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("lobby_clean")]
 
@@ -46,14 +41,17 @@ async def test_list_on_connect_and_after_changes(alice: Any, bob: Any, carol: An
     seek = await create(user=alice, choice=CASUAL, rating_min=1450)
     message = await recv_type(viewer, "seeks")
     assert [(row["id"], row["creator"], row["creator_rating"], row["mine"]) for row in message["seeks"]] == [
-        (seek.pk, "alice", 1500, False)]
+        (seek.pk, "alice", 1500, False)
+    ]
     assert message["seeks"][0]["refusal"]["code"] == "seek_out_of_range"  # carol is 1400
     await database_sync_to_async(seeks.seek_cancel)(user=alice, seek_id=seek.pk)
     assert (await recv_type(viewer, "seeks"))["seeks"] == []
     await viewer.disconnect()
 
 
-async def test_changes_are_coalesced(alice: Any, bob: Any, carol: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_changes_are_coalesced(
+    alice: Any, bob: Any, carol: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(seek_consumers, "COALESCE_SECONDS", 3.0)
     viewer = await ws_connect(carol, "/ws/lobby/")
     await recv(viewer)
@@ -104,16 +102,24 @@ async def test_refusal_in_the_readers_language(alice: Any) -> None:
     from django.utils import translation
 
     from lobby.errors import text
+
     with translation.override("pt-br"):
         assert refused["message"] == text("seek_own")
     await comm.disconnect()
 
 
 BAD_FRAMES = [
-    "not json", "[1, 2]", "42", json.dumps({"no": "type"}), json.dumps({"type": "dance"}),
-    json.dumps({"type": "accept"}), json.dumps({"type": "accept", "seek": "7"}),
-    json.dumps({"type": "accept", "seek": -3}), json.dumps({"type": "cancel", "seek": True}),
-    json.dumps({"type": "accept", "seek": 1.5}), json.dumps({"type": "sync", "pad": "x" * 5000}),
+    "not json",
+    "[1, 2]",
+    "42",
+    json.dumps({"no": "type"}),
+    json.dumps({"type": "dance"}),
+    json.dumps({"type": "accept"}),
+    json.dumps({"type": "accept", "seek": "7"}),
+    json.dumps({"type": "accept", "seek": -3}),
+    json.dumps({"type": "cancel", "seek": True}),
+    json.dumps({"type": "accept", "seek": 1.5}),
+    json.dumps({"type": "sync", "pad": "x" * 5000}),
     '{"type": "accept", "seek": 1\u0000}',
 ]
 
@@ -130,8 +136,9 @@ async def test_malformed_frames_get_bad_frame_and_change_nothing(alice: Any, bob
     assert (await recv(comm))["code"] == "bad_frame"
     await comm.send_to(text_data=json.dumps({"type": "ping", "id": "p1"}))
     assert await recv(comm) == {"type": "pong", "id": "p1"}
-    assert await database_sync_to_async(lambda: (Seek.objects.get(pk=seek.pk).status, Match.objects.count()))() \
-        == ("open", 0)
+    assert await database_sync_to_async(
+        lambda: (Seek.objects.get(pk=seek.pk).status, Match.objects.count())
+    )() == ("open", 0)
     await comm.disconnect()
 
 
@@ -162,7 +169,9 @@ async def test_an_open_lobby_socket_keeps_its_creator_present(alice: Any, settin
     await recv(comm)
     seek = await create(user=alice, choice=CASUAL)
     soon = timezone.now() + timedelta(seconds=seeks.LEAVE_SECONDS - 2)
-    await database_sync_to_async(Seek.objects.filter(pk=seek.pk).update)(created_at=soon - timedelta(seconds=60))
+    await database_sync_to_async(Seek.objects.filter(pk=seek.pk).update)(
+        created_at=soon - timedelta(seconds=60)
+    )
     # the seek is old enough to end, but the socket stamped alice at connect: within the leave time
     assert await database_sync_to_async(challenge_sweep.sweep_once)(now=soon) == 0
     await comm.disconnect()
