@@ -123,6 +123,12 @@ class MemberSocket(EndsCleanly, RefusesWhenUnavailable):
         with translation.override(self.lang):
             return {"type": "error", "code": code, "message": text(code, **params), **params}
 
+    def error_from(self, exc: GameError) -> dict[str, Any]:
+        """The ``error`` message of a service's refusal: its code, and its message in the reader's
+        language (``lobby.errors.said``) with the refusal's parameters."""
+        with translation.override(self.lang):
+            return {"type": "error", "code": exc.code, "message": said(exc), **getattr(exc, "params", {})}
+
     async def refuse(self, code: str, close_code: int, **params: Any) -> None:
         await self.send_json(self.error(code, **params))
         await self.close(code=close_code)
@@ -229,12 +235,6 @@ class LobbyConsumer(MemberSocket):
                 await self.in_language(seeks.seek_cancel)(user=self.user, seek_id=seek_id)
         except GameError as exc:
             await self.send_json({**self.error_from(exc), "seek": seek_id})
-
-    def error_from(self, exc: GameError) -> dict[str, Any]:
-        """The ``error`` message of a service's refusal: its code, and its message in the reader's
-        language (``lobby.errors.said``) with the refusal's parameters."""
-        with translation.override(self.lang):
-            return {"type": "error", "code": exc.code, "message": said(exc), **getattr(exc, "params", {})}
 
     async def lobby_changed(self, event: dict[str, Any]) -> None:
         """Group message: the open seeks changed. Coalesced (:data:`COALESCE_SECONDS`)."""
