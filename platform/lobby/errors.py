@@ -34,7 +34,8 @@ MESSAGES: dict[str, str] = {
     "seek_creator_busy": N_("the creator of this challenge is playing a rated match now"),
     "seek_not_yours": N_("only its creator may cancel a challenge"),
     "bad_settings": N_("invalid match settings: {detail}"),
-    "too_many_sockets": N_("too many pages open with this socket: close one"),
+    "too_many_sockets": N_("at most {limit} pages open with this socket per account: close one"),
+    "rate_limited": N_("too many messages: this one was ignored"),
     # direct challenges (lobby.challenges, lobby.notice_consumers; docs/lobby.md "Direct challenges")
     "challenge_self": N_("you cannot challenge yourself"),
     "challenge_guest": N_("guests cannot be challenged: they have no profile"),
