@@ -82,6 +82,7 @@ const socket = new MatchSocket(table.dataset.ws, {
   onMessage(msg) {
     if (msg.type === "seeks") {
       render(msg.seeks);
+      table.dataset.live = "1"; // the list is the server's, live from here on (tests wait for it)
       status.textContent = "";
     } else if (msg.type === "go" && typeof msg.url === "string" && msg.url.startsWith("/")) {
       window.location.assign(msg.url);

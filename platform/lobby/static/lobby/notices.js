@@ -84,6 +84,7 @@ function show(c, received) {
 socket = new MatchSocket("/ws/notices/", {
   onMessage(msg) {
     if (msg.type === "notices") {
+      box.dataset.live = "1"; // connected: notices arrive live from here on (tests wait for it)
       for (const id of [...items.keys()]) remove(id);
       for (const c of msg.received || []) show(c, true);
       for (const c of msg.sent || []) show(c, false);
