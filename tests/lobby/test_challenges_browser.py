@@ -39,9 +39,7 @@ def test_open_challenge_appears_live_and_accepting_seats_both(
         watcher.get_by_role("navigation").get_by_role("link", name="Lobby").click()
         watcher.wait_for_url(base + "/lobby/")
         assert watcher.get_by_test_id("seeks-empty").is_visible()
-        watcher.wait_for_timeout(
-            300
-        )  # (its socket connects in the background; the list comes live either way)
+        watcher.wait_for_selector("#seeks[data-live='1']")  # its socket has sent the list
 
         creator.goto(base + "/lobby/")
         creator.select_option("#seek-timer", "30")
