@@ -30,7 +30,8 @@ from django.conf import settings
 from django.urls import reverse
 from django.utils import translation
 
-from games import conf, ratelimit
+from games import conf, ratelimit, user_sockets
+from games.consumers import SESSION_ENDED_CLOSE_CODE
 from games.services import GameError
 from lobby import challenge_push, challenge_sweep, seeks
 from lobby.errors import said, text
@@ -88,6 +89,8 @@ class MemberSocket(EndsCleanly, RefusesWhenUnavailable):
         self._slot = slot
         self.spawn(self._keep_slot())
         self._limiter = ratelimit.MessageLimiter(time.monotonic())
+        # Logging out (or a password change) closes this socket too, as it closes the tables' (4001).
+        await self.channel_layer.group_add(user_sockets.user_group(user.pk), self.channel_name)
         await self.opened()
         self.reading = True
         challenge_sweep.socket_opened()
@@ -189,7 +192,15 @@ class MemberSocket(EndsCleanly, RefusesWhenUnavailable):
             return
         await self.step("slot release", _in_thread(ratelimit.socket_slot_release)(
             match_id=self.slots, user_id=self.user.pk, slot=self._slot, owner=self.channel_name))
+        await self.step("group discard", self.channel_layer.group_discard(
+            user_sockets.user_group(self.user.pk), self.channel_name))
         await self.closed()
+
+    async def user_session_ended(self, event: dict[str, Any]) -> None:
+        """Group message of ``games.user_sockets``: the user logged out or changed their password: close
+        with ``SESSION_ENDED_CLOSE_CODE`` (the page's reconnect then finds no session: 4401)."""
+        self.reading = False
+        await self.close(code=SESSION_ENDED_CLOSE_CODE)
 
 
 class LobbyConsumer(MemberSocket):

@@ -152,3 +152,16 @@ def test_racing_accepts_of_one_challenge_make_one_match(alice: Any, bob: Any) ->
         # end the match so the next round may start one (the target must be free)
         Match.objects.filter(status="active").update(status="finished")
     assert Match.objects.count() == Challenge.objects.filter(status="accepted").count()
+
+
+async def test_logging_out_closes_the_notices_and_lobby_sockets(alice: Any) -> None:
+    from games import user_sockets
+    from games.consumers import SESSION_ENDED_CLOSE_CODE
+
+    comms = [await ws_connect(alice, path) for path in ("/ws/notices/", "/ws/lobby/")]
+    for comm in comms:
+        await recv(comm)
+    await database_sync_to_async(user_sockets.close_user_sockets)(alice.pk)
+    for comm in comms:
+        assert (await comm.receive_output(timeout=5))["code"] == SESSION_ENDED_CLOSE_CODE
+        await comm.disconnect()
