@@ -38,6 +38,8 @@ LEAVE_SECONDS = 10.0
 TIMER_CHOICES: tuple[int | None, ...] = (None, 20, 30, 60, 120, 300)
 """Turn timers offered (seconds per move; None: no timer, casual only: a rated match always has one, the
 friend table's :data:`games.services.RATED_TURN_TIMER`). All inside the friend table's 15..600 s."""
+LIST_LIMIT = 200
+"""The list shows at most this many open seeks (the oldest first: they expire first)."""
 RATING_BOUNDS = (0, 4000)
 """A rating range's ends must lie here."""
 
@@ -247,14 +249,14 @@ def open_creator_ids(*, now: datetime | None = None) -> list[int]:
 
 
 def seek_rows(*, viewer: Any, now: datetime | None = None) -> list[dict[str, Any]]:
-    """The open seeks as ``viewer`` sees them, oldest first: ``[{"id", "creator", "creator_url" (None for
-    a guest), "creator_rating" (shown; None for a guest), "preset", "target", "turn_timer" (s or None),
+    """The open seeks (at most :data:`LIST_LIMIT`) as ``viewer`` sees them, oldest first: ``[{"id",
+    "creator", "creator_url" (None for a guest), "creator_rating" (shown; None for a guest), "preset", "target", "turn_timer" (s or None),
     "rated", "rating_min", "rating_max", "range" (text), "expires_at" (ISO 8601), "mine",
     "refusal": None or {"code", "message"} (why ``viewer`` may not accept it: shown greyed)}]``.
     Two queries (the seeks with their creators; the viewer's rating)."""
     now = now or timezone.now()
-    seeks = list(Seek.objects.filter(status=SeekStatus.OPEN, expires_at__gt=now)
-                 .select_related("creator").order_by("created_at", "pk"))
+    seeks = list(Seek.objects.filter(status=SeekStatus.OPEN, expires_at__gt=now).select_related("creator")
+                 .order_by("created_at", "pk")[:LIST_LIMIT])
     signed_in = bool(getattr(viewer, "is_authenticated", False)) and not getattr(viewer, "is_bot", False)
     viewer_rating = shown_rating(viewer) if signed_in and seeks else None
     rows = []

@@ -165,3 +165,27 @@ async def test_logging_out_closes_the_notices_and_lobby_sockets(alice: Any) -> N
     for comm in comms:
         assert (await comm.receive_output(timeout=5))["code"] == SESSION_ENDED_CLOSE_CODE
         await comm.disconnect()
+
+
+async def test_the_server_expires_a_challenge_with_no_click(
+    alice: Any, bob: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The in-process sweep (started by the first lobby or notices socket of the process) ends a challenge
+    past its time and tells the challenger: nobody clicked anything, no test called the sweep."""
+    from lobby import challenge_sweep as sweep_module
+
+    monkeypatch.setattr(sweep_module, "socket_opened", real_socket_opened)
+    monkeypatch.setattr(sweep_module, "SWEEP_SECONDS", 0.2)
+    old = await create(
+        challenger=alice, challenged=bob, choice=CASUAL, now=timezone.now() - timedelta(seconds=61)
+    )
+    comm = await ws_connect(alice, "/ws/notices/")
+    assert (await recv(comm))["sent"] == []  # past its time: not listed
+    closed = await recv_type(comm, "challenge_closed", timeout=20)
+    assert (closed["id"], closed["status"]) == (old.pk, "expired")
+    assert await database_sync_to_async(lambda: Challenge.objects.get(pk=old.pk).status)() == "expired"
+    await comm.disconnect()
+    sweep_module.stop_all()
+
+
+real_socket_opened = challenge_sweep.socket_opened

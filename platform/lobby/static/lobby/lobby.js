@@ -74,8 +74,12 @@ function render(seeks) {
     body.appendChild(row);
   }
   empty.hidden = seeks.length > 0;
+  // The create form shows only without an open seek of one's own: redraw the page when that changed
+  // (withdrawn, ended by the server, or opened from another tab).
   const mine = seeks.some((s) => s.mine);
-  document.body.classList.toggle("has-seek", mine);
+  const formShown = !!document.querySelector("[data-testid=seek-form]");
+  const mineShown = !!document.querySelector("[data-testid=my-seek]");
+  if ((mine && formShown) || (!mine && mineShown)) window.location.reload();
 }
 
 const socket = new MatchSocket(table.dataset.ws, {
