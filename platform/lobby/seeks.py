@@ -249,11 +249,13 @@ def open_creator_ids(*, now: datetime | None = None) -> list[int]:
 
 
 def seek_rows(*, viewer: Any, now: datetime | None = None) -> list[dict[str, Any]]:
-    """The open seeks (at most :data:`LIST_LIMIT`) as ``viewer`` sees them, oldest first: ``[{"id",
-    "creator", "creator_url" (None for a guest), "creator_rating" (shown; None for a guest), "preset",
-    "target", "turn_timer" (s or None), "rated", "rating_min", "rating_max", "range" (text), "expires_at" (ISO 8601), "mine",
-    "refusal": None or {"code", "message"} (why ``viewer`` may not accept it: shown greyed)}]``.
-    Two queries (the seeks with their creators; the viewer's rating)."""
+    """The open seeks (at most :data:`LIST_LIMIT`) as ``viewer`` sees them, oldest first.
+
+    Each: ``{"id", "creator", "creator_url" (None for a guest), "creator_rating" (shown; None for a
+    guest), "preset", "target", "turn_timer" (s or None), "rated", "rating_min", "rating_max", "range"
+    (text), "expires_at" (ISO 8601), "mine", "refusal": None or {"code", "message"}}``; ``refusal`` says
+    why ``viewer`` may not accept it (the row is shown greyed). Two queries (the seeks with their
+    creators; the viewer's rating)."""
     now = now or timezone.now()
     seeks = list(Seek.objects.filter(status=SeekStatus.OPEN, expires_at__gt=now).select_related("creator")
                  .order_by("created_at", "pk")[:LIST_LIMIT])
