@@ -29,7 +29,9 @@ import threading
 import time
 from datetime import datetime
 
+import redis.exceptions
 from django.core.cache import cache
+from django.db import DatabaseError
 from django.utils import timezone
 
 from games import scheduling
@@ -99,17 +101,27 @@ def socket_opened() -> None:
             for old in [old for old in _sweepers if old.is_closed()]:
                 del _sweepers[old]
             _sweepers[loop] = loop.create_task(_sweep_forever())
+            _sweepers[loop].add_done_callback(_ended)
 
 
 async def _sweep_forever() -> None:
+    """:func:`sweep_once` every :data:`SWEEP_SECONDS`. An outage (database or Redis unreachable) is one
+    WARNING line and the next round retries; any other error ends the loop with its traceback
+    (:func:`_ended`), and the next socket that opens starts it again."""
     from channels.db import database_sync_to_async
 
     while True:
         try:
             await database_sync_to_async(sweep_once, thread_sensitive=False)()
-        except Exception:  # the next round retries; a bug shows as this line's traceback each round
-            log.exception("lobby sweep failed")
+        except (DatabaseError, ConnectionError, TimeoutError, redis.exceptions.ConnectionError,
+                redis.exceptions.TimeoutError) as exc:
+            log.warning("lobby sweep skipped: %s: %s", type(exc).__name__, exc)
         await asyncio.sleep(SWEEP_SECONDS)
+
+
+def _ended(task: asyncio.Task[None]) -> None:
+    if not task.cancelled() and (exc := task.exception()) is not None:
+        log.error("lobby sweep stopped", exc_info=exc)
 
 
 def stop_all() -> None:
