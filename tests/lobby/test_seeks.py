@@ -305,3 +305,34 @@ def test_create_accept_cancel_by_post(alice: Any, bob: Any, carol: Any) -> None:
 def test_create_form_refuses_bad_fields(alice: Any) -> None:
     response = _client(alice).post("/lobby/", {"preset": "classic", "target": "100", "turn_timer": "45"})
     assert response.status_code == 400 and Seek.objects.count() == 0
+
+
+def test_waiting_in_a_pool_refuses_creating_and_accepting(alice: Any, bob: Any) -> None:
+    from lobby.models import Pool, PoolEntry
+
+    pool = Pool.objects.order_by("pk").first()
+    assert pool is not None  # the default pools (migration 0002)
+    seek = seeks.seek_create(user=alice, choice=CASUAL)
+    PoolEntry.objects.create(pool=pool, user=bob, rating=1600)
+    assert _code(lambda: seeks.seek_create(user=bob, choice=CASUAL)) == "already_waiting"
+    assert _code(lambda: seeks.seek_accept(user=bob, seek_id=seek.pk)) == "already_waiting"
+    assert Seek.objects.get(pk=seek.pk).status == "open" and Match.objects.count() == 0
+
+
+def test_every_code_of_this_part_is_documented_and_translated() -> None:
+    """Each refusal code of the open and direct challenges appears in docs/protocol.md, and its message
+    has a pt-BR translation."""
+    from pathlib import Path
+
+    from django.utils import translation
+
+    root = Path(__file__).resolve().parents[2]
+    protocol = (root / "docs" / "protocol.md").read_text()
+    source = (root / "platform" / "lobby" / "errors.py").read_text()
+    block = source.split("# open challenges (the lobby's seeks", 1)[1].split("}\n", 1)[0]
+    codes = [line.split('"')[1] for line in block.splitlines() if line.strip().startswith('"')]
+    assert len(codes) == 24
+    with translation.override("pt-br"):
+        for code in codes:
+            assert f"`{code}`" in protocol, code
+            assert translation.gettext(MESSAGES[code]) != MESSAGES[code], code

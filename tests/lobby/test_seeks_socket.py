@@ -178,3 +178,14 @@ async def test_an_open_lobby_socket_keeps_its_creator_present(alice: Any, settin
     # closed: stamped once more at the close; gone once the leave time has passed since
     much_later = timezone.now() + timedelta(seconds=seeks.LEAVE_SECONDS + 1)
     assert await database_sync_to_async(challenge_sweep.sweep_once)(now=much_later) == 1
+
+
+async def test_a_burst_of_frames_is_rate_limited(alice: Any) -> None:
+    comm = await ws_connect(alice, "/ws/lobby/")
+    await recv(comm)
+    for i in range(ratelimit.BURST + 5):
+        await comm.send_to(text_data=json.dumps({"type": "ping", "id": str(i)}))
+    replies = [await recv(comm) for _ in range(ratelimit.BURST + 5)]
+    kinds = [reply.get("code", reply["type"]) for reply in replies]
+    assert kinds.count("pong") >= ratelimit.BURST and "rate_limited" in kinds
+    await comm.disconnect()
