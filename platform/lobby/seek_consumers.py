@@ -214,6 +214,9 @@ class LobbyConsumer(MemberSocket):
         await self.channel_layer.group_add(challenge_push.user_group(self.user.pk), self.channel_name)
         self.spawn(self._stay_seen())
         await self.send_seeks()
+        match_id = await self.in_language(seeks.recently_accepted_match_id)(user=self.user)
+        if match_id is not None:  # accepted while this page was away: its "go" may have been missed
+            await self.send_json({"type": "go", "url": reverse("games:table", args=[match_id])})
 
     async def _stay_seen(self) -> None:
         """Stamp this user present on the lobby page while the socket is open (``challenge_sweep.seen``)."""

@@ -212,6 +212,19 @@ def seek_accept(*, user: User, seek_id: int, now: datetime | None = None) -> Mat
     return match
 
 
+ACCEPTED_RECENTLY_SECONDS = 30.0
+"""A lobby socket that opens this soon after its user's seek was accepted is sent there (``go``): the
+creator's page may have been reconnecting (or reloading) when the accept's ``go`` was sent."""
+
+
+def recently_accepted_match_id(*, user: User, now: datetime | None = None) -> int | None:
+    """The active match started from ``user``'s seek within :data:`ACCEPTED_RECENTLY_SECONDS`, or None."""
+    since = (now or timezone.now()) - timedelta(seconds=ACCEPTED_RECENTLY_SECONDS)
+    return (Seek.objects.filter(creator=user, status=SeekStatus.ACCEPTED, match__status="active",
+                                match__started_at__gte=since)
+            .order_by("-pk").values_list("match_id", flat=True).first())
+
+
 def seeks_sweep(*, now: datetime | None = None, grace_seconds: float = 0.0,
                 gone: set[int] | None = None) -> int:
     """End the open seeks past their ``expires_at`` by more than ``grace_seconds`` (``expired``) and

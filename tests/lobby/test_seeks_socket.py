@@ -189,3 +189,18 @@ async def test_a_burst_of_frames_is_rate_limited(alice: Any) -> None:
     kinds = [reply.get("code", reply["type"]) for reply in replies]
     assert kinds.count("pong") >= ratelimit.BURST and "rate_limited" in kinds
     await comm.disconnect()
+
+
+async def test_a_creator_reconnecting_just_after_the_accept_is_sent_to_the_table(
+    alice: Any, bob: Any
+) -> None:
+    seek = await create(user=alice, choice=CASUAL)
+    match = await database_sync_to_async(seeks.seek_accept)(user=bob, seek_id=seek.pk)
+    comm = await ws_connect(alice, "/ws/lobby/")  # her page was reloading when the accept's go went out
+    assert (await recv(comm))["type"] == "seeks"
+    assert await recv(comm) == {"type": "go", "url": f"/match/{match.pk}/"}
+    await comm.disconnect()
+    other = await ws_connect(bob, "/ws/lobby/")  # the acceptor's own lobby: nothing to go to
+    await recv(other)
+    assert await other.receive_nothing(timeout=0.5)
+    await other.disconnect()

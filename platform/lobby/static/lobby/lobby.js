@@ -26,7 +26,10 @@ function button(label, testid, primary) {
   return b;
 }
 
+let leaving = false; // a "go" came: the page is on its way to the table
+
 function render(seeks) {
+  if (leaving) return;
   body.replaceChildren();
   for (const s of seeks) {
     const row = document.createElement("tr");
@@ -79,7 +82,11 @@ function render(seeks) {
   const mine = seeks.some((s) => s.mine);
   const formShown = !!document.querySelector("[data-testid=seek-form]");
   const mineShown = !!document.querySelector("[data-testid=my-seek]");
-  if ((mine && formShown) || (!mine && mineShown)) window.location.reload();
+  // Not at once: an accepted seek's "go" may be on its way (it is sent with the change), and a reload
+  // would cancel its navigation.
+  if ((mine && formShown) || (!mine && mineShown)) {
+    setTimeout(() => { if (!leaving) window.location.reload(); }, 2000);
+  }
 }
 
 const socket = new MatchSocket(table.dataset.ws, {
@@ -89,6 +96,7 @@ const socket = new MatchSocket(table.dataset.ws, {
       table.dataset.live = "1"; // the list is the server's, live from here on (tests wait for it)
       status.textContent = "";
     } else if (msg.type === "go" && typeof msg.url === "string" && msg.url.startsWith("/")) {
+      leaving = true;
       window.location.assign(msg.url);
     } else if (msg.type === "error") {
       status.textContent = msg.message + " (" + msg.code + ")";
