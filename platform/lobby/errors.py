@@ -29,6 +29,32 @@ MESSAGES: dict[str, str] = {
     "pool_sockets": N_("at most {limit} pool connections per player: close another tab"),
     "pool_ip_limit": N_("at most {limit} pool connections per address: close another tab"),
     "pool_rate_limited": N_("too many messages; this one was ignored"),
+    # open challenges (the lobby's seeks: lobby.seeks, lobby.seek_consumers; docs/lobby.md "Open challenges")
+    "seek_not_found": N_("no such open challenge"),
+    "seek_taken": N_("someone else accepted this challenge first"),
+    "seek_gone": N_("this challenge was withdrawn"),
+    "seek_expired": N_("this challenge has expired"),
+    "seek_own": N_("this is your own challenge: wait for someone to accept it"),
+    "seek_out_of_range": N_("this challenge is for ratings {range}: yours is {rating}"),
+    "seek_guest_range": N_("this challenge is for rated players in a rating range: sign up to get a rating"),
+    "seek_creator_busy": N_("the creator of this challenge is playing a rated match now"),
+    "seek_not_yours": N_("only its creator may cancel a challenge"),
+    "bad_settings": N_("invalid match settings: {detail}"),
+    "too_many_sockets": N_("at most {limit} pages open with this socket per account: close one"),
+    "rate_limited": N_("too many messages: this one was ignored"),
+    # direct challenges (lobby.challenges, lobby.notice_consumers; docs/lobby.md "Direct challenges")
+    "challenge_self": N_("you cannot challenge yourself"),
+    "challenge_guest": N_("guests cannot be challenged: they have no profile"),
+    "challenge_bot": N_("house bots are not challenged: play one from Play a bot"),
+    "challenge_blocked": N_("{name} does not accept challenges"),
+    "challenge_target_busy": N_("{name} is playing a match now: try again later"),
+    "challenge_pending": N_("you have already challenged {name}: wait for the answer"),
+    "challenge_limit": N_("you have {limit} challenges waiting for an answer already"),
+    "challenge_not_found": N_("no such challenge"),
+    "challenge_answered": N_("this challenge was answered already"),
+    "challenge_withdrawn": N_("this challenge was withdrawn"),
+    "challenge_expired": N_("this challenge has expired"),
+    "challenger_busy": N_("{name} is playing a rated match now"),
 }
 
 
@@ -38,5 +64,17 @@ def text(code: str, **params: Any) -> str:
 
 
 def refuse(code: str, **params: Any) -> GameError:
-    """A :class:`GameError` for ``code`` with its English message (``raise refuse("playban", minutes=5)``)."""
-    return GameError(code, MESSAGES[code].format(**params))
+    """A :class:`GameError` for ``code`` with its English message (``raise refuse("playban", minutes=5)``);
+    ``params`` are kept on it (``.params``) so a socket can say it in the reader's language (:func:`said`)."""
+    error = GameError(code, MESSAGES[code].format(**params))
+    error.params = params  # type: ignore[attr-defined]
+    return error
+
+
+def said(error: GameError) -> str:
+    """``error``'s message in the active language: :func:`text` for a lobby code raised by :func:`refuse`,
+    else its own (English) message."""
+    params = getattr(error, "params", None)
+    if error.code in MESSAGES and params is not None:
+        return text(error.code, **params)
+    return error.message

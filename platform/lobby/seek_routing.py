@@ -1,7 +1,9 @@
-"""WebSocket routes of the lobby's seeks (docs/protocol.md "Lobby"); joined by ``lobby.routing``."""
+"""WebSocket routes of the lobby's seeks (docs/protocol.md "Lobby socket"); joined by ``lobby.routing``."""
 
 from __future__ import annotations
 
-from django.urls import URLPattern
+from django.urls import URLPattern, path
 
-routes: list[URLPattern] = []
+from lobby.seek_consumers import LobbyConsumer
+
+routes: list[URLPattern] = [path("ws/lobby/", LobbyConsumer.as_asgi())]

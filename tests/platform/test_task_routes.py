@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from django.conf import settings
 
-PROJECT_PREFIXES = ("games.", "ratings.", "replays.", "tournaments.", "web.", "accounts.", "api.")
+PROJECT_PREFIXES = ("games.", "ratings.", "replays.", "tournaments.", "web.", "accounts.", "api.", "lobby.")
 
 
 def project_tasks() -> set[str]:

@@ -1,0 +1,246 @@
+"""Direct challenges: a profile's "Challenge" button (docs/lobby.md "Direct challenges").
+
+The challenged player gets a live notice on any page (``ws/notices/``, ``lobby.notice_consumers``) with
+Accept / Decline and a countdown; unanswered, the challenge expires :func:`challenge_seconds` after it
+was made (``challenges_sweep``, driven by the server: ``lobby.challenge_sweep``). Accept starts the match
+(the challenger at seat 0) and sends both players to it; Decline tells the challenger.
+
+Settings (read at each call): ``LOBBY_CHALLENGE_SECONDS`` (:data:`CHALLENGE_SECONDS`),
+``LOBBY_CHALLENGES_PER_ACCOUNT`` (:data:`CHALLENGES_PER_ACCOUNT`: open challenges one player may have
+sent at once).
+
+"Is playing a match" (``challenge_target_busy``): an active rated match, or an active match against a
+person (a casual match against a house bot does not count: it can be left at any time).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import Q
+from django.urls import reverse
+from django.utils import timezone
+
+from accounts.models import User
+from games import services as game_services
+from games.models import Match, MatchStatus
+from lobby import busy, challenge_push
+from lobby.errors import refuse
+from lobby.models import Challenge, ChallengeStatus, LobbyPreference, Seek, SeekStatus
+from lobby.seeks import Settings, check_settings, lock_users
+
+CHALLENGE_SECONDS = 60.0
+CHALLENGES_PER_ACCOUNT = 3
+
+
+def challenge_seconds() -> float:
+    return float(getattr(settings, "LOBBY_CHALLENGE_SECONDS", CHALLENGE_SECONDS))
+
+
+def challenges_per_account() -> int:
+    return int(getattr(settings, "LOBBY_CHALLENGES_PER_ACCOUNT", CHALLENGES_PER_ACCOUNT))
+
+
+def accepts_challenges(user: User) -> bool:
+    """``LobbyPreference.accepts_challenges`` of ``user`` (True without a row)."""
+    pref = LobbyPreference.objects.filter(user=user).values_list("accepts_challenges", flat=True).first()
+    return True if pref is None else bool(pref)
+
+
+def set_accepts_challenges(*, user: User, accepts: bool) -> None:
+    """Store ``user``'s "let others challenge me"."""
+    LobbyPreference.objects.update_or_create(user=user, defaults={"accepts_challenges": bool(accepts)})
+
+
+def playing_match_id(*, user_id: int) -> int | None:
+    """An active match ``user_id`` plays that makes them busy (module docstring), or None."""
+    return (Match.objects.filter(Q(player0_id=user_id) | Q(player1_id=user_id), status=MatchStatus.ACTIVE)
+            .filter(Q(rated=True) | Q(bot_seats=[])).order_by("pk").values_list("pk", flat=True).first())
+
+
+def payload(challenge: Challenge) -> dict[str, Any]:
+    """A challenge as the notices socket sends it: ``{"id", "challenger", "challenged", "preset",
+    "target", "turn_timer", "rated", "expires_at" (ISO 8601), "seconds_left" (whole seconds, from the
+    server's clock: the countdown does not trust the browser's clock)}``."""
+    left = max(0, int((challenge.expires_at - timezone.now()).total_seconds()))
+    return {
+        "id": challenge.pk, "challenger": challenge.challenger.public_name,
+        "challenged": challenge.challenged.public_name, "preset": challenge.preset,
+        "target": challenge.target, "turn_timer": challenge.turn_timer_seconds, "rated": challenge.rated,
+        "expires_at": challenge.expires_at.isoformat(), "seconds_left": left,
+    }
+
+
+def challenge_create(*, challenger: User, challenged: User, choice: Settings,
+                     now: datetime | None = None) -> Challenge:
+    """Challenge ``challenged`` to a match with ``choice``; they get a notice at once.
+
+    :raises GameError: ``challenge_self``, ``challenge_bot``, ``challenge_guest``, ``challenge_blocked``
+        (their "let others challenge me" is off), ``challenge_target_busy``, ``challenge_pending`` (an
+        open challenge to them already, also when two requests race), ``challenge_limit``,
+        ``bad_settings``, and ``busy.check_free``'s codes for ``challenger`` (no playban: a direct
+        challenge is between two people who both choose it).
+    """
+    choice = check_settings(choice)
+    now = now or timezone.now()
+    if challenger.pk == challenged.pk:
+        raise refuse("challenge_self")
+    if challenged.is_bot:
+        raise refuse("challenge_bot")
+    if challenged.is_guest:
+        raise refuse("challenge_guest")
+    with transaction.atomic():
+        lock_users(challenger)
+        busy.check_free(user=challenger, rated=choice.rated, playban=False)
+        if not challenged.is_active or not accepts_challenges(challenged):
+            raise refuse("challenge_blocked", name=challenged.public_name)
+        if playing_match_id(user_id=challenged.pk) is not None:
+            raise refuse("challenge_target_busy", name=challenged.public_name)
+        open_sent = Challenge.objects.filter(challenger=challenger, status=ChallengeStatus.OPEN,
+                                             expires_at__gt=now)
+        if open_sent.filter(challenged=challenged).exists():
+            raise refuse("challenge_pending", name=challenged.public_name)
+        if open_sent.count() >= challenges_per_account():
+            raise refuse("challenge_limit", limit=challenges_per_account())
+        # A past-due challenge to the same player the sweep has not reached: ended here (the pair's
+        # one-open constraint), as the sweep would.
+        Challenge.objects.filter(challenger=challenger, challenged=challenged, status=ChallengeStatus.OPEN,
+                                 expires_at__lte=now).update(status=ChallengeStatus.EXPIRED)
+        try:
+            with transaction.atomic():
+                challenge = Challenge.objects.create(
+                    challenger=challenger, challenged=challenged, preset=choice.preset, target=choice.target,
+                    turn_timer_seconds=choice.turn_timer, rated=choice.rated,
+                    expires_at=now + timedelta(seconds=challenge_seconds()),
+                )
+        except IntegrityError:  # lobby_one_open_challenge_per_pair: a second tab's request won
+            raise refuse("challenge_pending", name=challenged.public_name) from None
+        body = payload(challenge)
+        challenge_push.send_on_commit([
+            *challenge_push.notice(challenged.pk, {"type": "challenge", "challenge": body}),
+            *challenge_push.notice(challenger.pk, {"type": "challenge_sent", "challenge": body}),
+        ])
+    return challenge
+
+
+def _locked(challenge_id: int, user: User) -> Challenge:
+    challenge = (Challenge.objects.select_for_update(of=("self",)).select_related("challenger", "challenged")
+                 .filter(pk=challenge_id).first())
+    if challenge is None or user.pk not in (challenge.challenger_id, challenge.challenged_id):
+        raise refuse("challenge_not_found")
+    return challenge
+
+
+def _check_open(challenge: Challenge, now: datetime) -> None:
+    if challenge.status in (ChallengeStatus.ACCEPTED, ChallengeStatus.DECLINED):
+        raise refuse("challenge_answered")
+    if challenge.status == ChallengeStatus.CANCELLED:
+        raise refuse("challenge_withdrawn")
+    if challenge.status == ChallengeStatus.EXPIRED or challenge.expires_at <= now:
+        raise refuse("challenge_expired")
+
+
+def _closed(challenge: Challenge, status: str) -> list[tuple[str, dict[str, Any]]]:
+    """The notice to both players that ``challenge`` is no longer open (its box disappears)."""
+    body = {"type": "challenge_closed", "id": challenge.pk, "status": status,
+            "challenger": challenge.challenger.public_name, "challenged": challenge.challenged.public_name}
+    return [*challenge_push.notice(challenge.challenged_id, body),
+            *challenge_push.notice(challenge.challenger_id, body)]
+
+
+def challenge_accept(*, user: User, challenge_id: int, now: datetime | None = None) -> Match:
+    """``user`` (the challenged player) accepts: the match starts and both are sent to its table.
+
+    Accepted already (a second tab, a double click): that match again, nothing new (exactly one match
+    however many accepts race: they wait on the challenge's row lock). ``user``'s own open seek is
+    withdrawn in the same transaction.
+
+    :raises GameError: ``challenge_not_found`` (also not addressed to ``user``), ``challenge_answered``
+        (declined), ``challenge_withdrawn``, ``challenge_expired``, ``challenger_busy`` (a rated challenge
+        whose challenger started a rated match since), and ``busy.check_free``'s codes for ``user``.
+    """
+    now = now or timezone.now()
+    with transaction.atomic():
+        challenge = _locked(challenge_id, user)
+        if challenge.challenged_id != user.pk:
+            raise refuse("challenge_not_found")
+        if challenge.status == ChallengeStatus.ACCEPTED and challenge.match_id is not None:
+            return Match.objects.get(pk=challenge.match_id)
+        _check_open(challenge, now)
+        lock_users(challenge.challenger, user)
+        Seek.objects.filter(creator=user, status=SeekStatus.OPEN).update(status=SeekStatus.CANCELLED)
+        busy.check_free(user=user, rated=challenge.rated, playban=False)
+        challenger_match = game_services.active_rated_match_id(user_id=challenge.challenger_id)
+        if challenge.rated and challenger_match is not None:
+            raise refuse("challenger_busy", name=challenge.challenger.public_name)
+        match = game_services.match_create_seated(
+            player0=challenge.challenger, player1=user, rules_preset=challenge.preset,
+            target=challenge.target, turn_timer=challenge.turn_timer_seconds, rated=challenge.rated,
+        )
+        challenge.status = ChallengeStatus.ACCEPTED
+        challenge.answered_at = now
+        challenge.match = match
+        challenge.save(update_fields=["status", "answered_at", "match"])
+        url = reverse("games:table", args=[match.pk])
+        challenge_push.send_on_commit([
+            *_closed(challenge, ChallengeStatus.ACCEPTED), *challenge_push.lobby_changed(),
+            *challenge_push.go_messages(challenge.challenger_id, url),
+            *challenge_push.go_messages(user.pk, url),
+        ])
+    return match
+
+
+def challenge_decline(*, user: User, challenge_id: int, now: datetime | None = None) -> bool:
+    """The challenged ``user`` declines (the challenger is told); or the challenger withdraws it. False
+    when it was not open any more (idempotent: nothing changes).
+
+    :raises GameError: ``challenge_not_found``."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        challenge = _locked(challenge_id, user)
+        if challenge.status != ChallengeStatus.OPEN:
+            return False
+        status = ChallengeStatus.DECLINED if user.pk == challenge.challenged_id else ChallengeStatus.CANCELLED
+        challenge.status = status
+        challenge.answered_at = now
+        challenge.save(update_fields=["status", "answered_at"])
+        challenge_push.send_on_commit(_closed(challenge, status))
+    return True
+
+
+def challenges_sweep(*, now: datetime | None = None, grace_seconds: float = 0.0) -> int:
+    """Expire the open challenges past their ``expires_at`` by more than ``grace_seconds`` and tell both
+    players; returns how many. Idempotent and safe in several processes at once (the rows are locked,
+    SKIP LOCKED, and re-checked: a second run finds nothing)."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        due = list(Challenge.objects.select_for_update(of=("self",), skip_locked=True)
+                   .select_related("challenger", "challenged")
+                   .filter(status=ChallengeStatus.OPEN,
+                           expires_at__lte=now - timedelta(seconds=grace_seconds)))
+        if not due:
+            return 0
+        ended = Challenge.objects.filter(pk__in=[c.pk for c in due], status=ChallengeStatus.OPEN).update(
+            status=ChallengeStatus.EXPIRED, answered_at=now)
+        challenge_push.send_on_commit([message for c in due
+                                       for message in _closed(c, ChallengeStatus.EXPIRED)])
+    return ended
+
+
+def open_for(*, user: User, now: datetime | None = None) -> dict[str, list[dict[str, Any]]]:
+    """``{"received": [...], "sent": [...]}``: ``user``'s open challenges (:func:`payload` each)."""
+    now = now or timezone.now()
+    rows = (Challenge.objects.filter(Q(challenged=user) | Q(challenger=user), status=ChallengeStatus.OPEN,
+                                     expires_at__gt=now)
+            .select_related("challenger", "challenged").order_by("created_at", "pk"))
+    out: dict[str, list[dict[str, Any]]] = {"received": [], "sent": []}
+    for challenge in rows:
+        out["received" if challenge.challenged_id == user.pk else "sent"].append(payload(challenge))
+    return out
+
+
+def profile_url(user: User) -> str:
+    return reverse("ratings:profile", args=[user.username])

@@ -1,0 +1,70 @@
+"""The notices WebSocket, ``ws/notices/`` (docs/protocol.md "Notices socket"): opened by every page of
+the site for a member or a guest (``lobby/notices.js``, included by the base template).
+
+On connect: a ``notices`` message ``{"received": [...], "sent": [...]}``, the user's open direct
+challenges (``lobby.challenges.payload`` each). Then, pushed after each commit: ``challenge`` (a new
+challenge to this user), ``challenge_sent`` (one this user sent, to their other pages),
+``challenge_closed`` ``{"id", "status"}`` (accepted, declined, cancelled or expired: the notice goes; the
+challenger reads "declined" or "expired" from it) and ``go`` ``{"url"}`` (a match of this user started
+from a challenge or an open challenge: the page goes to the table).
+
+Frames: ``ping``, ``sync`` (``notices`` again), ``accept`` / ``decline`` ``{"challenge": id}`` (the
+challenged player; ``decline`` by the challenger withdraws it). Refusals and malformed frames as on the
+lobby socket (``seek_consumers.MemberSocket``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.urls import reverse
+
+from games.services import GameError
+from lobby import challenge_push, challenges
+from lobby.seek_consumers import MemberSocket
+
+NOTICE_SLOTS = -2
+"""Pseudo match id of the notices sockets' slots in ``games.ratelimit``."""
+
+
+class NoticeConsumer(MemberSocket):
+    """``ws/notices/`` (module docstring)."""
+
+    slots = NOTICE_SLOTS
+    kinds = ("ping", "sync", "accept", "decline")
+
+    async def opened(self) -> None:
+        await self.channel_layer.group_add(challenge_push.notice_group(self.user.pk), self.channel_name)
+        await self.send_notices()
+
+    async def closed(self) -> None:
+        await self.step("group discard", self.channel_layer.group_discard(
+            challenge_push.notice_group(self.user.pk), self.channel_name))
+
+    async def send_notices(self) -> None:
+        notices = await self.in_language(challenges.open_for)(user=self.user)
+        await self.send_json({"type": "notices", **notices})
+
+    async def on_frame(self, kind: str, message: dict[str, Any]) -> None:
+        if kind == "sync":
+            await self.send_notices()
+            return
+        challenge_id = await self.id_field(message, "challenge")
+        if challenge_id is None:
+            return
+        try:
+            if kind == "accept":
+                match = await self.in_language(challenges.challenge_accept)(user=self.user,
+                                                                             challenge_id=challenge_id)
+                await self.send_json({"type": "go", "url": reverse("games:table", args=[match.pk])})
+            else:
+                await self.in_language(challenges.challenge_decline)(user=self.user,
+                                                                      challenge_id=challenge_id)
+        except GameError as exc:
+            await self.send_json({**self.error_from(exc), "challenge": challenge_id})
+
+    async def notice_push(self, event: dict[str, Any]) -> None:
+        """Group message: forward its ``payload`` (built by ``lobby.challenges`` / ``challenge_push``)."""
+        payload = event.get("payload")
+        if isinstance(payload, dict):
+            await self.send_json(payload)

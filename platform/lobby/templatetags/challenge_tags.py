@@ -1,0 +1,53 @@
+"""``{% load challenge_tags %}``: the profile's direct-challenge box (docs/lobby.md "Direct challenges").
+
+``{% challenge_box player is_me %}``: on your own profile, the "let others challenge me" switch (one
+query); on another member's profile, for a signed-in viewer, the "Challenge" form (no query: whether
+they accept challenges is checked when the form is sent, so the profile's query budget is unchanged).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django import template
+
+from lobby import challenges
+from lobby.challenge_forms import MatchSettingsForm
+
+register = template.Library()
+
+
+@register.inclusion_tag("lobby/_challenge_box.html", takes_context=True)
+def challenge_box(context: dict[str, Any], player: Any, is_me: bool) -> dict[str, Any]:
+    viewer = context.get("user")
+    signed_in = bool(getattr(viewer, "is_authenticated", False)) and not getattr(viewer, "is_bot", False)
+    return {
+        "player": player, "is_me": is_me, "signed_in": signed_in, "csrf_token": context.get("csrf_token"),
+        "can_challenge": signed_in and not is_me and not player.is_bot and not player.is_guest,
+        "accepts": challenges.accepts_challenges(player) if is_me else None,
+        "form": MatchSettingsForm(), "viewer_is_guest": bool(getattr(viewer, "is_guest", False)),
+        "seconds": int(challenges.challenge_seconds()),
+    }
+
+
+@register.inclusion_tag("lobby/_notices.html")
+def notices_box() -> dict[str, Any]:
+    """The site-wide box of direct-challenge notices and its script (``lobby/notices.js``): the base
+    template includes it for members and guests."""
+    from django.template.loader import render_to_string
+    from django.utils.translation import gettext as _
+
+    from engine.rules import PRESETS
+
+    return {"strings": json.dumps({
+        "presets": {name: render_to_string("games/_preset_name.html", {"name": name}).strip()
+                    for name in PRESETS},
+        "rated": _("Rated"), "casual": _("Casual"), "accept": _("Accept"), "decline": _("Decline"),
+        "withdraw": _("Withdraw"), "close": _("Close"),
+        "received": _("{name} challenges you"), "sent": _("Waiting for {name} to answer your challenge"),
+        "declined": _("{name} declined your challenge."),
+        "expired": _("{name} did not answer your challenge."),
+        "cancelled": _("The challenge was withdrawn."),
+        "expired_received": _("The challenge of {name} expired."),
+    })}

@@ -1,0 +1,295 @@
+"""Direct challenges (docs/lobby.md "Direct challenges"): create, accept, decline, withdraw, every
+refusal (its code, nothing changed), expiry by the server's sweep (run twice: the second changes
+nothing), the "let others challenge me" switch and the profile's Challenge form."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.test import Client
+from django.utils import timezone
+
+from accounts.services import house_bots_ensure
+from games import services as game_services
+from games.models import Match
+from games.services import GameError
+from lobby import challenge_sweep, challenges, seeks
+from lobby.errors import MESSAGES
+from lobby.models import Challenge, LobbyPreference, Seek
+from lobby.seeks import Settings
+from tests.lobby import challenge_fixtures as fx
+
+# this part's fixtures (tests/lobby/challenge_fixtures.py), bound here for pytest to find
+(alice, bob, carol, guest, lobby_clean, make_member) = (
+    fx.alice,
+    fx.bob,
+    fx.carol,
+    fx.guest,
+    fx.lobby_clean,
+    fx.make_member,
+)
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("lobby_clean")]
+
+CASUAL = Settings("classic", 100, None, False)
+RATED = Settings("brazilian", 50, 20, True)
+
+
+def _code(call: Any) -> str:
+    with pytest.raises(GameError) as info:
+        call()
+    assert info.value.code in MESSAGES
+    return info.value.code
+
+
+def _state() -> list[tuple[Any, ...]]:
+    return list(Challenge.objects.order_by("pk").values_list("pk", "status", "match"))
+
+
+def test_challenge_then_accept_starts_the_match(alice: Any, bob: Any) -> None:
+    challenge = challenges.challenge_create(challenger=alice, challenged=bob, choice=RATED)
+    assert (challenge.status, challenge.preset, challenge.target, challenge.turn_timer_seconds) == (
+        "open",
+        "brazilian",
+        50,
+        20,
+    )
+    assert 59 <= (challenge.expires_at - challenge.created_at).total_seconds() <= 61
+    match = challenges.challenge_accept(user=bob, challenge_id=challenge.pk)
+    assert (match.player0_id, match.player1_id, match.rated, match.preset) == (
+        alice.pk,
+        bob.pk,
+        True,
+        "brazilian",
+    )
+    challenge.refresh_from_db()
+    assert (challenge.status, challenge.match_id) == ("accepted", match.pk)
+    # a second accept (another tab) returns the same match: exactly one
+    assert challenges.challenge_accept(user=bob, challenge_id=challenge.pk).pk == match.pk
+    assert Match.objects.count() == 1
+
+
+def test_refusals_of_creating(alice: Any, bob: Any, carol: Any, guest: Any) -> None:
+    bots = house_bots_ensure()
+    assert (
+        _code(lambda: challenges.challenge_create(challenger=alice, challenged=alice, choice=CASUAL))
+        == "challenge_self"
+    )
+    assert (
+        _code(lambda: challenges.challenge_create(challenger=alice, challenged=guest, choice=CASUAL))
+        == "challenge_guest"
+    )
+    assert (
+        _code(lambda: challenges.challenge_create(challenger=alice, challenged=bots[0], choice=CASUAL))
+        == "challenge_bot"
+    )
+    LobbyPreference.objects.create(user=carol, accepts_challenges=False)
+    assert (
+        _code(lambda: challenges.challenge_create(challenger=alice, challenged=carol, choice=CASUAL))
+        == "challenge_blocked"
+    )
+    assert (
+        _code(lambda: challenges.challenge_create(challenger=guest, challenged=bob, choice=RATED))
+        == "guest_rated"
+    )
+    assert (
+        _code(
+            lambda: challenges.challenge_create(
+                challenger=alice, challenged=bob, choice=Settings("classic", 100, 7, False)
+            )
+        )
+        == "bad_settings"
+    )
+    assert _state() == []
+
+
+def test_target_in_a_match_is_refused(alice: Any, bob: Any, carol: Any, make_member: Any) -> None:
+    bots = house_bots_ensure()
+    game_services.match_create_seated(player0=bob, player1=carol, rated=False)  # casual, between people
+    assert (
+        _code(lambda: challenges.challenge_create(challenger=alice, challenged=bob, choice=CASUAL))
+        == "challenge_target_busy"
+    )
+    dave = make_member("dave", 1500)
+    game_services.match_create_seated(player0=dave, player1=bots[1], rated=True)  # rated, against a bot
+    assert (
+        _code(lambda: challenges.challenge_create(challenger=alice, challenged=dave, choice=CASUAL))
+        == "challenge_target_busy"
+    )
+    erin = make_member("erin", 1500)
+    game_services.match_create_seated(player0=erin, player1=bots[1], rated=False)  # casual vs a bot: free
+    challenges.challenge_create(challenger=alice, challenged=erin, choice=CASUAL)
+
+
+def test_busy_challenger_is_refused(alice: Any, bob: Any, carol: Any) -> None:
+    seeks.seek_create(user=alice, choice=CASUAL)
+    assert (
+        _code(lambda: challenges.challenge_create(challenger=alice, challenged=bob, choice=CASUAL))
+        == "already_seeking"
+    )
+    game_services.match_create_seated(player0=carol, player1=bob, rated=True)
+    assert (
+        _code(lambda: challenges.challenge_create(challenger=carol, challenged=alice, choice=CASUAL))
+        == "match_in_progress"
+    )
+
+
+def test_one_open_challenge_per_pair_and_a_limit_per_account(
+    alice: Any, make_member: Any, settings: Any
+) -> None:
+    settings.LOBBY_CHALLENGES_PER_ACCOUNT = 2
+    others = [make_member(f"m{i}", 1500) for i in range(3)]
+    challenges.challenge_create(challenger=alice, challenged=others[0], choice=CASUAL)
+    assert (
+        _code(lambda: challenges.challenge_create(challenger=alice, challenged=others[0], choice=CASUAL))
+        == "challenge_pending"
+    )
+    challenges.challenge_create(challenger=alice, challenged=others[1], choice=CASUAL)
+    before = _state()
+    with pytest.raises(GameError) as info:
+        challenges.challenge_create(challenger=alice, challenged=others[2], choice=CASUAL)
+    assert (
+        info.value.code == "challenge_limit"
+        and info.value.message == "you have 2 challenges waiting for an answer already"
+    )
+    assert _state() == before
+
+
+def test_refusals_of_answering(alice: Any, bob: Any, carol: Any) -> None:
+    challenge = challenges.challenge_create(challenger=alice, challenged=bob, choice=CASUAL)
+    assert (
+        _code(lambda: challenges.challenge_accept(user=carol, challenge_id=challenge.pk))
+        == "challenge_not_found"
+    )
+    assert (
+        _code(lambda: challenges.challenge_accept(user=alice, challenge_id=challenge.pk))
+        == "challenge_not_found"
+    )  # the challenger cannot accept their own
+    assert (
+        _code(lambda: challenges.challenge_decline(user=carol, challenge_id=challenge.pk))
+        == "challenge_not_found"
+    )
+    late = challenge.expires_at + timedelta(seconds=1)
+    assert (
+        _code(lambda: challenges.challenge_accept(user=bob, challenge_id=challenge.pk, now=late))
+        == "challenge_expired"
+    )
+    assert challenges.challenge_decline(user=bob, challenge_id=challenge.pk) is True
+    assert challenges.challenge_decline(user=bob, challenge_id=challenge.pk) is False
+    assert (
+        _code(lambda: challenges.challenge_accept(user=bob, challenge_id=challenge.pk))
+        == "challenge_answered"
+    )
+    withdrawn = challenges.challenge_create(challenger=alice, challenged=bob, choice=CASUAL)
+    assert (
+        challenges.challenge_decline(user=alice, challenge_id=withdrawn.pk) is True
+    )  # the challenger withdraws
+    assert Challenge.objects.get(pk=withdrawn.pk).status == "cancelled"
+    assert (
+        _code(lambda: challenges.challenge_accept(user=bob, challenge_id=withdrawn.pk))
+        == "challenge_withdrawn"
+    )
+    assert Match.objects.count() == 0
+
+
+def test_challenger_busy_since_is_refused(alice: Any, bob: Any, carol: Any) -> None:
+    challenge = challenges.challenge_create(challenger=alice, challenged=bob, choice=RATED)
+    game_services.match_create_seated(player0=alice, player1=carol, rated=True)
+    assert (
+        _code(lambda: challenges.challenge_accept(user=bob, challenge_id=challenge.pk)) == "challenger_busy"
+    )
+    assert Challenge.objects.get(pk=challenge.pk).status == "open"
+
+
+def test_accepting_withdraws_the_acceptors_seek(alice: Any, bob: Any) -> None:
+    seek = seeks.seek_create(user=bob, choice=CASUAL)
+    challenge = challenges.challenge_create(challenger=alice, challenged=bob, choice=CASUAL)
+    challenges.challenge_accept(user=bob, challenge_id=challenge.pk)
+    assert Seek.objects.get(pk=seek.pk).status == "cancelled"
+
+
+def test_expiry_sweep_twice_changes_nothing_the_second_time(alice: Any, bob: Any, carol: Any) -> None:
+    now = timezone.now()
+    old = challenges.challenge_create(
+        challenger=alice, challenged=bob, choice=CASUAL, now=now - timedelta(seconds=61)
+    )
+    fresh = challenges.challenge_create(challenger=alice, challenged=carol, choice=CASUAL, now=now)
+    assert challenge_sweep.sweep_once(now=now) == 1
+    first = _state()
+    assert {pk: status for pk, status, _ in first} == {old.pk: "expired", fresh.pk: "open"}
+    assert challenge_sweep.sweep_once(now=now) == 0
+    assert _state() == first
+    # an expired pair may be challenged again
+    challenges.challenge_create(challenger=alice, challenged=bob, choice=CASUAL, now=now)
+
+
+def test_open_for_lists_received_and_sent(alice: Any, bob: Any, carol: Any) -> None:
+    challenges.challenge_create(challenger=alice, challenged=bob, choice=CASUAL)
+    challenges.challenge_create(challenger=carol, challenged=alice, choice=CASUAL)
+    mine = challenges.open_for(user=alice)
+    assert [c["challenger"] for c in mine["received"]] == ["carol"]
+    assert [c["challenged"] for c in mine["sent"]] == ["bob"]
+    assert 58 <= mine["sent"][0]["seconds_left"] <= 60
+
+
+# ------------------------------------------------------------------------------------------- pages
+
+
+def _client(user: Any) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def test_profile_shows_the_challenge_form_and_it_sends(alice: Any, bob: Any) -> None:
+    html = _client(alice).get("/u/bob/").content.decode()
+    assert 'data-testid="challenge-form"' in html and 'action="/challenges/to/bob/"' in html
+    assert 'data-testid="challenge-box"' not in Client().get("/u/bob/").content.decode()  # anonymous
+    response = _client(alice).post(
+        "/challenges/to/bob/",
+        {"preset": "classic", "target": "100", "turn_timer": "60", "rated": "1"},
+        follow=True,
+    )
+    assert "Challenge sent to bob" in response.content.decode()
+    challenge = Challenge.objects.get()
+    assert (
+        challenge.challenger_id,
+        challenge.challenged_id,
+        challenge.rated,
+        challenge.turn_timer_seconds,
+    ) == (alice.pk, bob.pk, True, 60)
+    again = _client(alice).post("/challenges/to/bob/", {"preset": "classic", "target": "100"}, follow=True)
+    assert "(challenge_pending)" in again.content.decode() and Challenge.objects.count() == 1
+    assert _client(alice).post("/challenges/to/nobody/", {}).status_code == 404
+
+
+def test_answer_by_post(alice: Any, bob: Any, carol: Any, make_member: Any) -> None:
+    challenge = challenges.challenge_create(challenger=alice, challenged=bob, choice=CASUAL)
+    response = _client(bob).post(f"/challenges/{challenge.pk}/accept/")
+    match = Match.objects.get()
+    assert response.status_code == 302 and response["Location"] == f"/match/{match.pk}/"
+    dave = make_member("dave", 1500)
+    other = challenges.challenge_create(challenger=carol, challenged=dave, choice=CASUAL)
+    assert _client(dave).post(f"/challenges/{other.pk}/decline/").status_code == 302
+    assert Challenge.objects.get(pk=other.pk).status == "declined"
+
+
+def test_preference_switch_on_own_profile(alice: Any, bob: Any) -> None:
+    html = _client(alice).get("/u/alice/").content.decode()
+    assert 'value="1" checked data-testid="accepts-challenges"' in html
+    _client(alice).post("/challenges/preference/", {})
+    assert LobbyPreference.objects.get(user=alice).accepts_challenges is False
+    assert challenges.accepts_challenges(alice) is False
+    refused = _client(bob).post("/challenges/to/alice/", {"preset": "classic", "target": "100"}, follow=True)
+    assert "alice does not accept challenges (challenge_blocked)" in refused.content.decode()
+    _client(alice).post("/challenges/preference/", {"accepts_challenges": "1"})
+    assert challenges.accepts_challenges(alice) is True
+
+
+def test_every_page_carries_the_notices_box_for_members_and_guests(alice: Any, guest: Any) -> None:
+    for client in (_client(alice), _client(guest)):
+        html = client.get("/rules/").content.decode()
+        assert 'id="notices"' in html and "lobby/notices.js" in html
+    assert 'id="notices"' not in Client().get("/rules/").content.decode()
