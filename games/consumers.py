@@ -198,7 +198,8 @@ class MatchConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavail
             ))
         if self.seat is not None:
             if self._people:
-                await self.step("presence close", db_call(presence.closed)(match_id=self.match_id, seat=self.seat))
+                await self.step("presence close",
+                                db_call(presence.closed)(match_id=self.match_id, seat=self.seat))
             for group in (group_name(self.match_id), seat_group(self.match_id, self.seat),
                           user_group(self.user.pk)):
                 await self.step("group discard", self.channel_layer.group_discard(group, self.channel_name))
@@ -437,7 +438,9 @@ class MatchConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavail
 
     def _gone_payload(self) -> dict[str, Any] | None:
         match = selectors.match_get(match_id=self.match_id)
-        if match is None or self.seat is None or match.status != "active" or not presence.between_people(match):
+        if match is None or self.seat is None or match.status != "active":
+            return None
+        if not presence.between_people(match):
             return None
         return presence.opponent_gone_payload(match, self.seat)
 

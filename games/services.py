@@ -1065,8 +1065,9 @@ def match_claim(*, match_id: int, user: User, msg_id: str = "", now: Any = None)
             wait = presence.claim_after()
             if gone < wait:
                 left = int((wait - gone).total_seconds() + 0.999)
+                away = int(gone.total_seconds())
                 raise GameError("claim_too_early",
-                                f"your opponent left {int(gone.total_seconds())} s ago: you can claim in {left} s")
+                                f"your opponent left {away} s ago: you can claim in {left} s")
             before = match.last_seq
             extra = {"seat": leaver, "gone_seconds": int(gone.total_seconds())}
             if match.rated:

@@ -23,6 +23,11 @@ MESSAGES: dict[str, str] = {
     "already_seeking": N_("you already have an open challenge: cancel that first"),
     "playban": N_("you left rated matches: you can pair again in {minutes} min"),
     "bad_frame": N_("malformed message: {detail}"),
+    # leaving (issue 21 section 3): the message of a ``playban`` refusal says why (lobby.playbans);
+    # the table's own refusals (claim_too_early, opponent_present, not_between_people) are games'
+    "playban_abandoned": N_("you left a rated match: you can pair again in {minutes} min"),
+    "playban_timeouts": N_("you let the turn timer run out in a rated match: you can pair again in"
+                           " {minutes} min"),
 }
 
 
