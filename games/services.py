@@ -956,11 +956,12 @@ def _end_abandoned(
     return row
 
 
-def _left(match: Match, seats: list[int], why: str) -> None:
+def _left(match: Match, seats: list[int], why: str, *, now: Any = None) -> None:
     """Inside the transaction ending ``match``: when it is between people, tell ``match_left``'s
-    receivers (playbans) that ``seats`` left it (``why``: ``abandoned`` or ``timeouts``)."""
+    receivers (playbans) that ``seats`` left it (``why``: ``abandoned`` or ``timeouts``) at ``now``
+    (default ``timezone.now()``)."""
     if presence.between_people(match):
-        match_left.send(sender=Match, match=match, seats=seats, why=why, now=timezone.now())
+        match_left.send(sender=Match, match=match, seats=seats, why=why, now=now or timezone.now())
 
 
 def match_abandon(*, match_id: int, user: User | None = None) -> bool:
@@ -1082,7 +1083,7 @@ def match_claim(*, match_id: int, user: User, msg_id: str = "", now: Any = None)
                 live = None
                 row = _end_abandoned(match, "left", seat=seat, msg_id=msg_id, extra=extra)
                 outcome = "end"
-            _left(match, [leaver], "abandoned")
+            _left(match, [leaver], "abandoned", now=now)
             _save_cas(match, before)
             sent = _broadcast_on_commit(match, live)
             return Claimed(outcome=outcome, seq=row.seq, last_seq=match.last_seq, broadcast=sent)
@@ -1117,7 +1118,7 @@ def match_end_absent(*, match_id: int, now: Any = None) -> bool:
                 return False
             before = match.last_seq
             _end_abandoned(match, "gone", seat=None, extra={"seats": leavers})
-            _left(match, leavers, "abandoned")
+            _left(match, leavers, "abandoned", now=now)
             _save_cas(match, before)
             _broadcast_on_commit(match, None)
             return True

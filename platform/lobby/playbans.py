@@ -37,8 +37,9 @@ LADDER = (timedelta(minutes=5), timedelta(minutes=15), timedelta(hours=1), timed
 
 
 def active(*, user: User, now: datetime | None = None) -> Playban | None:
-    """The playban of ``user`` in force at ``now`` (the one ending last), or None."""
-    return (Playban.objects.filter(user=user, ends_at__gt=now or timezone.now())
+    """The playban of ``user`` in force at ``now`` (started by then, the one ending last), or None."""
+    now = now or timezone.now()
+    return (Playban.objects.filter(user=user, created_at__lte=now, ends_at__gt=now)
             .order_by("-ends_at").first())
 
 
@@ -71,7 +72,7 @@ def record(*, user_id: int, match: Match, reason: str, now: datetime | None = No
                                          ends_at=now + length(earlier=earlier))
     except IntegrityError:
         return Playban.objects.get(user_id=user_id, match=match)
-    if abs(ban.created_at - now) > timedelta(seconds=1):  # an injected clock (tests, back-fills)
+    if ban.created_at != now:  # auto_now_add read the clock again: the ban starts at the end's ``now``
         Playban.objects.filter(pk=ban.pk).update(created_at=now)
         ban.created_at = now
     return ban
