@@ -125,12 +125,17 @@ function claim() {
 
 /** The "opponent gone" box: a countdown until a claim is allowed, then the claim button (the server
  * decides; the countdown only runs from the seconds it sent). */
+// Seconds the opponent must be gone before the box shows: a reload (close, then open) or both players
+// arriving at a new table a second apart is no "left".
+const GONE_NOTICE_AFTER_S = 5;
+
 function renderGone() {
   const g = ui.gone;
-  const visible = !!g && state.match.status === "active";
+  const elapsed = g ? (Date.now() - g.at) / 1000 : 0;
+  const visible = !!g && state.match.status === "active" && g.seconds + elapsed >= GONE_NOTICE_AFTER_S;
   show("opponent-gone", visible);
   if (!visible) return;
-  const left = Math.max(0, Math.ceil(g.claim_in - (Date.now() - g.at) / 1000));
+  const left = Math.max(0, Math.ceil(g.claim_in - elapsed));
   const win = g.claim === "win";
   setText("opponent-gone-text", left > 0 ? t("opponent_gone_wait", { s: left }) : t(win ? "opponent_gone_claim_win" : "opponent_gone_claim_end"));
   const btn = $("btn-claim");
