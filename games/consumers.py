@@ -100,6 +100,7 @@ class MatchConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavail
     _stale_task: asyncio.Task[None] | None = None  # the watch of the bot's next state (_stale_watch)
     _people = False  # a match between people (or a friend table): its seats' presence is tracked
     _gone_sent: dict[str, Any] | None = None  # the latest ``opponent_gone`` message sent
+    _gone_task: asyncio.Task[None] | None = None  # a look at the opponent's presence later (_look_again)
 
     async def connect(self) -> None:
         self.user = self.scope.get("user")
@@ -426,15 +427,35 @@ class MatchConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavail
     async def _send_gone(self, *, again: bool = False) -> None:
         """Send this seat's ``opponent_gone`` message (``presence.opponent_gone_payload``) when the
         opponent's presence changed since the last one sent (``again``: also when still gone, with the
-        time corrected); nothing while the opponent is here and no ``opponent_gone`` was ever sent."""
+        time corrected); nothing while the opponent is here and no ``opponent_gone`` was ever sent.
+
+        An opponent gone for less than ``presence.notice_after()`` (10 s) is not told yet (a reload, or
+        two players reaching a new table a second apart, is no leave): this socket looks again when
+        that time has passed (:meth:`_look_again`)."""
         payload = await db_call(self._gone_payload)()
         if payload is None:
+            return
+        fresh = presence.notice_after().total_seconds() - payload["seconds"]
+        if payload["gone"] and fresh > 0:
+            self._look_again(fresh)
             return
         last = self._gone_sent
         changed = (last is None and payload["gone"]) or (last is not None and last["gone"] != payload["gone"])
         if changed or (again and payload["gone"]):
             self._gone_sent = payload
             await self._send(payload)
+
+    def _look_again(self, delay: float) -> None:
+        """In ``delay`` seconds (and a little), :meth:`_send_gone` again (one such look pending at a time)."""
+        if self._gone_task is not None and not self._gone_task.done():
+            self._gone_task.cancel()
+
+        async def look() -> None:
+            await asyncio.sleep(delay + 0.5)
+            if not self._closing and not self._over:
+                await self._send_gone()
+
+        self._gone_task = self.spawn(look())
 
     def _gone_payload(self) -> dict[str, Any] | None:
         match = selectors.match_get(match_id=self.match_id)

@@ -10,6 +10,8 @@ died stops its sockets' heartbeats, so its players count as gone from their last
 
 Timings (settings, seconds):
 
+- ``GAMES_GONE_NOTICE_AFTER`` (:func:`notice_after`, default 10): once the opponent has been gone this
+  long, the table is told (the ``opponent_gone`` message, docs/protocol.md).
 - ``GAMES_CLAIM_AFTER`` (:func:`claim_after`, default 60): once the opponent has been gone this long, a
   player may claim the win (rated) or end the match without a result (casual): ``services.match_claim``.
 - ``GAMES_GONE_END_AFTER`` (:func:`gone_end_after`, default 600): both seats gone this long: the server
@@ -40,6 +42,13 @@ two heartbeats missed, with 5 s of slack for a busy loop)."""
 def claim_after() -> timedelta:
     """``GAMES_CLAIM_AFTER`` (seconds, default 60): how long the opponent must be gone before a claim."""
     return timedelta(seconds=float(getattr(settings, "GAMES_CLAIM_AFTER", 60)))
+
+
+def notice_after() -> timedelta:
+    """``GAMES_GONE_NOTICE_AFTER`` (seconds, default 10): how long the opponent must be gone before the
+    table is told (``opponent_gone``): a reload, or two players reaching a new table a second apart, is
+    no leave."""
+    return timedelta(seconds=float(getattr(settings, "GAMES_GONE_NOTICE_AFTER", 10)))
 
 
 def gone_end_after() -> timedelta:

@@ -25,6 +25,7 @@ def _timings(settings: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     settings.GAMES_BOT_DELAY = (0.0, 0.0)
     settings.GAMES_HAND_PAUSE = 0.0
     settings.GAMES_CLAIM_AFTER = 60
+    settings.GAMES_GONE_NOTICE_AFTER = 0  # told at once (the 10 s default: the last test)
     counter = itertools.count(5000)
     monkeypatch.setattr(services, "new_deck", lambda: seeded_deck(next(counter)))
 
@@ -97,4 +98,20 @@ async def test_a_second_tab_keeps_the_player_here(pair: tuple[Any, Any, Match]) 
     await b2.disconnect()
     gone, _ = await recv_until(a, "opponent_gone")
     assert gone["gone"] is True
+    await a.disconnect()
+
+
+async def test_a_fresh_leave_is_told_only_after_the_notice_time(
+    pair: tuple[Any, Any, Match], settings: Any
+) -> None:
+    """A reload (close, then open) is no leave: the opponent is told only once the player has been gone
+    ``GAMES_GONE_NOTICE_AFTER`` s (1 s here), by the socket looking again then."""
+    settings.GAMES_GONE_NOTICE_AFTER = 1
+    alice, bob, match = pair
+    b, _ = await connect(bob, match.pk)
+    a, _ = await connect(alice, match.pk)
+    await b.disconnect()
+    assert [m for m in await drain(a, settle=0.3) if m["type"] == "opponent_gone"] == []
+    gone, _ = await recv_until(a, "opponent_gone", timeout=10)
+    assert gone["gone"] is True and gone["seconds"] >= 1
     await a.disconnect()

@@ -125,14 +125,11 @@ function claim() {
 
 /** The "opponent gone" box: a countdown until a claim is allowed, then the claim button (the server
  * decides; the countdown only runs from the seconds it sent). */
-// Seconds the opponent must be gone before the box shows: a reload (close, then open) or both players
-// arriving at a new table a second apart is no "left".
-const GONE_NOTICE_AFTER_S = 5;
-
 function renderGone() {
   const g = ui.gone;
   const elapsed = g ? (Date.now() - g.at) / 1000 : 0;
-  const visible = !!g && state.match.status === "active" && g.seconds + elapsed >= GONE_NOTICE_AFTER_S;
+  // (the server tells only once the opponent has been gone 10 s: a reload is no leave)
+  const visible = !!g && state.match.status === "active";
   show("opponent-gone", visible);
   if (!visible) return;
   const left = Math.max(0, Math.ceil(g.claim_in - elapsed));
