@@ -559,7 +559,10 @@ const socket = new MatchSocket(root.dataset.wsPath, {
   onMessage,
   onStatus(status, arg) {
     ui.conn = status;
-    if (status === "open") ui.justOpened = true;
+    if (status === "open") {
+      ui.justOpened = true;
+      ui.gone = null; // the server tells again on connect if the opponent is still gone
+    }
     if (status === "retrying") ui.retryIn = arg;
     // 4401: the socket found no session. After a logout (here or in another tab: the server closes
     // the socket with 4001 and the reconnect lands here) the table says so, with a way back in.
