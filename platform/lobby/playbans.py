@@ -22,7 +22,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import Count, Q
+from django.db.models import Count, Exists, OuterRef, Q
 from django.utils import timezone
 from django.utils.translation import gettext
 
@@ -130,10 +130,11 @@ class LeftCount:
 
 
 def left_count(*, user_id: int) -> LeftCount:
-    """The profile's count for ``user_id`` (two queries)."""
-    left = Playban.objects.filter(user_id=user_id, match__isnull=False).values("match").distinct().count()
+    """The profile's count for ``user_id`` (one query: a playban is only ever recorded for such a match
+    that is over, so N counts M's matches that have one)."""
+    banned = Playban.objects.filter(user_id=user_id, match_id=OuterRef("pk"))
     over = (Match.objects.filter(Q(player0_id=user_id) | Q(player1_id=user_id), rated=True,
                                  player1__isnull=False, bot_level__isnull=True, bot_seats=[])
             .filter(Q(status=MatchStatus.FINISHED) | Q(status=MatchStatus.ABORTED, result_reason="abandoned"))
-            .aggregate(n=Count("pk")))
-    return LeftCount(left=left, rated=int(over["n"]))
+            .aggregate(n=Count("pk"), left=Count("pk", filter=Exists(banned))))
+    return LeftCount(left=int(over["left"]), rated=int(over["n"]))
