@@ -48,6 +48,8 @@ def test_the_player_who_stays_claims_after_the_wait(
     claim = hal.get_by_test_id("claim")
     claim.wait_for(state="visible", timeout=20_000)
     assert claim.inner_text() == button
+    assert box.is_visible() and box.bounding_box()["y"] < 900  # on the felt, on screen without scrolling
+    hal.screenshot(path=f"/tmp/leaving-gone-{width}.png")
     claim.click()
     hal.wait_for_selector("#match-end:not([hidden])", timeout=20_000)
     assert reason in hal.locator("#match-end-body").inner_text()
