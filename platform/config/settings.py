@@ -327,6 +327,8 @@ CELERY_TASK_ROUTES = {
         # an empty /tournaments/ for 17 minutes while it waited behind 8 analyses) and the sweep that ends
         # matches nobody plays any more (their opponents wait for the result).
         "tournaments.tasks.ensure_schedule", "games.tasks.abandon_idle_matches",
+        # the sweep that ends matches between people whose players left (docs/lobby.md)
+        "games.tasks.end_absent_matches",
     )},
     **{name: {"queue": TASK_QUEUE_BACKGROUND} for name in (
         "replays.analyse_match", "web.platform_probe",
