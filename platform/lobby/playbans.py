@@ -97,10 +97,13 @@ def on_match_left(sender: Any, *, match: Match, seats: list[int], why: str, now:
 @dataclass(frozen=True, slots=True)
 class Notice:
     """A playban as the player is told it: ``reason`` (:class:`PlaybanReason` value), ``reason_text``
-    (in the active language), ``ends_at``, ``minutes`` left (rounded up, at least 1) and ``match_id``."""
+    and ``message`` (the refusal's sentence, "you left a rated match: you can pair again in 4 min"), both
+    in the active language, ``ends_at``, ``minutes`` left (rounded up, at least 1) and ``match_id``.
+    A page shows it with ``{% include "lobby/_playban.html" with playban=notice %}``."""
 
     reason: str
     reason_text: str
+    message: str
     ends_at: datetime
     minutes: int
     match_id: int | None
@@ -116,8 +119,11 @@ def notice(*, user: Any, now: datetime | None = None) -> Notice | None:
     if ban is None:
         return None
     minutes = max(1, math.ceil((ban.ends_at - now).total_seconds() / 60))
+    from lobby.errors import text  # errors imports games.services; keep this module's imports light
+
     return Notice(reason=ban.reason, reason_text=gettext(PlaybanReason(ban.reason).label),
-                  ends_at=ban.ends_at, minutes=minutes, match_id=ban.match_id)
+                  message=text(f"playban_{ban.reason}", minutes=minutes), ends_at=ban.ends_at,
+                  minutes=minutes, match_id=ban.match_id)
 
 
 @dataclass(frozen=True, slots=True)

@@ -416,6 +416,12 @@ def test_a_playban_refuses_pairing_with_its_reason(people: tuple[Any, Any, Any])
         notice = playbans.notice(user=bob, now=now)
         assert notice is not None and notice.reason_text == "abandonou uma partida valendo rating"
     assert playbans.notice(user=alice, now=now) is None
+    from django.template.loader import render_to_string
+
+    html = render_to_string("lobby/_playban.html", {"playban": playbans.notice(user=bob, now=now)})
+    assert 'data-reason="abandoned" data-minutes="4"' in html
+    assert "you left a rated match: you can pair again in 4 min" in html
+    assert render_to_string("lobby/_playban.html", {"playban": None}).strip() == ""
 
 
 @pytest.mark.django_db
