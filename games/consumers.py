@@ -23,7 +23,7 @@ from channels.auth import get_user
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.urls import reverse
 
-from games import conf, ratelimit, rematch, scheduling, selectors, services
+from games import conf, presence, ratelimit, rematch, scheduling, selectors, services
 from games.db import NoConnectionSweepPerMessage, db_call
 from games.services import GameError, group_name, seat_group
 from games.user_sockets import user_group
@@ -35,7 +35,7 @@ from web.unavailable import RefusesWhenUnavailable, database_unavailable, descri
 log = logging.getLogger(__name__)
 
 CLIENT_TYPES = ("action", "resign", "sync", "ping", "rematch_offer", "rematch_cancel", "rematch_accept",
-                "rematch_decline")
+                "rematch_decline", "claim")
 REMATCH_SERVICES = {
     "rematch_offer": rematch.rematch_offer, "rematch_cancel": rematch.rematch_cancel,
     "rematch_accept": rematch.rematch_accept, "rematch_decline": rematch.rematch_decline,
@@ -98,6 +98,9 @@ class MatchConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavail
     _rating_task: asyncio.Task[None] | None = None  # the watch of a finished rated match (_watch_rating)
     _bot_opponent = False  # the other seat is a house bot (moved by the server)
     _stale_task: asyncio.Task[None] | None = None  # the watch of the bot's next state (_stale_watch)
+    _people = False  # a match between people (or a friend table): its seats' presence is tracked
+    _gone_sent: dict[str, Any] | None = None  # the latest ``opponent_gone`` message sent
+    _gone_task: asyncio.Task[None] | None = None  # a look at the opponent's presence later (_look_again)
 
     async def connect(self) -> None:
         self.user = self.scope.get("user")
@@ -134,13 +137,20 @@ class MatchConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavail
         self.seat = seat
         self._sent_seq = -1
         self._bot_opponent = any(bot != seat for bot in (match.bot_seats or []))
+        self._people = not match.bot_seats and match.bot_level is None
+        if self._people:
+            # before the group notice below: the opponent's socket reads this seat as here
+            await db_call(presence.opened)(match_id=self.match_id, seat=seat)
         await self.channel_layer.group_add(user_group(self.user.pk), self.channel_name)
         await self.channel_layer.group_add(group_name(self.match_id), self.channel_name)
         await self.channel_layer.group_add(seat_group(self.match_id, seat), self.channel_name)
         scheduling.table_opened(match)
         await self._send_state()
-        if self._rematch_sent is not None:
-            await self._tell_presence()  # the opponent's match-end card shows whether this player is here
+        if self._people and match.status == "active":
+            await self._send_gone()  # the opponent may have left before this socket opened
+        if self._rematch_sent is not None or (self._people and match.status == "active"):
+            # the opponent's table (its "opponent gone" notice, its match-end card) shows this player is here
+            await self._tell_presence()
 
     async def _keep_slot(self) -> None:
         """Every ``SLOT_REFRESH`` seconds while the socket is open: refresh its slot (it expires on its own
@@ -153,6 +163,12 @@ class MatchConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavail
             await self.step("slot refresh", _in_thread(ratelimit.socket_slot_refresh)(
                 match_id=self.match_id, user_id=self.user.pk, slot=self._slot, owner=self.channel_name
             ))
+            if self._people and not self._over:
+                # games.presence: this seat is here; and the opponent may be gone without a close (their
+                # process died), which no group notice says: look
+                await self.step("presence heartbeat", db_call(presence.heartbeat)(
+                    match_id=self.match_id, seat=self.seat))
+                await self.step("presence read", self._send_gone(again=True))
             if not await self._session_valid():
                 await self.user_session_ended({})
                 return
@@ -182,11 +198,14 @@ class MatchConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavail
                 match_id=self.match_id, user_id=self.user.pk, slot=self._slot, owner=self.channel_name
             ))
         if self.seat is not None:
+            if self._people:
+                await self.step("presence close",
+                                db_call(presence.closed)(match_id=self.match_id, seat=self.seat))
             for group in (group_name(self.match_id), seat_group(self.match_id, self.seat),
                           user_group(self.user.pk)):
                 await self.step("group discard", self.channel_layer.group_discard(group, self.channel_name))
-            if self._rematch_sent is not None and self._slot_task is not None:
-                # the slot is released: the opponent sees this player left
+            if (self._rematch_sent is not None or self._people) and self._slot_task is not None:
+                # the slot is released and the seat counted down: the opponent sees this player left
                 await self.step("presence notice", self._tell_presence())
 
     async def user_session_ended(self, event: dict[str, Any]) -> None:
@@ -303,7 +322,7 @@ class MatchConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavail
         await self._send({"type": "ack", "id": msg_id or None, "seq": result.seq, "repeat": result.repeat})
         await self._state_if_unsent(result)
 
-    async def _state_if_unsent(self, result: services.Applied) -> None:
+    async def _state_if_unsent(self, result: services.Applied | services.Claimed) -> None:
         """After the ``ack`` of a write whose after-commit broadcast failed (``services.Broadcast``):
         send this socket the state itself. Without it the player had its ``ack`` but no new ``state``
         and waited for one (issue 14's fault run: a pooled Redis connection dead since a Redis restart
@@ -335,6 +354,17 @@ class MatchConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavail
             await self._send_rematch(force=True)  # nothing was broadcast: answer with where things stand
 
     on_rematch_offer = on_rematch_cancel = on_rematch_accept = on_rematch_decline = _on_rematch
+
+    async def on_claim(self, message: dict[str, Any]) -> None:
+        """``claim`` (docs/protocol.md "Leaving"): the opponent has been gone ``presence.claim_after()``:
+        end the match (rated: this player wins; casual: without a result). ``ack`` with ``outcome``
+        (``win`` / ``end``), then the ``state`` of the ended match; refusals ``opponent_present``,
+        ``claim_too_early``, ``not_between_people``, ``match_over``, ``not_started``."""
+        msg_id = self._field(message, "id", str, required=False) or ""
+        result = await db_call(services.match_claim)(match_id=self.match_id, user=self.user, msg_id=msg_id)
+        await self._send({"type": "ack", "id": msg_id or None, "seq": result.seq, "repeat": result.repeat,
+                          "outcome": result.outcome})
+        await self._state_if_unsent(result)
 
     # ------------------------------------------------------------------------------------- group
 
@@ -386,10 +416,54 @@ class MatchConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavail
         await self._send_rematch()
 
     async def presence_update(self, event: dict[str, Any]) -> None:
-        """Group notice: a player's socket to this finished match opened or closed; the ``rematch``
+        """Group notice: a player's socket to this match opened or closed. A match between people in
+        play: this seat's ``opponent_gone`` message when it changed; a finished one: the ``rematch``
         message says whether the opponent is still here (friend matches: those with a rematch)."""
         if self._rematch_sent is not None:
             await self._send_rematch()
+        elif self._people and not self._over:
+            await self._send_gone()
+
+    async def _send_gone(self, *, again: bool = False) -> None:
+        """Send this seat's ``opponent_gone`` message (``presence.opponent_gone_payload``) when the
+        opponent's presence changed since the last one sent (``again``: also when still gone, with the
+        time corrected); nothing while the opponent is here and no ``opponent_gone`` was ever sent.
+
+        An opponent gone for less than ``presence.notice_after()`` (10 s) is not told yet (a reload, or
+        two players reaching a new table a second apart, is no leave): this socket looks again when
+        that time has passed (:meth:`_look_again`)."""
+        payload = await db_call(self._gone_payload)()
+        if payload is None:
+            return
+        fresh = presence.notice_after().total_seconds() - payload["seconds"]
+        if payload["gone"] and fresh > 0:
+            self._look_again(fresh)
+            return
+        last = self._gone_sent
+        changed = (last is None and payload["gone"]) or (last is not None and last["gone"] != payload["gone"])
+        if changed or (again and payload["gone"]):
+            self._gone_sent = payload
+            await self._send(payload)
+
+    def _look_again(self, delay: float) -> None:
+        """In ``delay`` seconds (and a little), :meth:`_send_gone` again (one such look pending at a time)."""
+        if self._gone_task is not None and not self._gone_task.done():
+            self._gone_task.cancel()
+
+        async def look() -> None:
+            await asyncio.sleep(delay + 0.5)
+            if not self._closing and not self._over:
+                await self._send_gone()
+
+        self._gone_task = self.spawn(look())
+
+    def _gone_payload(self) -> dict[str, Any] | None:
+        match = selectors.match_get(match_id=self.match_id)
+        if match is None or self.seat is None or match.status != "active":
+            return None
+        if not presence.between_people(match):
+            return None
+        return presence.opponent_gone_payload(match, self.seat)
 
     async def _tell_presence(self) -> None:
         await self.channel_layer.group_send(group_name(self.match_id), {"type": "presence.update"})

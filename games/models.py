@@ -34,6 +34,7 @@ class ResultReason(models.TextChoices):
     TIMEOUT = "timeout", _("lost on time")
     ABORTED = "aborted", _("aborted before both players moved")
     ABANDONED = "abandoned", _("abandoned")
+    LEFT = "left", _("left the match")
 
 
 class Match(models.Model):
@@ -148,6 +149,33 @@ class Match(models.Model):
     def player_id(self, seat: int) -> int | None:
         """User id at ``seat`` (0/1)."""
         return self.player0_id if seat == 0 else self.player1_id
+
+
+class SeatPresence(models.Model):
+    """Whether the player at ``seat`` of a match between people has its table open (``games.presence``;
+    docs/lobby.md "Leaving a match between people").
+
+    - ``sockets``: table sockets of that seat counted open (+1 on connect, -1 on close). A process that
+      died never counts its sockets down, so the count alone may stay too high: ``seen_at`` decides then.
+    - ``seen_at``: the last time a socket of the seat was known open: its connect, its heartbeat (every
+      ``ratelimit.SLOT_REFRESH`` s while open) and its close. A seat is *here* when ``sockets > 0`` and
+      ``seen_at`` is younger than ``presence.STALE_AFTER``; otherwise it is *gone since* ``seen_at``.
+      No row: the seat never opened the table since the match started (gone since ``started_at``).
+    """
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="presence")
+    seat = models.PositiveSmallIntegerField(_("seat"))
+    sockets = models.IntegerField(_("open sockets"), default=0)
+    seen_at = models.DateTimeField(_("last seen"))
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=("match", "seat"), name="games_presence_one_per_seat"),
+            models.CheckConstraint(condition=Q(seat__in=(0, 1)), name="games_presence_seat"),
+        ]
+
+    def __str__(self) -> str:
+        return f"match {self.match_id} seat {self.seat}: {self.sockets} socket(s), seen {self.seen_at}"
 
 
 class RematchStatus(models.TextChoices):

@@ -49,6 +49,9 @@ log = logging.getLogger(__name__)
 
 SWEEP_SECONDS = 5.0
 """Period of both sweeps (beat's, and the in-process one)."""
+ABSENT_SWEEP_SECONDS = 30.0
+"""Period of the sweep that ends matches between people whose players are gone
+(``services.match_sweep_absent``; beat's task, and the in-process sweep on the in-memory layer)."""
 
 _local = threading.local()
 _loop: asyncio.AbstractEventLoop | None = None
@@ -254,6 +257,8 @@ async def _sweep_forever() -> None:
 
     from games import services
 
+    absent_every = max(1, round(ABSENT_SWEEP_SECONDS / SWEEP_SECONDS))
+    rounds = 0
     while True:
         try:
             await database_sync_to_async(services.match_sweep_server_moves, thread_sensitive=False)(
@@ -261,4 +266,13 @@ async def _sweep_forever() -> None:
             )
         except Exception:
             log.exception("in-process server-move sweep failed")
+        rounds += 1
+        # The in-memory layer (embedded default): only this process's broadcast reaches its tables, so
+        # Daphne ends the abandoned matches between people itself (beat's worker steps in later). With
+        # Redis beat's task alone does it (once, not once per Daphne process).
+        if local_layer() and rounds % absent_every == 0:
+            try:
+                await database_sync_to_async(services.match_sweep_absent, thread_sensitive=False)()
+            except Exception:
+                log.exception("in-process absent-match sweep failed")
         await asyncio.sleep(SWEEP_SECONDS)

@@ -76,6 +76,18 @@ def _tournament(match: Match) -> dict[str, Any] | None:
     return {"id": tournament_id, "url": reverse("tournaments:detail", args=[tournament_id])}
 
 
+def _abandon(match: Match) -> dict[str, Any] | None:
+    """Why a match ended without a result (status ``aborted``, ``result_reason`` ``abandoned``): its
+    ``abandon`` marker's ``{"why", "seat", "seats"}`` (``why``: ``idle``/``player`` a casual bot match,
+    ``both_away`` the timers, ``left`` claimed because ``seat`` left, ``gone`` the server ended it with
+    ``seats`` gone), or None for any other match. One query, only for such a match."""
+    if match.status != MatchStatus.ABORTED or match.result_reason != "abandoned":
+        return None
+    payload = (MatchEvent.objects.filter(match_id=match.pk, type="abandon").order_by("-seq")
+               .values_list("payload", flat=True).first()) or {}
+    return {"why": payload.get("why"), "seat": payload.get("seat"), "seats": payload.get("seats")}
+
+
 def match_state_payload(
     *, match: Match, seat: int, invite_url: str | None = None, live: LiveMatch | None = None
 ) -> dict[str, Any]:
@@ -118,6 +130,7 @@ def match_state_payload(
             # Looked up only once over (the match-end screen's link): the moves' hot path stays one query.
             "tournament": _tournament(match) if match.status in (MatchStatus.FINISHED, MatchStatus.ABORTED)
             else None,
+            "abandon": _abandon(match),
         },
         "hand": None,
         "last_hand": None,

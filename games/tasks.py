@@ -9,6 +9,8 @@ duplicated, late or concurrent deliveries apply each move once.
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from celery import current_app, shared_task
 from django.utils import timezone
 
@@ -33,6 +35,9 @@ current_app.conf.beat_schedule = {
     "games-sweep-server-moves": {"task": "games.tasks.sweep_server_moves", "schedule": SWEEP_SECONDS},
     "games-abandon-idle-matches": {
         "task": "games.tasks.abandon_idle_matches", "schedule": ABANDON_SWEEP_SECONDS,
+    },
+    "games-end-absent-matches": {
+        "task": "games.tasks.end_absent_matches", "schedule": scheduling.ABSENT_SWEEP_SECONDS,
     },
 }
 
@@ -82,3 +87,16 @@ def abandon_idle_matches() -> int:
         updated_at__lte=timezone.now() - services.ABANDON_AFTER,
     ).values_list("pk", flat=True)
     return sum(1 for match_id in list(stale) if services.match_abandon(match_id=match_id))
+
+
+@shared_task(name="games.tasks.end_absent_matches", ignore_result=True)
+def end_absent_matches() -> int:
+    """End without a result every match between people whose players are gone (docs/lobby.md "Leaving a
+    match between people": both seats gone ``GAMES_GONE_END_AFTER`` s, or one ``GAMES_ONE_GONE_END_AFTER``
+    s); idempotent (``services.match_end_absent`` locks and re-checks each). Beat runs it every
+    ``scheduling.ABSENT_SWEEP_SECONDS``. With the in-memory layer (embedded default) Daphne's own sweep
+    ends them and broadcasts the end; this worker's sweep waits ``IN_PROCESS_SWEEP_GRACE_SECONDS`` longer
+    (for a Daphne that is down). Returns how many were ended."""
+    grace = timedelta(seconds=IN_PROCESS_SWEEP_GRACE_SECONDS if scheduling.local_layer() else 0)
+    with scheduling.no_timers():
+        return services.match_sweep_absent(grace=grace)

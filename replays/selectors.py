@@ -302,7 +302,9 @@ def _verified(
             f"the stored result ({match.scores}, winner seat {match.winner}) disagrees with the rules "
             f"({list(state.final_scores or ())}, winner seat {state.winner})",
         )
-    reason = "resign" if match.result_reason == ResultReason.TIMEOUT else match.result_reason
+    # a loss on time and a claimed win over a player who left are stored as the engine's resignation
+    resigned = match.result_reason in (ResultReason.TIMEOUT, ResultReason.LEFT)
+    reason = "resign" if resigned else match.result_reason
     if reason != verified.end["reason"]:
         raise ReplayFailed(match.last_seq, f"the stored end ({match.result_reason}) disagrees with the log")
     return record, verified

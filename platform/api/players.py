@@ -124,7 +124,7 @@ class MatchSummarySerializer(serializers.Serializer[Any]):
     winner = serializers.IntegerField(allow_null=True, min_value=0, max_value=1, help_text="Winning seat.")
     seat = serializers.IntegerField(min_value=0, max_value=1, help_text="This player's seat.")
     result = serializers.ChoiceField(choices=MATCH_RESULTS, help_text="This player's result.")
-    result_reason = serializers.CharField(allow_null=True, help_text="target, resign or timeout.")
+    result_reason = serializers.CharField(allow_null=True, help_text="target, resign, timeout or left.")
     replay = serializers.URLField(help_text="Its replay file (GET /api/v1/matches/{id}/replay/).")
 
 

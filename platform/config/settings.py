@@ -15,6 +15,9 @@ default on in the embedded profile, off when ``DATABASE_URL`` is set), ``ALLOWED
 the derived ones), ``CELERY_TASK_ALWAYS_EAGER`` (``1`` runs tasks in the calling process),
 ``GAMES_BOT_DELAY`` (``low,high`` seconds) and ``GAMES_HAND_PAUSE`` (seconds) for live-play timings,
 ``GAMES_SERVER_MOVES_IN_PROCESS`` (``0``: bots' and timers' moves by Celery workers, not Daphne),
+``GAMES_GONE_NOTICE_AFTER``, ``GAMES_CLAIM_AFTER``, ``GAMES_GONE_END_AFTER``,
+``GAMES_ONE_GONE_END_AFTER`` (seconds; docs/lobby.md
+"Leaving a match between people"),
 ``REPLAYS_ANALYSIS_WORLDS`` (worlds per decision of the computer analysis; fewer is faster and noisier),
 ``CACHE_KEY_PREFIX`` (default ``gin``: keys of the Redis cache; tests give each live server its own),
 ``TRUST_PROXY_HEADERS`` (``1`` behind nginx: trust its ``X-Forwarded-Proto``; default off).
@@ -326,6 +329,8 @@ CELERY_TASK_ROUTES = {
         "tournaments.tasks.ensure_schedule", "games.tasks.abandon_idle_matches",
         # Open and direct challenges expire (lobby.challenge_sweep): people wait on their list.
         "lobby.tasks.sweep_challenges",
+        # the sweep that ends matches between people whose players left (docs/lobby.md)
+        "games.tasks.end_absent_matches",
     )},
     **{name: {"queue": TASK_QUEUE_BACKGROUND} for name in (
         "replays.analyse_match", "web.platform_probe",
@@ -338,6 +343,12 @@ if os.environ.get("GAMES_BOT_DELAY"):
     GAMES_BOT_DELAY = tuple(float(part) for part in os.environ["GAMES_BOT_DELAY"].split(","))
 if os.environ.get("GAMES_HAND_PAUSE"):
     GAMES_HAND_PAUSE = float(os.environ["GAMES_HAND_PAUSE"])
+# Leaving a match between people (games.presence, docs/lobby.md): seconds before a claim, and before the
+# server ends a match both players (one player) left.
+for _name in ("GAMES_GONE_NOTICE_AFTER", "GAMES_CLAIM_AFTER", "GAMES_GONE_END_AFTER",
+              "GAMES_ONE_GONE_END_AFTER"):
+    if os.environ.get(_name):
+        globals()[_name] = float(os.environ[_name])
 # Where the server's moves (bots, turn deadlines) run (games.scheduling): unset = in the Daphne process
 # that made the write (both profiles); 0 = Celery workers (production only: Redis carries their moves).
 if os.environ.get("GAMES_SERVER_MOVES_IN_PROCESS"):

@@ -9,3 +9,10 @@ class LobbyConfig(AppConfig):
     name = "lobby"
     verbose_name = _("Lobby")
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from games.signals import match_left
+        from lobby import playbans
+
+        # inside the transaction that ends the match: the playban commits with the end (docs/lobby.md)
+        match_left.connect(playbans.on_match_left, dispatch_uid="lobby.playbans.on_match_left")

@@ -55,6 +55,11 @@ MESSAGES: dict[str, str] = {
     "challenge_withdrawn": N_("this challenge was withdrawn"),
     "challenge_expired": N_("this challenge has expired"),
     "challenger_busy": N_("{name} is playing a rated match now"),
+    # leaving (issue 21 section 3): the message of a ``playban`` refusal says why (lobby.playbans);
+    # the table's own refusals (claim_too_early, opponent_present, not_between_people) are games'
+    "playban_abandoned": N_("you left a rated match: you can pair again in {minutes} min"),
+    "playban_timeouts": N_("you let the turn timer run out in a rated match: you can pair again in"
+                           " {minutes} min"),
 }
 
 

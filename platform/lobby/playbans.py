@@ -1,14 +1,146 @@
 """Playbans: the wait before the next quick pairing that leaving rated matches earns (docs/lobby.md
-"Playbans"; lichess's playban, adapted to matches)."""
+"Playbans"; lichess's playban, adapted to matches).
+
+Earned when a RATED match between two people ends because a player left it (``games.signals.match_left``,
+sent inside the transaction that ends the match, so the ban commits with the end or not at all):
+
+- ``abandoned``: the opponent claimed the win after the player had been gone ``GAMES_CLAIM_AFTER`` s, or
+  the server ended the match because the player was gone (``games.presence``);
+- ``timeouts``: the turn timer played ``games.services.TIMEOUT_STRIKES_TO_LOSE`` (3) of the player's
+  turns in a row, which loses the match on time (or ends it without a result when both did).
+
+The length escalates with the player's playbans of the last :data:`MEMORY` (24 h) before this one:
+:data:`LADDER` = 5 min, 15 min, 1 h, then 24 h for the 4th and every later one. One playban per player
+and match (a unique constraint: recording it twice keeps one row).
+"""
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.db.models import Count, Exists, OuterRef, Q
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from accounts.models import User
-from lobby.models import Playban
+from games.models import Match, MatchStatus
+from lobby.models import Playban, PlaybanReason
+
+MEMORY = timedelta(hours=24)
+"""How far back earlier playbans make a new one longer."""
+LADDER = (timedelta(minutes=5), timedelta(minutes=15), timedelta(hours=1), timedelta(hours=24))
+"""The length of the 1st, 2nd, 3rd and 4th-or-later playban within :data:`MEMORY`."""
 
 
-def active(*, user: User) -> Playban | None:
-    """The playban of ``user`` in force now (the one ending last), or None."""
-    return Playban.objects.filter(user=user, ends_at__gt=timezone.now()).order_by("-ends_at").first()
+def active(*, user: User, now: datetime | None = None) -> Playban | None:
+    """The playban of ``user`` in force at ``now`` (started by then, the one ending last), or None."""
+    now = now or timezone.now()
+    return (Playban.objects.filter(user=user, created_at__lte=now, ends_at__gt=now)
+            .order_by("-ends_at").first())
+
+
+def length(*, earlier: int) -> timedelta:
+    """The length of a playban given ``earlier``, the player's playbans created within :data:`MEMORY`
+    before it (0 for a first offence)."""
+    return LADDER[min(earlier, len(LADDER) - 1)]
+
+
+def record(*, user_id: int, match: Match, reason: str, now: datetime | None = None) -> Playban:
+    """Record ``user_id``'s playban for ``match`` (``reason``: a :class:`PlaybanReason` value) starting
+    ``now`` (default ``timezone.now()``) and lasting :func:`length` of their playbans since
+    ``now - MEMORY``. Idempotent: a second call for the same player and match returns the first row
+    unchanged (the unique (user, match) constraint decides a race).
+
+    Call inside the transaction that ends the match; the player's row is locked first (FOR NO KEY
+    UPDATE, the lock ``lobby.busy`` and the games' creates take), so two playbans of one player at once
+    count each other.
+    """
+    now = now or timezone.now()
+    User.objects.select_for_update(no_key=True).filter(pk=user_id).values_list("pk").first()
+    existing = Playban.objects.filter(user_id=user_id, match=match).first()
+    if existing is not None:
+        return existing
+    earlier = Playban.objects.filter(user_id=user_id, created_at__gt=now - MEMORY,
+                                     created_at__lte=now).count()
+    try:
+        with transaction.atomic():
+            ban = Playban.objects.create(user_id=user_id, match=match, reason=reason,
+                                         ends_at=now + length(earlier=earlier))
+    except IntegrityError:
+        return Playban.objects.get(user_id=user_id, match=match)
+    if ban.created_at != now:  # auto_now_add read the clock again: the ban starts at the end's ``now``
+        Playban.objects.filter(pk=ban.pk).update(created_at=now)
+        ban.created_at = now
+    return ban
+
+
+def on_match_left(sender: Any, *, match: Match, seats: list[int], why: str, now: datetime,
+                  **kwargs: Any) -> None:
+    """``games.signals.match_left`` (inside the ending transaction): a rated match between people ended
+    because ``seats`` left it: record each one's playban (``why`` is the reason)."""
+    if not match.rated:
+        return
+    reason = PlaybanReason.TIMEOUTS if why == "timeouts" else PlaybanReason.ABANDONED
+    for seat in seats:
+        user_id = match.player_id(seat)
+        if user_id is not None:
+            record(user_id=user_id, match=match, reason=reason, now=now)
+
+
+# ------------------------------------------------------------------------------------------- reads
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """A playban as the player is told it: ``reason`` (:class:`PlaybanReason` value), ``reason_text``
+    and ``message`` (the refusal's sentence, "you left a rated match: you can pair again in 4 min"), both
+    in the active language, ``ends_at``, ``minutes`` left (rounded up, at least 1) and ``match_id``.
+    A page shows it with ``{% include "lobby/_playban.html" with playban=notice %}``."""
+
+    reason: str
+    reason_text: str
+    message: str
+    ends_at: datetime
+    minutes: int
+    match_id: int | None
+
+
+def notice(*, user: Any, now: datetime | None = None) -> Notice | None:
+    """The playban in force for ``user`` at ``now`` as it is shown (the /play/ page, the lobby, the
+    refusal), or None (no playban, or an anonymous user). One query."""
+    if not getattr(user, "is_authenticated", False):
+        return None
+    now = now or timezone.now()
+    ban = active(user=user, now=now)
+    if ban is None:
+        return None
+    minutes = max(1, math.ceil((ban.ends_at - now).total_seconds() / 60))
+    from lobby.errors import text  # errors imports games.services; keep this module's imports light
+
+    return Notice(reason=ban.reason, reason_text=gettext(PlaybanReason(ban.reason).label),
+                  message=text(f"playban_{ban.reason}", minutes=minutes), ends_at=ban.ends_at,
+                  minutes=minutes, match_id=ban.match_id)
+
+
+@dataclass(frozen=True, slots=True)
+class LeftCount:
+    """A profile's "left N of M rated matches against people": ``left`` (N: those that earned the
+    player a playban) and ``rated`` (M: their rated matches between people that are over)."""
+
+    left: int
+    rated: int
+
+
+def left_count(*, user_id: int) -> LeftCount:
+    """The profile's count for ``user_id`` (one query: a playban is only ever recorded for such a match
+    that is over, so N counts M's matches that have one)."""
+    banned = Playban.objects.filter(user_id=user_id, match_id=OuterRef("pk"))
+    over = (Match.objects.filter(Q(player0_id=user_id) | Q(player1_id=user_id), rated=True,
+                                 player1__isnull=False, bot_level__isnull=True, bot_seats=[])
+            .filter(Q(status=MatchStatus.FINISHED) | Q(status=MatchStatus.ABORTED, result_reason="abandoned"))
+            .aggregate(n=Count("pk"), left=Count("pk", filter=Exists(banned))))
+    return LeftCount(left=int(over["left"]), rated=int(over["n"]))

@@ -17,6 +17,7 @@ from django.views.decorators.http import require_GET
 from accounts.selectors import player_get
 from games.aborts import abort_counts
 from games.models import Match, MatchStatus
+from lobby.playbans import left_count
 from ratings import elo, selectors
 from ratings.forms import MAX_SEARCH, RankingsQuery
 from web.errors import NotFound
@@ -149,6 +150,8 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
     context["is_me"] = request.user.is_authenticated and request.user.pk == data["user"].pk
     # Aborted rated matches (games.aborts; docs/ratings.md "Aborts"): one query, members only.
     context["aborts"] = None if data["is_bot"] else abort_counts(user_id=data["user"].pk)
+    # "left N of M rated matches" against people (lobby.playbans.left_count; docs/lobby.md "Playbans")
+    context["left"] = None if data["is_bot"] else left_count(user_id=data["user"].pk)
     return render(request, "ratings/profile.html", context)
 
 

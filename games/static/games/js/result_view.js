@@ -155,7 +155,16 @@ export function renderMatchEnd(box, state) {
   const reason = match.result_reason;
   if (abandoned) {
     const bot = (match.players || []).some((p) => p && p.is_bot);
-    box.append(el("p", "headline", t(bot ? "reason_abandoned_bot" : "reason_abandoned_away")));
+    const why = match.abandon ? match.abandon.why : null;
+    let text;
+    if (why === "left") {
+      // claimed by the player who stayed: seat is the one who left
+      text = match.abandon.seat === you ? t("reason_abandoned_left_you") : t("reason_abandoned_left_them", { name: seatName(match, match.abandon.seat) });
+    } else if (why === "gone") text = t("reason_abandoned_gone");
+    else text = t(bot ? "reason_abandoned_bot" : "reason_abandoned_away");
+    box.append(el("p", "headline", text));
+  } else if (reason === "left") {
+    box.append(el("p", "headline", match.winner === you ? t("reason_left_them", { name: seatName(match, 1 - you) }) : t("reason_left_you")));
   } else if (reason === "resign") {
     box.append(el("p", "headline", match.winner === you ? t("reason_resign_them", { name: seatName(match, 1 - you) }) : t("reason_resign_you")));
   } else if (reason === "timeout") {

@@ -44,6 +44,8 @@ const ui = {
   ratingAsking: false,
   rematch: null, // the latest `rematch` message (friend matches that are over; docs/protocol.md)
   rematchSent: null, // the id of a rematch message sent and not answered yet
+  gone: null, // the latest `opponent_gone` message with the opponent gone, and `at` (Date.now() on arrival)
+  claimSent: null, // the id of a `claim` sent and not answered yet
 };
 const checks = new ShuffleChecks(() => render(), root.dataset.verifyUrl);
 const sounds = new Sounds();
@@ -110,6 +112,35 @@ function onRematch(msg) {
   render();
 }
 
+/** Claim the match of an opponent who left (`claim`, docs/protocol.md "Leaving"). */
+function claim() {
+  const id = nextId();
+  if (!socket.send({ type: "claim", id })) {
+    toast(t("not_connected"), true);
+    return;
+  }
+  ui.claimSent = id;
+  render();
+}
+
+/** The "opponent gone" box: a countdown until a claim is allowed, then the claim button (the server
+ * decides; the countdown only runs from the seconds it sent). */
+function renderGone() {
+  const g = ui.gone;
+  const elapsed = g ? (Date.now() - g.at) / 1000 : 0;
+  // (the server tells only once the opponent has been gone 10 s: a reload is no leave)
+  const visible = !!g && state.match.status === "active";
+  show("opponent-gone", visible);
+  if (!visible) return;
+  const left = Math.max(0, Math.ceil(g.claim_in - elapsed));
+  const win = g.claim === "win";
+  setText("opponent-gone-text", left > 0 ? t("opponent_gone_wait", { s: left }) : t(win ? "opponent_gone_claim_win" : "opponent_gone_claim_end"));
+  const btn = $("btn-claim");
+  btn.hidden = left > 0;
+  btn.textContent = t(win ? "claim_win" : "claim_end");
+  btn.disabled = ui.claimSent !== null || ui.conn !== "open";
+}
+
 function resign() {
   ui.confirmResign = false;
   if (!socket.send({ type: "resign", id: nextId() })) toast(t("not_connected"), true);
@@ -121,10 +152,16 @@ function onMessage(msg) {
   if (msg.type === "state") onState(msg);
   else if (msg.type === "spectators") showSpectators(msg.count);
   else if (msg.type === "rematch") onRematch(msg);
+  else if (msg.type === "opponent_gone") {
+    if (msg.match_id !== state.match.id) return;
+    ui.gone = msg.gone ? { ...msg, at: Date.now() } : null;
+    render();
+  }
   else if (msg.type === "rating") {
     if (msg.match_id === state.match.id) ui.rating = msg;
     render();
   } else if (msg.type === "ack") {
+    if (msg.id && msg.id === ui.claimSent) ui.claimSent = null;
     if (ui.pending && msg.id === ui.pending.msg.id) {
       ui.pending = null;
       if (msg.seq > state.seq) ui.awaitSeq = msg.seq;
@@ -133,6 +170,8 @@ function onMessage(msg) {
   } else if (msg.type === "error") {
     if (ui.pending && msg.id === ui.pending.msg.id) ui.pending = null;
     if (msg.id && msg.id === ui.rematchSent) ui.rematchSent = null;
+    if (msg.id && msg.id === ui.claimSent) ui.claimSent = null;
+    if (msg.code === "opponent_present") ui.gone = null;
     toast(errorText(msg), true);
     if (msg.code === "stale_seq") socket.send({ type: "sync" });
     else if (msg.code === "server_error" || msg.code === "server_unavailable") retrySync();
@@ -436,6 +475,7 @@ function render() {
   renderActions(state, ui, legal);
   renderStatus(state, ui, legal);
   renderSide(state, ui, checks, { reopenResult });
+  renderGone();
   renderOverlays();
 }
 
@@ -457,6 +497,7 @@ $("btn-resign").addEventListener("click", () => {
   $("btn-resign-yes").focus();
 });
 $("btn-resign-yes").addEventListener("click", resign);
+$("btn-claim").addEventListener("click", claim);
 $("btn-rematch").addEventListener("click", () => sendRematch("offer"));
 $("btn-rematch-cancel").addEventListener("click", () => sendRematch("cancel"));
 $("btn-rematch-accept").addEventListener("click", () => sendRematch("accept"));
@@ -518,7 +559,10 @@ const socket = new MatchSocket(root.dataset.wsPath, {
   onMessage,
   onStatus(status, arg) {
     ui.conn = status;
-    if (status === "open") ui.justOpened = true;
+    if (status === "open") {
+      ui.justOpened = true;
+      ui.gone = null; // the server tells again on connect if the opponent is still gone
+    }
     if (status === "retrying") ui.retryIn = arg;
     // 4401: the socket found no session. After a logout (here or in another tab: the server closes
     // the socket with 4001 and the reconnect lands here) the table says so, with a way back in.
@@ -545,6 +589,7 @@ for (const event of ["scroll", "resize"]) {
 }
 setInterval(() => {
   updateTimer(state);
+  if (ui.gone) renderGone();
   if (ui.resultOpen) updateCountdown();
 }, 250);
 

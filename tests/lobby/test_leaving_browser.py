@@ -1,0 +1,64 @@
+"""Leaving a match between people in a real browser (chromium, Daphne subprocess), two players in two
+browser contexts: one closes the table; the other sees "Your opponent has left the table" with a
+countdown, then the claim button, and claims: a rated match is won (and rated), a casual one ends without
+a result. ``GAMES_CLAIM_AFTER`` is 8 s on this server (waits are for what the page shows, with generous
+limits, never sleeps)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from games import services
+from games.models import Match, MatchStatus
+from lobby.models import Playban
+from tests.games.test_browser_polish import contexts, log_in, make_user, off_loop, open_table
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+__all__ = ["contexts"]  # the fixture, used by name
+
+
+def _tables(server: Any, contexts: Any, width: int, locale: str, *, rated: bool) -> tuple[Match, Any, Any]:
+    host, friend = make_user("hal"), make_user("ivy")
+    table = services.table_create(user=host, rules_preset="classic", target=100, turn_timer=600, rated=rated)
+    off_loop(lambda: services.table_join(user=friend, token=table.invite_token or ""))
+    pages = []
+    for user in (host, friend):
+        page = contexts(width, locale)
+        log_in(page, server.url, user.username, locale)
+        open_table(page, server.url, table.pk)
+        pages.append(page)
+    return Match.objects.get(pk=table.pk), pages[0], pages[1]
+
+
+@pytest.mark.parametrize(("rated", "width", "locale", "button", "reason"), [
+    (True, 1280, "en-US", "Claim the win", "ivy left the table: you claimed the win."),
+    (False, 390, "pt-BR", "Encerrar sem resultado", "ivy saiu da mesa: a partida terminou sem resultado."),
+])
+def test_the_player_who_stays_claims_after_the_wait(
+    daphne_server_factory: Any, contexts: Any, rated: bool, width: int, locale: str, button: str, reason: str
+) -> None:
+    server = daphne_server_factory(GAMES_CLAIM_AFTER="8")
+    match, hal, ivy = _tables(server, contexts, width, locale, rated=rated)
+    box = hal.get_by_test_id("opponent-gone")
+    assert box.is_hidden()
+    ivy.close()  # ivy's only tab: her socket closes
+    box.wait_for(state="visible", timeout=20_000)
+    claim = hal.get_by_test_id("claim")
+    claim.wait_for(state="visible", timeout=20_000)
+    assert claim.inner_text() == button
+    assert box.is_visible() and box.bounding_box()["y"] < 900  # on the felt, on screen without scrolling
+    hal.screenshot(path=f"/tmp/leaving-gone-{width}.png")
+    claim.click()
+    hal.wait_for_selector("#match-end:not([hidden])", timeout=20_000)
+    assert reason in hal.locator("#match-end-body").inner_text()
+    assert box.is_hidden()
+    match.refresh_from_db()
+    if rated:
+        assert (match.status, match.winner, match.result_reason) == (MatchStatus.FINISHED, 0, "left")
+        assert list(Playban.objects.values_list("user__username", "reason")) == [("ivy", "abandoned")]
+    else:
+        assert (match.status, match.winner, match.result_reason) == (MatchStatus.ABORTED, None, "abandoned")
+        assert not Playban.objects.exists()
+    hal.screenshot(path=f"/tmp/leaving-claim-{width}.png")
