@@ -11,6 +11,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
+from lobby import playbans
 from lobby.errors import text
 from lobby.models import EntryStatus, Pool
 
@@ -25,11 +26,12 @@ def _why_not(request: HttpRequest, pool: Pool) -> str | None:
 
 @require_GET
 def play(request: HttpRequest) -> HttpResponse:
-    """The active pools, in admin order, each with its players waiting now (one query)."""
+    """The active pools, in admin order, each with its players waiting now (one query), and the reader's
+    playban in force, if any (one query: docs/lobby.md "Playbans")."""
     pools = (Pool.objects.filter(active=True)
              .annotate(waiting=Count("entries", filter=Q(entries__status=EntryStatus.WAITING))))
     rows = [{"pool": pool, "why_not": _why_not(request, pool)} for pool in pools]
-    return render(request, "lobby/play.html", {"rows": rows})
+    return render(request, "lobby/play.html", {"rows": rows, "playban": playbans.notice(user=request.user)})
 
 
 @require_GET

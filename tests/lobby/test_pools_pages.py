@@ -69,3 +69,19 @@ def test_pages_in_portuguese(alice: Any, rated_pool: Any) -> None:
 def test_a_guest_reads_why_in_portuguese(guest: Any, rated_pool: Any) -> None:
     page = _client(guest, "pt-BR").get("/play/").content.decode()
     assert "visitantes jogam apenas partidas casuais: cadastre-se para jogar valendo rating" in page
+
+
+def test_play_shows_the_readers_playban_with_its_reason(alice: Any, bob: Any, rated_pool: Any) -> None:
+    import datetime as dt
+
+    from django.utils import timezone
+
+    from lobby.models import Playban
+
+    assert 'data-testid="playban"' not in _client(alice).get("/play/").content.decode()
+    ends = timezone.now() + dt.timedelta(minutes=14, seconds=30)
+    Playban.objects.create(user=alice, reason="abandoned", ends_at=ends)
+    page = _client(alice).get("/play/").content.decode()
+    assert 'data-reason="abandoned"' in page and 'data-minutes="15"' in page
+    assert "you left a rated match: you can pair again in 15 min" in page
+    assert 'data-testid="playban"' not in _client(bob).get("/play/").content.decode()
