@@ -237,7 +237,7 @@ def test_match_end_card_fits_a_phone_and_leaves_the_header_usable(
 
 
 PLURAL_TEXTS = """async () => {
-    const base = document.querySelector('script[type=module]').src.replace(/table\\.js$/, '');
+    const base = document.querySelector('script[src*="table.js"]').src.replace(/table\\.js$/, '');
     const text = await import(base + 'text.js');
     const i18n = await import(base + 'i18n.js');
     const match = {you: 0, players: [{name: 'me'}, {name: 'Bea', is_bot: false}]};
@@ -440,7 +440,7 @@ def test_the_two_deck_table_deals_eleven_cards_and_the_non_dealer_opens_by_disca
 
 
 SOUND_CHECK = """async () => {
-    const base = document.querySelector('script[type=module]').src.replace(/table\\.js$/, '');
+    const base = document.querySelector('script[src*="table.js"]').src.replace(/table\\.js$/, '');
     const { Sounds, soundFor } = await import(base + 'sound.js');
     const s = new Sounds();
     s.play('gin');

@@ -211,7 +211,7 @@ def card_words(page: Any, card: str | None) -> str:
     """How the table writes ``card`` in its texts (cards.js cardText: "Q♠")."""
     return page.evaluate(
         """async (card) => {
-            const base = document.querySelector('script[type=module]').src.replace(/table\\.js$/, '');
+            const base = document.querySelector('script[src*="table.js"]').src.replace(/table\\.js$/, '');
             return (await import(base + 'cards.js')).cardText(card);
         }""",
         card,

@@ -105,24 +105,33 @@ def test_a_failing_check_is_one_warning_line(client: Client, settings: Any, capl
 
 
 def test_a_failing_or_hanging_part_is_named(client: Client, settings: Any, monkeypatch: Any) -> None:
+    import threading
+
     from web import health as checks
 
     settings.REDIS_URL = ""
     beat_ticked(1)
+    released = threading.Event()
 
     def broken() -> dict[str, Any]:
         raise ConnectionRefusedError("connecting to secret-host:5672 with password hunter2")
 
     def stuck() -> dict[str, Any]:
-        time.sleep(1.0)
+        released.wait(60)  # hangs until the test is done: far past any deadline
         return {"ok": True}
 
+    # The database part answers at once here: the real one, under a busy 2-core machine, once took
+    # longer than a short deadline and was named too (CI). This test is about the other two.
+    monkeypatch.setattr(checks, "check_database", lambda: {"ok": True})
     monkeypatch.setattr(checks, "check_broker", broken)
     monkeypatch.setattr(checks, "check_channel_layer", stuck)
-    monkeypatch.setattr(checks, "TIMEOUT_SECONDS", 0.2)
+    monkeypatch.setattr(checks, "TIMEOUT_SECONDS", 3.0)
     started = time.monotonic()
-    response = client.get("/healthz")
-    assert time.monotonic() - started < 0.9  # the stuck part is not waited for
+    try:
+        response = client.get("/healthz")
+        assert time.monotonic() - started < 30  # the stuck part (60 s) is not waited for
+    finally:
+        released.set()
     data = response.json()
     assert response.status_code == 503 and data["status"] == "fail"
     assert data["failing"] == ["channel_layer", "broker"]
