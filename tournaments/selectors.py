@@ -9,6 +9,7 @@ from datetime import datetime, timedelta
 from django.db.models import Count, Q, QuerySet, Sum
 
 from accounts.models import User
+from ratings import elo
 from ratings.models import RatingChange
 from ratings.selectors import bot_rating, rating_get
 from tournaments import swiss, tiebreaks
@@ -145,6 +146,15 @@ class StandingRow:
     line: tiebreaks.Standing
     registration: Registration
     rating_change: float | None
+
+    @property
+    def rating_change_shown(self) -> str | None:
+        """The change as every other page shows one (``ratings.elo.shown_change``): whole points, signed
+        (``+26``, ``-7``, ``0``), the difference of the shown ratings at the start and at the start plus
+        the change, so it adds up with the rating column; None for a bot."""
+        if self.rating_change is None:
+            return None
+        return elo.shown_change(self.line.rating, self.line.rating + self.rating_change)
 
 
 def standings_of(tournament: Tournament) -> list[StandingRow]:

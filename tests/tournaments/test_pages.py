@@ -104,7 +104,9 @@ def test_tournament_page_standings_and_rounds(members: list[User]) -> None:
     html = html.replace('<span class="player-name" title="member0">member0</span>', "member0")
     html = html.replace('<span class="player-name" title="member1">member1</span>', "member1")
     assert "Final standings" in html and "Winner: member0" in html
-    assert "+12.5" in html and "-10.0" in html
+    # Whole points, as every other page (ratings.elo.shown_change): 1500 -> 1512.5 shows +13.
+    assert 'data-testid="rating-change">+13<' in html and 'data-testid="rating-change">-10<' in html
+    assert "+12.5" not in html and "-10.0" not in html
     assert "Buchholz" in html and "Sonneborn-Berger" in html
     assert "1: W vs member1" in html and f'/watch/{match.pk}/">52–31</a>' in html and "1: bye" in html
     live = Client().get(f"/tournaments/{t.pk}/live/")
@@ -127,3 +129,65 @@ def test_schedule_admin_lists_and_edits_the_shipped_schedules(django_user_model:
     hourly = TournamentSchedule.objects.get(name_en="Hourly Quick")
     form = client.get(f"/admin/tournaments/tournamentschedule/{hourly.pk}/change/")
     assert form.status_code == 200 and 'name="days_of_week"' in form.content.decode()
+
+
+def finished_event(members: list[User]) -> tuple[Tournament, Match]:
+    """A finished one-round event: member0 beat member1 (rated, +26.4 / -26.4), member2 had the bye."""
+    a, b, c = members[:3]
+    t = soon(status=TournamentStatus.FINISHED, rounds=1, current_round=1, winner=a, max_players=8)
+    for user in (a, b, c):
+        Registration.objects.create(tournament=t, user=user, rating=1500, rating_after=1500)
+    r1 = Round.objects.create(tournament=t, number=1, status=RoundStatus.FINISHED)
+    match = Match.objects.create(rules={}, player0=a, player1=b, status="finished", scores=[52, 31],
+                                 winner=0, rated=True, turn_timer_seconds=30)
+    Pairing.objects.create(round=r1, board=1, player0=a, player1=b, match=match, points=[1, 0],
+                           hand_points=[52, 31])
+    Pairing.objects.create(round=r1, board=2, player0=c, points=[1, 0], hand_points=[0, 0])
+    for player, opponent, delta in ((a, b, 26.4), (b, a, -26.4)):
+        RatingChange.objects.create(match=match, player=player, opponent=opponent, before=1500,
+                                    after=1500 + delta, delta=delta, k=40, expected=0.5,
+                                    opponent_rating=1500, won=delta > 0)
+    return t, match
+
+
+def test_finished_event_rating_change_in_whole_points(members: list[User]) -> None:
+    t, _ = finished_event(members)
+    for lang in ("en", "pt-br"):
+        html = Client(HTTP_ACCEPT_LANGUAGE=lang).get(f"/tournaments/{t.pk}/").content.decode()
+        assert 'data-testid="rating-change">+26<' in html and 'data-testid="rating-change">-26<' in html
+        assert "26.4" not in html
+
+
+def test_finished_board_shows_view_not_play(members: list[User]) -> None:
+    t, match = finished_event(members)
+    html = logged_in(members[0]).get(f"/tournaments/{t.pk}/live/").content.decode()
+    assert f'href="/watch/{match.pk}/" data-testid="watch-link">View<' in html
+    assert 'data-testid="play-link"' not in html and f'href="/match/{match.pk}/"' not in html
+    pt = logged_in(members[0])
+    pt.cookies.load({"django_language": "pt-br"})
+    html = pt.get(f"/tournaments/{t.pk}/live/", HTTP_ACCEPT_LANGUAGE="pt-br").content.decode()
+    assert 'data-testid="play-link"' not in html and 'data-testid="watch-link"' in html
+
+
+def test_board_in_play_still_offers_play_to_its_players(members: list[User]) -> None:
+    a, b = members[:2]
+    t = soon(status=TournamentStatus.RUNNING, rounds=2, current_round=1, max_players=8)
+    for user in (a, b):
+        Registration.objects.create(tournament=t, user=user, rating=1500)
+    r1 = Round.objects.create(tournament=t, number=1)
+    match = Match.objects.create(rules={}, player0=a, player1=b, status="active", scores=[0, 0],
+                                 rated=True, turn_timer_seconds=30)
+    Pairing.objects.create(round=r1, board=1, player0=a, player1=b, match=match)
+    mine = logged_in(a).get(f"/tournaments/{t.pk}/live/").content.decode()
+    assert mine.count('data-testid="play-link"') == 1 and 'data-testid="watch-link"' in mine
+    other = logged_in(members[2]).get(f"/tournaments/{t.pk}/live/").content.decode()
+    assert 'data-testid="play-link"' not in other
+    # While running, the round's boards come first, then the standings.
+    assert mine.index('data-testid="pairings"') < mine.index('data-testid="standings"')
+
+
+def test_finished_event_puts_final_standings_before_the_last_boards(members: list[User]) -> None:
+    t, _ = finished_event(members)
+    for url in (f"/tournaments/{t.pk}/", f"/tournaments/{t.pk}/live/"):
+        html = Client().get(url).content.decode()
+        assert 0 < html.index('data-testid="standings"') < html.index('data-testid="pairings"')
