@@ -113,7 +113,9 @@ class Tournament(models.Model):
     tournaments created afterwards). ``rounds`` is fixed at the start (null before); ``current_round``
     is 0 before round 1. ``simulation_seed`` is null for every real tournament; ``manage.py
     tournament_simulate`` sets it, and each of its matches is then seeded from it (round, board) so
-    the whole tournament is reproducible (``games.services`` "Seeded matches")."""
+    the whole tournament is reproducible (``games.services`` "Seeded matches"). ``is_simulation``: made
+    by ``tournament_simulate`` (True for every row it creates): left off the public lists, the home page
+    and the API's list unless asked for (``selectors``); its own page still opens, with a badge."""
 
     schedule = models.ForeignKey(TournamentSchedule, on_delete=models.PROTECT, related_name="tournaments",
                                  null=True, blank=True)
@@ -137,6 +139,7 @@ class Tournament(models.Model):
     started_at = models.DateTimeField(_("started"), null=True, blank=True)
     finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
     simulation_seed = models.BigIntegerField(_("simulation seed"), null=True, blank=True, editable=False)
+    is_simulation = models.BooleanField(_("simulation"), default=False, editable=False)
 
     class Meta:
         ordering = ("starts_at", "id")

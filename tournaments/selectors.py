@@ -63,23 +63,29 @@ def rating_of(user: User) -> float:
     return float(rating_get(user=user).rating)
 
 
+def public_tournaments() -> QuerySet[Tournament]:
+    """Every tournament but the simulations (``Tournament.is_simulation``, ``manage.py
+    tournament_simulate``): what the public lists, the home page and the API's list show."""
+    return Tournament.objects.filter(is_simulation=False)
+
+
 def tournaments_upcoming(*, now: datetime, limit: int = 20) -> QuerySet[Tournament]:
     return (
-        Tournament.objects.filter(status__in=(TournamentStatus.SCHEDULED, TournamentStatus.OPEN),
-                                  starts_at__gte=now)
+        public_tournaments().filter(status__in=(TournamentStatus.SCHEDULED, TournamentStatus.OPEN),
+                                    starts_at__gte=now)
         .annotate(players=Count("registrations"))
         .order_by("starts_at", "id")[:limit]
     )
 
 
 def tournaments_running() -> QuerySet[Tournament]:
-    return Tournament.objects.filter(status=TournamentStatus.RUNNING).annotate(
+    return public_tournaments().filter(status=TournamentStatus.RUNNING).annotate(
         players=Count("registrations")).order_by("starts_at", "id")
 
 
 def tournaments_finished(*, limit: int = 20) -> QuerySet[Tournament]:
     return (
-        Tournament.objects.filter(status=TournamentStatus.FINISHED)
+        public_tournaments().filter(status=TournamentStatus.FINISHED)
         .select_related("winner").annotate(players=Count("registrations"))
         .order_by("-finished_at", "-id")[:limit]
     )
@@ -92,11 +98,12 @@ def tournaments_of(*, user: User, limit: int = 20) -> QuerySet[Tournament]:
     )
 
 
-def tournaments_by_status(*, status: str | None = None) -> QuerySet[Tournament]:
+def tournaments_by_status(*, status: str | None = None, simulations: bool = False) -> QuerySet[Tournament]:
     """Tournaments of one ``status`` (``TournamentStatus``; None: all) with ``players`` (registrations)
-    annotated and the winner loaded. Order: scheduled and open ones soonest first; the others (and all
-    together) newest start first."""
-    qs = Tournament.objects.select_related("winner").annotate(players=Count("registrations"))
+    annotated and the winner loaded; simulations (``is_simulation``) only when ``simulations``. Order:
+    scheduled and open ones soonest first; the others (and all together) newest start first."""
+    base = Tournament.objects.all() if simulations else public_tournaments()
+    qs = base.select_related("winner").annotate(players=Count("registrations"))
     if status is not None:
         qs = qs.filter(status=status)
     if status in (TournamentStatus.SCHEDULED, TournamentStatus.OPEN):

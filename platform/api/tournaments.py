@@ -14,6 +14,7 @@ from rest_framework.response import Response
 
 from api.base import ApiView, parse_query
 from api.errors import ApiError
+from api.fields import QueryBoolean
 from api.pagination import PageQuery, envelope, page_of, paged
 from api.players import PlayerRefSerializer, player_ref
 from games.models import MatchStatus
@@ -25,6 +26,11 @@ from tournaments.selectors import pairings_of, rounds_of, standings_of, tourname
 class TournamentsQuery(PageQuery):
     status = serializers.ChoiceField(
         choices=TournamentStatus.choices, required=False, help_text="Only tournaments in this state."
+    )
+    simulations = QueryBoolean(
+        required=False,
+        help_text="true: include the simulations (manage.py tournament_simulate, is_simulation); "
+        "left out by default.",
     )
 
 
@@ -45,6 +51,9 @@ class TournamentSerializer(serializers.Serializer[Any]):
     max_players = serializers.IntegerField()
     players = serializers.IntegerField(min_value=0, help_text="Registered players (house bots included).")
     winner = PlayerRefSerializer(allow_null=True)
+    is_simulation = serializers.BooleanField(
+        help_text="Made by manage.py tournament_simulate (house bots only); not a real event."
+    )
 
 
 class RoundSerializer(serializers.Serializer[Any]):
@@ -126,11 +135,13 @@ def _tournament_data(t: Tournament) -> dict[str, Any]:
         "max_players": t.max_players,
         "players": t.players,  # type: ignore[attr-defined]  # annotated by tournaments_by_status
         "winner": player_ref(t.winner),
+        "is_simulation": t.is_simulation,
     }
 
 
 def _tournament(tournament_id: int) -> Tournament:
-    tournament = tournaments_by_status().filter(pk=tournament_id).first()
+    # By id a simulation is found too (its page works by direct link); only the list leaves it out.
+    tournament = tournaments_by_status(simulations=True).filter(pk=tournament_id).first()
     if tournament is None:
         raise ApiError(404, "no_such_tournament", "no such tournament")
     return tournament
@@ -144,11 +155,13 @@ class TournamentsView(ApiView):
         tags=["tournaments"],
     )
     def get(self, request: Request) -> Response:
-        """Tournaments, newest start first; with ``status=scheduled`` or ``open`` soonest first."""
+        """Tournaments, newest start first; with ``status=scheduled`` or ``open`` soonest first.
+        Simulations only with ``simulations=true``."""
         query = parse_query(TournamentsQuery, request)
-        page = page_of(
-            tournaments_by_status(status=query.get("status")), page=query["page"], limit=query["limit"]
+        tournaments = tournaments_by_status(
+            status=query.get("status"), simulations=query.get("simulations", False)
         )
+        page = page_of(tournaments, page=query["page"], limit=query["limit"])
         rows = [_tournament_data(t) for t in page.object_list]
         data = TournamentSerializer(rows, many=True).data
         return Response(envelope(request, page, query["limit"], data, TournamentsQuery))

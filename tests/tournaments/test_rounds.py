@@ -183,6 +183,7 @@ def test_the_same_seed_gives_the_same_tournament() -> None:
     # The timings: one line per round, its three matches and every bot move stored in them.
     tournament = Tournament.objects.order_by("pk").first()
     assert tournament is not None and tournament.simulation_seed == 11
+    assert tournament.is_simulation  # off the public lists (tests/tournaments/test_simulations.py)
     for number, line in enumerate(timings[0]["rounds"], start=1):
         assert line["number"] == number and line["matches"] == 3
         assert line["moves"] == MatchEvent.objects.filter(

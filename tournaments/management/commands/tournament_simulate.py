@@ -154,7 +154,7 @@ class Command(BaseCommand):
         tournament = Tournament.objects.create(
             name_en="Simulation", name_pt="Simulação", starts_at=now, status=TournamentStatus.OPEN,
             match_target=target, fixed_rounds=rounds, min_players=2, max_players=max(2, len(levels)),
-            simulation_seed=seed,
+            simulation_seed=seed, is_simulation=True,  # off the public lists (docs/tournaments.md)
         )
         for level in sorted(set(levels)):
             for bot in house_bot_pool(level=level, count=levels.count(level)):
