@@ -69,6 +69,16 @@ CHROMIUM_ARGS = [
 ]
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """The test database starts without tournaments: ``migrate`` creating the schedules' next events
+    (``tournaments.receivers.schedule_after_migrate``) is off here, so tests that count or list
+    tournaments see only their own; tests/tournaments/test_schedule_on_migrate.py turns it on."""
+    from django.conf import settings
+
+    if settings.configured:
+        settings.TOURNAMENTS_SCHEDULE_ON_MIGRATE = False
+
+
 def in_ci() -> bool:
     """True when ``CI`` is ``true``/``1``: services and the browser are then mandatory."""
     return os.environ.get("CI", "").strip().lower() in {"1", "true", "yes"}

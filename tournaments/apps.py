@@ -11,7 +11,11 @@ class TournamentsConfig(AppConfig):
     verbose_name = _("Tournaments")
 
     def ready(self) -> None:
+        from django.db.models.signals import post_migrate
+
         from games.signals import match_finished
         from tournaments import receivers
 
         match_finished.connect(receivers.record_on_match_end, dispatch_uid="tournaments.record_on_match_end")
+        post_migrate.connect(receivers.schedule_after_migrate, sender=self,
+                             dispatch_uid="tournaments.schedule_after_migrate")

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
+
+log = logging.getLogger(__name__)
 
 
 def record_on_match_end(sender: Any, *, match_id: int, **kwargs: Any) -> None:
@@ -16,3 +19,30 @@ def record_on_match_end(sender: Any, *, match_id: int, **kwargs: Any) -> None:
     )
     if tournament_id is not None:
         step_enqueue("tournaments.tasks.record_round", tournament_id)
+
+
+def schedule_after_migrate(sender: Any, *, using: str = "default", **kwargs: Any) -> None:
+    """``post_migrate`` of this app: create the enabled schedules' tournaments of the next 7 days at once
+    (``services.tournaments_ensure``, the beat task's own service), so a site just migrated lists the
+    next events instead of waiting up to 10 minutes for beat. Idempotent like the beat: a second
+    ``migrate`` (or a flush, which also sends ``post_migrate``) creates nothing more.
+
+    Skipped when ``settings.TOURNAMENTS_SCHEDULE_ON_MIGRATE`` is false (the test suite's database),
+    for another database than the default, and while any migration of this app is still unapplied
+    (``migrate <app> <older>``: the model's columns may not all exist yet)."""
+    from django.conf import settings
+    from django.db import DEFAULT_DB_ALIAS, connections
+    from django.db.migrations.loader import MigrationLoader
+
+    from tournaments.services import tournaments_ensure
+
+    if not getattr(settings, "TOURNAMENTS_SCHEDULE_ON_MIGRATE", True) or using != DEFAULT_DB_ALIAS:
+        return
+    loader = MigrationLoader(connections[using], ignore_no_migrations=True)
+    pending = [node for node in loader.graph.nodes
+               if node[0] == "tournaments" and node not in loader.applied_migrations]
+    if pending:
+        log.info("tournaments: %d migrations unapplied, schedule not ensured", len(pending))
+        return
+    created = tournaments_ensure()
+    log.info("tournaments: %d scheduled tournaments created after migrate", created)

@@ -358,6 +358,9 @@ GAMES_ECHO_WS = env_bool("GAMES_ECHO_WS", default=False)
 # Tournaments start this many seconds before their start time (a test setting; default 0).
 if os.environ.get("TOURNAMENTS_START_EARLY_SECONDS"):
     TOURNAMENTS_START_EARLY_SECONDS = float(os.environ["TOURNAMENTS_START_EARLY_SECONDS"])
+# `migrate` creates the schedules' upcoming tournaments at once (tournaments.receivers; docs/tournaments.md);
+# the test suite turns it off for its test database (tests/conftest.py) and tests the receiver itself.
+TOURNAMENTS_SCHEDULE_ON_MIGRATE = env_bool("TOURNAMENTS_SCHEDULE_ON_MIGRATE", default=True)
 # Worlds the computer analysis samples per decision (replays.analyses; default: engine.analysis.Settings).
 if os.environ.get("REPLAYS_ANALYSIS_WORLDS"):
     REPLAYS_ANALYSIS_WORLDS = int(os.environ["REPLAYS_ANALYSIS_WORLDS"])
