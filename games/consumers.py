@@ -144,6 +144,12 @@ class MatchConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavail
         await self.channel_layer.group_add(user_group(self.user.pk), self.channel_name)
         await self.channel_layer.group_add(group_name(self.match_id), self.channel_name)
         await self.channel_layer.group_add(seat_group(self.match_id, seat), self.channel_name)
+        # A tournament board: this player's first clock starts now (unless the grace already ended it);
+        # the state sent below carries the new deadline.
+        if seat in (match.first_clock_waiting or []) and await db_call(services.match_seat_arrived)(
+            match_id=self.match_id, seat=seat
+        ):
+            match = await db_call(selectors.match_get)(match_id=self.match_id) or match
         scheduling.table_opened(match)
         await self._send_state()
         if self._people and match.status == "active":

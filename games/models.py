@@ -61,6 +61,11 @@ class Match(models.Model):
       simulation (``manage.py tournament_simulate``, through ``services.match_create_seated``): the
       match's first dealer, cut, every deal and its bots' choices then come from this seed, so a
       simulated tournament can be replayed exactly (``services`` "Seeded matches").
+    - ``first_clock_until`` / ``first_clock_waiting``: the first clock of a tournament board (null /
+      ``[]`` for every other match). A seat in ``first_clock_waiting`` has not opened its table yet: a
+      turn of that seat gets its ``turn_deadline`` counted from ``first_clock_until`` (the pairing plus
+      the grace) rather than from the turn's start, until the seat connects
+      (``services.match_seat_arrived``), which starts its clock then and removes it from the list.
     """
 
     rules = models.JSONField(_("rules"))
@@ -100,6 +105,8 @@ class Match(models.Model):
         verbose_name=_("rematch of"),
     )
     simulation_seed = models.BigIntegerField(_("simulation seed"), null=True, blank=True, editable=False)
+    first_clock_until = models.DateTimeField(_("first clock starts at the latest"), null=True, blank=True)
+    first_clock_waiting = models.JSONField(_("seats whose first clock waits"), default=list, blank=True)
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     started_at = models.DateTimeField(_("started"), null=True, blank=True)
     finished_at = models.DateTimeField(_("finished"), null=True, blank=True)

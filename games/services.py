@@ -279,6 +279,7 @@ def _check_turn_timer(turn_timer: int | None) -> None:
 def match_create_seated(
     *, player0: User, player1: User, rules_preset: str = "classic", target: int = 100,
     turn_timer: int | None = None, rated: bool = False, simulation_seed: int | None = None,
+    first_clock_grace: int | None = None,
 ) -> Match:
     """Create and start a match between any two different users: two people, a person and a house bot
     (either seat), or two house bots (tournaments seat their pairings with this).
@@ -296,8 +297,14 @@ def match_create_seated(
         match people play: an int ``0 .. 2**63 - 1`` from which the first dealer, the cut, every deal
         and the bots' choices are drawn (module docstring, "Seeded matches"); None (the default): secure
         randomness.
-    :raises GameError: ``bad_field`` (same user twice, preset, target, timer, seed), ``not_authenticated``
-        (an anonymous or inactive user).
+    :param first_clock_grace: seconds (0..600) or None (the default: clocks start with each turn). Given
+        (tournament boards), each person's FIRST clock starts when that person opens the table
+        (:func:`match_seat_arrived`) or this many seconds after now, whichever comes first: a turn of a
+        seat that has not connected yet gets ``turn_deadline = max(turn start, now + grace) + timer``
+        (``Match.first_clock_until`` / ``first_clock_waiting``). Server-driven: the automatic move
+        still comes at that deadline when nobody connects.
+    :raises GameError: ``bad_field`` (same user twice, preset, target, timer, seed, grace),
+        ``not_authenticated`` (an anonymous or inactive user).
     """
     players = (player0, player1)
     for user in players:
@@ -313,15 +320,23 @@ def match_create_seated(
         type(simulation_seed) is not int or not 0 <= simulation_seed <= MAX_SIMULATION_SEED
     ):
         raise GameError("bad_field", f"simulation seed must be an int 0..2**63-1, got {simulation_seed!r}")
+    if first_clock_grace is not None and (
+        type(first_clock_grace) is not int or not 0 <= first_clock_grace <= TURN_TIMER_RANGE[1]
+    ):
+        raise GameError("bad_field",
+                        f"first clock grace must be empty or 0..600 seconds, got {first_clock_grace!r}")
     bot_seats = [seat for seat, user in enumerate(players) if user.is_bot]
     rated = bool(rated) and len(bot_seats) < 2 and not any(user.is_guest for user in players)
     if rated and turn_timer is None:
         turn_timer = RATED_TURN_TIMER
+    held = first_clock_grace is not None and turn_timer is not None
     match = Match.objects.create(
         rules=rules.to_dict(), preset=rules_preset, player0=player0, player1=player1,
         bot_level=players[bot_seats[0]].bot_level if len(bot_seats) == 1 else None, bot_seats=bot_seats,
         status=MatchStatus.ACTIVE, turn_timer_seconds=turn_timer, scores=[0, 0], timeout_strikes=[0, 0],
         rated=rated, simulation_seed=simulation_seed,
+        first_clock_until=timezone.now() + timedelta(seconds=first_clock_grace or 0) if held else None,
+        first_clock_waiting=[seat for seat in (0, 1) if seat not in bot_seats] if held else [],
     )
     first = bot_seats[0] if rules.first_dealer == "computer" and bot_seats else _random_seat(simulation_seed)
     _start(match, first_dealer=first)
@@ -654,13 +669,57 @@ def _refresh(match: Match, live: LiveMatch, *, dealt: bool) -> None:
         _finished_on_commit(match)
     if match.turn_timer_seconds and match.status == MatchStatus.ACTIVE and state.current_player is not None:
         pause = conf.hand_pause_seconds() if dealt and state.hand_number > 1 else 0
-        match.turn_deadline = now + timedelta(seconds=match.turn_timer_seconds + pause)
+        match.turn_deadline = _clock_start(match, state.current_player, now) + timedelta(
+            seconds=match.turn_timer_seconds + pause)
     else:
         match.turn_deadline = None
     match.server_move_at = _server_move_due(match, live, dealt=dealt, now=now)
     if match.server_move_at is not None:
         scheduling.schedule_on_commit(match.pk, match.last_seq, match.server_move_at,
                                       is_heavy=scheduling.heavy(match.bot_level, match.bot_seats))
+
+
+def _clock_start(match: Match, seat: int, now: Any) -> Any:
+    """When ``seat``'s clock for the turn starting ``now`` starts: ``now``, or for a seat whose first
+    clock still waits for it to connect (a tournament board, ``Match.first_clock_waiting``) the later of
+    ``now`` and ``first_clock_until``."""
+    if match.first_clock_until is not None and seat in (match.first_clock_waiting or []):
+        return max(now, match.first_clock_until)
+    return now
+
+
+def match_seat_arrived(*, match_id: int, seat: int, now: Any = None) -> bool:
+    """``seat``'s player opened the table of match ``match_id`` (the consumer, on connect): start that
+    seat's first clock now if it was still waiting (``Match.first_clock_waiting``, tournament boards).
+    When it is that seat's turn, its deadline becomes ``now + timer`` if that is sooner than the held one
+    (``first_clock_until + timer``), the server's move is rescheduled to it and both tables are sent the
+    new state after the commit. Returns whether anything changed (False: not waiting, a double connect,
+    no such match, or the seat not a person's). ``now``: an aware datetime (default the clock).
+
+    Example: paired at 12:00:00 with a 30 s timer and a 60 s grace, the first player to act has until
+    12:01:30 while away; connecting at 12:00:09 sets the deadline to 12:00:39 (30 s left, not 21)."""
+    with transaction.atomic():
+        match = _locked_or_none(match_id)
+        if match is None or seat not in (match.first_clock_waiting or []):
+            return False
+        now = now or timezone.now()
+        match.first_clock_waiting = [s for s in match.first_clock_waiting if s != seat]
+        fields = ["first_clock_waiting"]
+        live = None
+        timer = match.turn_timer_seconds
+        if match.status == MatchStatus.ACTIVE and match.turn_deadline is not None and timer:
+            live = load(match)
+            started = now + timedelta(seconds=timer)
+            if live.state.current_player == seat and started < match.turn_deadline:
+                match.turn_deadline = started
+                match.server_move_at = started  # a person's turn: the automatic move is the server's
+                fields += ["turn_deadline", "server_move_at"]
+                scheduling.schedule_on_commit(match.pk, match.last_seq, started,
+                                              is_heavy=scheduling.heavy(match.bot_level, match.bot_seats))
+        Match.objects.filter(pk=match.pk).update(**{name: getattr(match, name) for name in fields})
+        if "turn_deadline" in fields and live is not None:
+            _broadcast_on_commit(match, live)
+        return True
 
 
 def _save_cas(match: Match, before: int) -> None:

@@ -38,7 +38,11 @@ log = logging.getLogger(__name__)
 HORIZON = timedelta(days=7)
 """How far ahead :func:`tournaments_ensure` creates tournaments."""
 NO_SHOW_SECONDS = 60
-"""A person who has made no move this long after their match started loses it by forfeit."""
+"""A person who has made no move this long after their match started loses it by forfeit (at least:
+see :func:`no_show_seconds`)."""
+FIRST_CLOCK_GRACE_SECONDS = 60
+"""A board's player's first turn clock starts when they open the table, or this long after the
+pairing, whichever comes first (``games.services.match_create_seated(first_clock_grace=...)``)."""
 NO_SHOWS_TO_WITHDRAW = 2
 """Consecutive no-shows after which a player is withdrawn."""
 BOT_LEVELS_BY_ELO = (1, 2, 3, 4, 5)
@@ -260,6 +264,14 @@ def tournament_start(*, tournament_id: int, now: datetime | None = None, bots_on
 # --------------------------------------------------------------------------------------------- rounds
 
 
+def no_show_seconds(tournament: Tournament) -> int:
+    """Seconds after a board's match started at which a person with no move of their own is a no-show:
+    :data:`NO_SHOW_SECONDS`, but never before their first clock could have run out (the grace plus one
+    turn timer: 60 + 30 = 90 s for the shipped schedules), so a player who arrives within the grace is
+    never forfeited while their first turn's clock still runs."""
+    return max(NO_SHOW_SECONDS, FIRST_CLOCK_GRACE_SECONDS + tournament.turn_timer_seconds)
+
+
 def _create_match(tournament: Tournament, number: int, board: int, player0: User, player1: User) -> Match:
     """A tournament match through the games app, with the schedule's turn timer; rated unless both
     seats are house bots (the ratings path rates it when it finishes). A simulated tournament's match
@@ -273,6 +285,7 @@ def _create_match(tournament: Tournament, number: int, board: int, player0: User
         player0=player0, player1=player1, rules_preset=tournament.rules_preset,
         target=tournament.match_target, turn_timer=tournament.turn_timer_seconds,
         simulation_seed=None if seed is None else sub_seed(seed, "match", number, board),
+        first_clock_grace=FIRST_CLOCK_GRACE_SECONDS,
     )
     rated = not (player0.is_bot and player1.is_bot)
     if match.rated != rated:
@@ -358,7 +371,7 @@ def _moved(match: Match, seat: int) -> bool:
 @transaction.atomic
 def round_record(*, tournament_id: int, now: datetime | None = None) -> bool:
     """Record the current round's finished matches (points, hand points), forfeit no-shows (a person
-    with no move of their own ``NO_SHOW_SECONDS`` after the match started loses it; two no-shows in a
+    with no move of their own :func:`no_show_seconds` after the match started loses it; two no-shows in a
     row withdraw them), and when every board is recorded close the round and enqueue the next step
     (pair the next round, or finish). Returns True when anything changed."""
     from games.services import GameError, match_resign
@@ -379,7 +392,7 @@ def round_record(*, tournament_id: int, now: datetime | None = None) -> bool:
         match = pairing.match
         absent = []
         if match.status == MatchStatus.ACTIVE and match.started_at is not None and (
-            now - match.started_at >= timedelta(seconds=NO_SHOW_SECONDS)
+            now - match.started_at >= timedelta(seconds=no_show_seconds(tournament))
         ):
             absent = [seat for seat, user in enumerate((pairing.player0, pairing.player1))
                       if user is not None and not user.is_bot and not _moved(match, seat)]

@@ -117,9 +117,12 @@ def test_no_show_forfeit_and_two_withdraw(members: list[User], steps: list[Any])
         mine = Pairing.objects.get(round__tournament=tournament, round__number=number, player0=members[0])
         _wait_bots(tournament)
         match = Match.objects.get(pk=mine.match_id)
-        assert services.round_record(tournament_id=tournament.pk, now=match.started_at
-                                     + dt.timedelta(seconds=59)) is False or mine.points is None
-        services.round_record(tournament_id=tournament.pk, now=match.started_at + dt.timedelta(seconds=61))
+        # The no-show instant: the grace plus one turn timer (60 + 30 s), not before (docs).
+        assert services.no_show_seconds(tournament) == 90
+        services.round_record(tournament_id=tournament.pk, now=match.started_at + dt.timedelta(seconds=89))
+        mine.refresh_from_db()
+        assert mine.points is None and not mine.forfeit
+        services.round_record(tournament_id=tournament.pk, now=match.started_at + dt.timedelta(seconds=91))
         mine.refresh_from_db()
         registration.refresh_from_db()
         assert (mine.forfeit, mine.points) == (True, [0, 1])
