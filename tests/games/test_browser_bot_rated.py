@@ -18,12 +18,14 @@ from tests.games.test_browser_polish import (  # noqa: F401 (contexts: a fixture
     log_in,
     make_user,
 )
+from tests.games.test_browser_second_trial import CHECKBOX_ON_ITS_LINE
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 TEXTS = {
     "en-US": {
         "kind": "Casual",
+        "rated": "Rated",
         "leave": "Casual match: leaving costs your rating nothing. The match waits for you; after 24 hours "
                  "without a move it ends without a result.",
         "resign": "Resign this match? Your opponent wins. It is casual: no rating changes.",
@@ -31,6 +33,7 @@ TEXTS = {
     },
     "pt-BR": {
         "kind": "Casual",
+        "rated": "Valendo rating",
         "leave": "Partida casual: sair não custa nada ao seu rating. A partida espera por você; depois de 24 "
                  "horas sem jogada ela termina sem resultado.",
         "resign": "Abandonar a partida? Seu adversário vence. É casual: nenhum rating muda.",
@@ -57,6 +60,11 @@ def test_a_members_bot_match_is_casual_by_default_and_says_so(
         assert page.get_by_test_id("bot-casual").is_checked()
         assert not page.get_by_test_id("bot-rated").is_checked()
         assert page.evaluate(PAGE_OVERFLOW) == []
+        # Each radio on its label's line, left of the word (site.css makes a .field input 100% wide).
+        for testid, word in (("bot-casual", "Casual"), ("bot-rated", texts["rated"])):
+            got = page.evaluate(CHECKBOX_ON_ITS_LINE, f"[data-testid={testid}]")
+            assert got["text"] == word and got["lines"] == 1 and got["middleInLine"], (width, got)
+            assert got["leftOfText"] and got["boxWidth"] < 40, (width, got)
         page.get_by_test_id("start-bot-match").click()
         page.wait_for_url(re.compile(r".*/match/\d+/$"))
         page.wait_for_function("document.getElementById('table-app').dataset.phase !== ''")
