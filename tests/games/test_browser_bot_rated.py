@@ -65,6 +65,7 @@ def test_a_members_bot_match_is_casual_by_default_and_says_so(
             got = page.evaluate(CHECKBOX_ON_ITS_LINE, f"[data-testid={testid}]")
             assert got["text"] == word and got["lines"] == 1 and got["middleInLine"], (width, got)
             assert got["leftOfText"] and got["boxWidth"] < 40, (width, got)
+        page.screenshot(path=f"/tmp/bot-form-{width}-{locale}.png", full_page=True)
         page.get_by_test_id("start-bot-match").click()
         page.wait_for_url(re.compile(r".*/match/\d+/$"))
         page.wait_for_function("document.getElementById('table-app').dataset.phase !== ''")
@@ -72,12 +73,14 @@ def test_a_members_bot_match_is_casual_by_default_and_says_so(
         assert page.get_by_test_id("rated-kind").inner_text() == texts["kind"]
         assert page.get_by_test_id("leave-note").inner_text() == texts["leave"]
         assert page.evaluate(PAGE_OVERFLOW) == []
+        page.screenshot(path=f"/tmp/bot-table-{width}-{locale}.png", full_page=True)
         page.locator("#btn-resign").click()
         assert page.get_by_test_id("resign-question").inner_text() == texts["resign"]
         page.locator("#btn-resign-yes").click()
         page.wait_for_selector("#match-end:not([hidden])")
         assert page.get_by_test_id("match-kind").inner_text() == texts["end"]
         assert page.get_by_test_id("rating-change").count() == 0
+        page.screenshot(path=f"/tmp/bot-end-{width}-{locale}.png")
         assert page.evaluate(PAGE_OVERFLOW) == []
         match = Match.objects.get(pk=match_id)
         assert (match.rated, match.status, match.winner) == (False, "finished", 1)
