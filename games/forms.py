@@ -35,11 +35,16 @@ class OncePerSubmissionForm(forms.Form):
 
 
 class BotMatchForm(OncePerSubmissionForm):
-    """``level`` 1-5, ``preset`` (a preset name), ``target`` 50 or 100, ``submission`` (one-time token)."""
+    """``level`` 1-5, ``preset`` (a preset name), ``target`` 50 or 100, ``submission`` (one-time token);
+    ``rated``: the member's Rated / Casual choice, casual on the blank form (a POST without ``rated``, or
+    with ``false``, is casual; ``true``/``on``/``1`` is rated). A guest's ``rated`` is ignored: the
+    service makes a guest's match casual (docs/ratings.md "Which matches are rated")."""
 
     level = forms.TypedChoiceField(label=_("Bot level"), coerce=int, choices=bot_level_choices())
     preset = forms.ChoiceField(label=_("Rules"), choices=PRESET_CHOICES, initial="classic")
     target = forms.TypedChoiceField(label=_("Target"), coerce=int, choices=TARGET_CHOICES, initial=100)
+    # Casual by default: a member plays a bot for fun unless they ask for a rated match (issue 22).
+    rated = forms.BooleanField(label=_("Rated"), required=False, initial=False)
 
     def __init__(self, *args: Any, language: str = "en", **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -96,14 +96,15 @@ def _create_from_form(
 @require_http_methods(["GET", "POST"])
 def new_bot_match(request: HttpRequest) -> HttpResponse:
     """GET: the form. POST (CSRF): create a match against the chosen bot, redirect to its table; bad
-    fields: 400 with the form and its errors."""
+    fields: 400 with the form and its errors. Casual unless the member chose Rated (``rated``); a
+    guest's match is casual whatever was posted (the service ignores a guest's ``rated``)."""
     if request.method == "GET":
         return _form_page(request, "bot", BotMatchForm(language=_language()))
     return _create_from_form(
         request, "bot", BotMatchForm(request.POST, language=_language()),
         lambda data: services.match_create_vs_bot(
             user=request.user, level=data["level"], rules_preset=data["preset"], target=data["target"],
-            submission=data["submission"], one_active=True,
+            rated=data["rated"], submission=data["submission"], one_active=True,
         ),
     )
 

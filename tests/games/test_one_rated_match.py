@@ -18,7 +18,7 @@ from games import services
 from games.models import Match, MatchStatus
 
 pytestmark = pytest.mark.django_db
-BOT = {"level": "2", "preset": "classic", "target": "100"}
+BOT = {"level": "2", "preset": "classic", "target": "100", "rated": "true"}  # the form is casual unless asked
 
 
 def _client(user: Any, language: str = "en") -> Client:

@@ -39,10 +39,19 @@ def test_rated_bot_match_rating_change_rankings_and_profile(daphne_server: Any, 
     # The picker shows the expected score of a new member (1500) against level 1 (939): 96 %.
     assert page.get_by_test_id("expected-1").inner_text() == "you: 96%"
     page.locator("#bot-panel label.choice", has_text="Beginner").click()
+    # The form is casual by default (issue 22): this match asks for Rated.
+    assert page.get_by_test_id("bot-casual").is_checked()
+    assert not page.get_by_test_id("bot-rated").is_checked()
+    page.get_by_test_id("bot-rated").check()
     page.get_by_test_id("start-bot-match").click()
     page.wait_for_url(re.compile(r".*/match/\d+/$"))
     page.wait_for_function("document.getElementById('conn').textContent === 'Connected'")
     match_id = int(re.search(r"/match/(\d+)/", page.url).group(1))
+    # The table says it is rated and what leaving would cost, before it happens.
+    assert page.get_by_test_id("rated-kind").inner_text() == "Rated"
+    assert page.get_by_test_id("leave-note").inner_text() == (
+        "Rated match: if you leave the table, your turn timer keeps running and plays for you; after 3 "
+        "automatic moves in a row you lose the match on time, a rated loss.")
 
     # Move until both players have made a move of their own (else resigning would abort the match).
     def both_moved() -> bool:
@@ -73,6 +82,7 @@ def test_rated_bot_match_rating_change_rankings_and_profile(daphne_server: Any, 
     # 1500 vs 939, a loss with K 40: 40 * E = 40 * 0.9617 = -38.47 -> 1461.53, shown 1500 -> 1462 (-38).
     assert change.after == pytest.approx(1500 - 40 / (1 + 10 ** (-561 / 400)), abs=1e-9)
     assert line.inner_text() == "Rating: 1500 → 1462 (-38)"
+    assert page.get_by_test_id("match-kind").inner_text() == "Rated match."
 
     # The rankings (from the header): a provisional player appears once the toggle is on, highlighted.
     page.get_by_role("navigation").get_by_role("link", name="Rankings").click()

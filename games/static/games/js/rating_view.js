@@ -5,12 +5,17 @@ import { el } from "./dom.js";
 import { t } from "./i18n.js";
 
 /**
- * Append the rating line of a rated match to the match-end card ``box``.
+ * Append to the match-end card ``box`` whether the match was rated or casual, then the rating line of a
+ * rated match (its change, or "updating" while the rating task runs).
  * @param {HTMLElement} box the match-end card body (already filled by renderMatchEnd)
  * @param {object} match state.match
  * @param {object|null} rating the `rating` message for this seat, or null while pending
  */
 export function renderRatingLine(box, match, rating) {
+  // Which it was, rated or casual (a rated match's change follows; a casual one changed nobody's rating).
+  const kind = el("p", "meta match-kind", match.rated ? t("end_rated") : t("end_casual"));
+  kind.dataset.testid = "match-kind";
+  box.append(kind);
   if (match.status === "aborted" && match.result_reason === "aborted") {
     box.append(el("p", "meta rating-line", t("rating_aborted")));
     return;

@@ -20,6 +20,8 @@ export function renderSide(state, ui, checks, handlers) {
   });
   setText("target", tn("target_n", m.target, { n: m.target }));
   setText("rules-name", has("preset_" + m.preset) ? t("preset_" + m.preset) : m.preset);
+  // Rated or casual, all through the match (the match-end card says it again).
+  setText("rated-kind", m.rated ? t("kind_rated") : t("kind_casual"));
   show("hand-info", !!h);
   if (h) {
     setText("hand-number", t("hand_n", { n: h.number }));
@@ -62,6 +64,14 @@ export function renderSide(state, ui, checks, handlers) {
   log.scrollTop = log.scrollHeight;
 
   const noResign = isOver(m) || m.status === "waiting";
+  // What leaving a bot match costs, said before it happens (docs/ratings.md "Bot matches: rated or
+  // casual"); a match between people has its own leaving rules (docs/lobby.md), not explained here.
+  const opp = m.players[1 - m.you];
+  const leave = !noResign && m.you !== null && m.you !== undefined && !!(opp && opp.is_bot);
+  show("leave-note", leave);
+  if (leave) {
+    setText("leave-note", m.rated ? t("leave_rated", { n: m.auto_moves_to_lose || 3 }) : t("leave_casual"));
+  }
   show("btn-resign", !noResign && !ui.confirmResign);
   show("resign-confirm", !noResign && ui.confirmResign);
   if (ui.confirmResign) setText("resign-question", resignQuestion(state));
@@ -113,7 +123,8 @@ export function updateTimer(state) {
  * resigned before both players have made a move of their own (the timer's automatic moves do not
  * count) is aborted, free while the player has free aborts left in the last 24 hours (the page's
  * ``data-free-aborts-left``, counted when it was served); after them it is a resignation and a rated
- * loss. The server decides the same way when the resignation arrives.
+ * loss. The server decides the same way when the resignation arrives. Otherwise: a rated loss for a rated
+ * match, nothing to the rating for a casual one.
  * @param {object} state the latest state
  * @returns {string}
  */
@@ -124,7 +135,7 @@ export function resignQuestion(state) {
   const moves = (state.hand && state.hand.moves) || [];
   const bothMoved = [0, 1].every((seat) => moves.some((mv) => mv.seat === seat && !mv.auto));
   const early = m.rated && m.status === "active" && (m.hand_number || 0) <= 1 && !bothMoved;
-  if (!early || left === undefined || left === "") return t("resign_plain");
+  if (!early || left === undefined || left === "") return m.rated ? t("resign_rated") : t("resign_casual");
   const n = box.dataset.freeAborts;
   return Number(left) > 0 ? t("resign_abort_free", { left, n }) : t("resign_abort_spent", { n });
 }

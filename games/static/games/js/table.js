@@ -347,6 +347,7 @@ function renderOverlays() {
       again.elements.level.value = String(opp.bot_level);
       again.elements.preset.value = m.preset;
       again.elements.target.value = String(m.target);
+      again.elements.rated.value = m.rated ? "true" : "false"; // rated or casual, like this match
     }
     show("play-again-friend", !bot && !tour);
     renderRematch(state, ui.rematch, ui.rematchSent !== null);
@@ -357,7 +358,8 @@ function renderOverlays() {
     show("play-again-note", bot);
     if (bot) {
       const rules = has("preset_" + m.preset) ? t("preset_" + m.preset) : m.preset;
-      setText("play-again-note", t("play_again_same", { n: opp.bot_level, rules, target: m.target }));
+      setText("play-again-note", t("play_again_same", { n: opp.bot_level, rules, target: m.target }) + " "
+        + (m.rated ? t("play_again_rated") : t("play_again_casual")));
     }
     const replay = $("replay-link");
     if (replay) replay.hidden = m.status !== "finished"; // a finished match has a replay (/replay/<id>/)
