@@ -343,6 +343,9 @@ if os.environ.get("GAMES_BOT_DELAY"):
     GAMES_BOT_DELAY = tuple(float(part) for part in os.environ["GAMES_BOT_DELAY"].split(","))
 if os.environ.get("GAMES_HAND_PAUSE"):
     GAMES_HAND_PAUSE = float(os.environ["GAMES_HAND_PAUSE"])
+# Seconds between two moves of a bot-vs-bot match (games/conf.py; default 1.5, 0: engine speed).
+if os.environ.get("GAMES_BOT_VS_BOT_DELAY"):
+    GAMES_BOT_VS_BOT_DELAY = float(os.environ["GAMES_BOT_VS_BOT_DELAY"])
 # Leaving a match between people (games.presence, docs/lobby.md): seconds before a claim, and before the
 # server ends a match both players (one player) left.
 for _name in ("GAMES_GONE_NOTICE_AFTER", "GAMES_CLAIM_AFTER", "GAMES_GONE_END_AFTER",
