@@ -14,6 +14,7 @@ default on in the embedded profile, off when ``DATABASE_URL`` is set), ``ALLOWED
 ``CSRF_TRUSTED_ORIGINS`` (comma-separated), ``CELERY_BROKER_URL`` / ``CELERY_RESULT_BACKEND`` (override
 the derived ones), ``CELERY_TASK_ALWAYS_EAGER`` (``1`` runs tasks in the calling process),
 ``GAMES_BOT_DELAY`` (``low,high`` seconds) and ``GAMES_HAND_PAUSE`` (seconds) for live-play timings,
+``GAMES_BOT_VS_BOT_DELAY`` (seconds between two bot-vs-bot moves, default 1.5; ``0``: engine speed),
 ``GAMES_SERVER_MOVES_IN_PROCESS`` (``0``: bots' and timers' moves by Celery workers, not Daphne),
 ``GAMES_GONE_NOTICE_AFTER``, ``GAMES_CLAIM_AFTER``, ``GAMES_GONE_END_AFTER``,
 ``GAMES_ONE_GONE_END_AFTER`` (seconds; docs/lobby.md
