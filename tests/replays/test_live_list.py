@@ -185,3 +185,30 @@ def test_the_menu_and_the_home_page_link_the_list(client: Client, world: dict[st
     assert '<a href="/watch/" data-testid="home-watch-all">All live matches (3)</a>' in page
     other = client.get("/tournaments/").content.decode()
     assert 'data-testid="nav-watch"' in other
+
+
+@pytest.mark.parametrize("backend", ["locmem", "redis"])
+def test_spectator_counts_of_several_matches_in_one_read(backend: str, request: pytest.FixtureRequest,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """``audience.counts``: match 1 has 2 live seats, match 2 one (and one expired), match 3 none; the
+    same numbers as ``audience.count`` of each, on the local cache and on Redis (one pipeline)."""
+    import secrets
+
+    from django.test import override_settings
+
+    caches = None
+    if backend == "redis":
+        caches = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                              "LOCATION": request.getfixturevalue("redis_url"),
+                              "KEY_PREFIX": f"gin-test-{secrets.token_hex(6)}"}}
+    now = [7000.0]
+    monkeypatch.setattr(audience.time, "time", lambda: now[0])
+    with override_settings(**({"CACHES": caches} if caches else {})):
+        assert audience.counts(match_ids=[]) == {}
+        audience.admit(match_id=2, ip="10.9.9.1", member="old")
+        now[0] += audience.SEAT_TTL - 1
+        for match_id, member_name in ((1, "a"), (1, "b"), (2, "c")):
+            audience.admit(match_id=match_id, ip="10.9.9.2", member=member_name)
+        now[0] += 2  # "old" expired, the others not
+        assert audience.counts(match_ids=[1, 2, 3]) == {1: 2, 2: 1, 3: 0}
+        assert [audience.count(match_id=m) for m in (1, 2, 3)] == [2, 1, 0]
