@@ -215,3 +215,45 @@ def test_spectator_counts_of_several_matches_in_one_read(backend: str, request: 
         now[0] += 2  # "old" expired, the others not
         assert audience.counts(match_ids=[1, 2, 3]) == {1: 2, 2: 1, 3: 0}
         assert [audience.count(match_id=m) for m in (1, 2, 3)] == [2, 1, 0]
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_move_made_in_another_process_reaches_an_embedded_spectator(
+    alice: Any, bob: Any, seeded_decks: Any, settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The embedded default (in-memory layer, a separate Celery worker): a move whose notice reaches no
+    socket here (made by the worker: a tournament board's bot-vs-bot move) is still sent to the
+    spectator, by its poll (``replays.consumers.polls``)."""
+    from channels.db import database_sync_to_async
+
+    from games import selectors, services
+    from replays import consumers
+    from tests.games.wsclient import choose, recv
+    from tests.replays.test_watch import public_friend_table, watcher
+
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    assert consumers.polls()
+    monkeypatch.setattr(consumers, "WATCH_POLL_SECONDS", 0.05)
+    table = await database_sync_to_async(public_friend_table)(alice, bob, "classic")
+    spectator = await watcher(table.pk)
+    first = [await recv(spectator) for _ in range(2)]
+    seq = next(m for m in first if m["type"] == "watch")["seq"]
+    monkeypatch.setattr(services, "get_channel_layer", lambda: None)  # "another process": no notice here
+
+    def move() -> int:
+        match = Match.objects.get(pk=table.pk)
+        seat = selectors.match_state_payload(match=match, seat=0)["hand"]["to_act"]
+        user = alice if seat == 0 else bob
+        hand = selectors.match_state_payload(match=match, seat=seat)["hand"]
+        services.match_apply_action(match_id=match.pk, user=user, action_text=choose(hand),
+                                    client_seq=match.last_seq, msg_id="elsewhere")
+        return Match.objects.get(pk=table.pk).last_seq
+
+    new_seq = await database_sync_to_async(move)()
+    assert new_seq == seq + 1
+    got = await recv(spectator)
+    assert (got["type"], got["seq"]) == ("watch", new_seq)
+    await spectator.disconnect()
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "config.channel_layer.BatchingRedisChannelLayer"}}
+    assert not consumers.polls()
