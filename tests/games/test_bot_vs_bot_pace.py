@@ -35,11 +35,11 @@ def test_a_bot_vs_bot_move_is_due_after_the_shipped_delay(
     with django_capture_on_commit_callbacks(execute=True):
         match = services.match_create_bot_vs_bot(bot0=house_bots[0], bot1=house_bots[1], target=50)
     match.refresh_from_db()
-    # the first move is queued 1.5 s ahead (minus the few ms since the due time was stored), not played
+    # the first move is queued 1.5 s ahead, not played
     assert len(countdowns) == 1
     (match_id, seq, countdown), = countdowns
     assert (match_id, seq, match.status) == (match.pk, match.last_seq, "active")
-    assert 1.3 < countdown <= 1.5
+    assert 1.0 < countdown <= 1.5  # 1.5 s minus the ms (a loaded machine: some 100 ms) since it was stored
     # when it is due the driver plays exactly one move, then queues the next 1.5 s ahead
     Match.objects.filter(pk=match.pk).update(server_move_at=match.server_move_at.replace(year=2000))
     countdowns.clear()
@@ -47,7 +47,7 @@ def test_a_bot_vs_bot_move_is_due_after_the_shipped_delay(
     after = Match.objects.get(pk=match.pk)
     assert after.last_seq == seq + 1 and after.status == "active"
     assert [(m, s) for m, s, _ in countdowns] == [(match.pk, seq + 1)]
-    assert 1.3 < countdowns[0][2] <= 1.5
+    assert 1.0 < countdowns[0][2] <= 1.5
 
 
 def test_a_bot_reply_to_a_person_does_not_get_the_bot_vs_bot_delay(
@@ -57,7 +57,12 @@ def test_a_bot_reply_to_a_person_does_not_get_the_bot_vs_bot_delay(
     from tests.games.wsclient import choose
 
     del settings.GAMES_BOT_VS_BOT_DELAY  # 1.5 s for bot-vs-bot matches; the bot's own pause is 0 here
-    match = services.match_create_vs_bot(user=alice, level=1, rules_preset="classic", target=100, rated=False)
+    with django_capture_on_commit_callbacks(execute=True):
+        match = services.match_create_vs_bot(user=alice, level=1, rules_preset="classic", target=100,
+                                             rated=False)
+    services.match_play_server_moves(match_id=match.pk)  # a bot dealt to act first moves now (0 s pause)
+    match.refresh_from_db()
+    assert match.server_move_at is None  # alice to act
     while match.server_move_at is None:  # alice plays until the bot is to act
         countdowns.clear()
         state = selectors.match_state_payload(match=match, seat=0)["hand"]
