@@ -3,11 +3,20 @@
 - ``GAMES_BOT_DELAY``: (low, high) seconds the bot "thinks" before a move (default (0.6, 1.2)).
 - ``GAMES_HAND_PAUSE``: seconds the finished hand stays face up before the next one (default 8.0);
   the bot waits this long after a hand ended, and a turn timer adds it to a new hand's first move.
+- ``GAMES_BOT_VS_BOT_DELAY``: seconds between two moves of a match between two house bots (default 1.5;
+  0: engine speed, the whole match in one driver call). A tournament's bot-vs-bot boards are watched
+  live (``/watch/``): at engine speed they ended in under a second, before anyone could open them.
+  With a delay the hand pause applies after each hand too. A human's bot reply never waits for it.
 """
 
 from __future__ import annotations
 
 from django.conf import settings
+
+DEFAULT_BOT_VS_BOT_DELAY = 1.5
+"""Seconds between two bot-vs-bot moves by default: about a person's pace, so a tournament board between
+two house bots to 50 (about 120 actions) lasts some 3-4 minutes, well inside a round's expected 15
+(``tournaments.selectors.ROUND_MINUTES_PER_50_POINTS``)."""
 
 MAX_FRAME_BYTES = 4096
 """Largest WebSocket frame accepted from a client (docs/protocol.md, ``frame_too_large``)."""
@@ -17,6 +26,11 @@ def bot_delay_range() -> tuple[float, float]:
     """(low, high) seconds of the bot's pause before a move."""
     low, high = getattr(settings, "GAMES_BOT_DELAY", (0.6, 1.2))
     return float(low), float(high)
+
+
+def bot_vs_bot_delay() -> float:
+    """Seconds between two moves of a bot-vs-bot match (``GAMES_BOT_VS_BOT_DELAY``; 0 or less: none)."""
+    return max(0.0, float(getattr(settings, "GAMES_BOT_VS_BOT_DELAY", DEFAULT_BOT_VS_BOT_DELAY)))
 
 
 def hand_pause_seconds() -> float:

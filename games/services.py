@@ -349,8 +349,9 @@ def match_create_bot_vs_bot(
     turn_timer: int | None = None, simulation_seed: int | None = None,
 ) -> Match:
     """Create and start a match between two house-bot accounts (``bot0`` at seat 0): the server plays
-    it out at engine speed right after the commit, without any socket, every action stored in the event
-    log like any other match (``games.tasks.play_server_moves`` with a worker; in-process otherwise).
+    it out right after the commit at ``conf.bot_vs_bot_delay()`` s a move (0: engine speed), without any
+    socket, every action stored in the event log like any other match (``games.tasks.play_server_moves``
+    with a worker; in-process otherwise).
     The returned match is active; it is ``finished`` once played out (wait for ``status``, or listen to
     the ``match_<id>`` group). Being both bots, it is never meant to be rated.
 
@@ -825,9 +826,10 @@ def watch_group(match_id: int) -> str:
 def _server_move_due(match: Match, live: LiveMatch, *, dealt: bool, now: Any) -> Any:
     """When the server's next move in ``match`` is due (an aware datetime), or None.
 
-    The player to act is a house bot (a seat in ``match.bot_seats``): now between two bots (engine
-    speed), else after the bot's human-like pause (``conf.bot_delay_range()``, drawn once here so every
-    scheduler agrees), and at least the hand pause after a hand ended (the finished hand stays face up).
+    The player to act is a house bot (a seat in ``match.bot_seats``): between two bots after
+    ``conf.bot_vs_bot_delay()`` (a watchable pace; 0: now, engine speed), else after the bot's human-like
+    pause (``conf.bot_delay_range()``, drawn once here so every scheduler agrees), and at least the hand
+    pause after a hand ended (the finished hand stays face up; not at engine speed).
     A turn timer's ``turn_deadline`` (the automatic move) is the other candidate; the earlier one wins.
     """
     seat = live.state.current_player
@@ -836,12 +838,13 @@ def _server_move_due(match: Match, live: LiveMatch, *, dealt: bool, now: Any) ->
     due = match.turn_deadline
     bots = match.bot_seats or []
     if seat in bots:
-        pause = 0.0
         if len(bots) < 2:
             low, high = conf.bot_delay_range()
             pause = random.uniform(low, high)
-            if dealt and live.state.hand_number > 1:
-                pause = max(pause, conf.hand_pause_seconds())
+        else:
+            pause = conf.bot_vs_bot_delay()  # a watchable pace (0: engine speed, no hand pause either)
+        if (len(bots) < 2 or pause > 0) and dealt and live.state.hand_number > 1:
+            pause = max(pause, conf.hand_pause_seconds())
         bot_due = now + timedelta(seconds=pause)
         due = bot_due if due is None else min(due, bot_due)
     return due

@@ -150,6 +150,27 @@ class _ReadOnlySocket(EndsCleanly, RefusesWhenUnavailable):
         await self.send(text_data=json.dumps(payload))
 
 
+WATCH_POLL_SECONDS = 1.0
+"""With the in-memory channel layer in a process of its own (the embedded default, Celery not eager): how
+often a spectator re-reads its match's view (:func:`polls`)."""
+
+
+def polls() -> bool:
+    """Whether spectator sockets poll their match's view every :data:`WATCH_POLL_SECONDS` s: only with
+    the in-memory channel layer and a separate worker (the embedded default). There a move made in the
+    Celery worker (a tournament round it paired: the boards' first moves, and every move of a board
+    between two house bots, which its timers play at ``GAMES_BOT_VS_BOT_DELAY``) sends its ``match.update``
+    on the worker's own in-memory layer, which no socket hears; the poll (one shared read per match per
+    second in this process, ``replays.shared_view``) sends the view when its seq moved on. On Redis every
+    process's notice reaches the sockets and nothing polls."""
+    from django.conf import settings
+
+    if getattr(settings, "CELERY_TASK_ALWAYS_EAGER", False):
+        return False
+    backend = settings.CHANNEL_LAYERS.get("default", {}).get("BACKEND", "")
+    return bool(backend.endswith("InMemoryChannelLayer"))
+
+
 IP_LIMIT_CLOSE_CODE = 4429
 """Close code of a spectator socket refused because its IP holds ``SPECTATORS_PER_IP`` already."""
 MATCH_FULL_CLOSE_CODE = 4409
@@ -238,6 +259,15 @@ class WatchConsumer(_ReadOnlySocket):
         joined = time.monotonic()  # in the group: a move committed after a read from now on comes as a notice
         await self._seats_changed()
         await self._send_view(since=joined)
+        if polls():
+            self.spawn(self._poll_view())
+
+    async def _poll_view(self) -> None:
+        """Re-read the view every :data:`WATCH_POLL_SECONDS` s while the socket holds its seat (see
+        :func:`polls`); sent only when its seq moved on (a read shared by the process's spectators)."""
+        while self.seat is not None:
+            await asyncio.sleep(WATCH_POLL_SECONDS)
+            await self.step("view poll", self._send_view(since=time.monotonic() - WATCH_POLL_SECONDS))
 
     async def _keep_seat(self) -> None:
         """Renew the seat every ``SEAT_REFRESH`` s while the socket is open (a failure: one WARNING line;

@@ -9,6 +9,7 @@ from replays import views
 app_name = "replays"
 
 urlpatterns: list[URLPattern] = [
+    path("watch/", views.live_page, name="live"),
     path("replay/open/", views.replay_open, name="open"),
     re_path(r"^replay/open/(?P<digest>[0-9a-f]{64})/hands/(?P<number>[1-9][0-9]{0,3})\.json$",
             views.replay_open_hand, name="open_hand"),

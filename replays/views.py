@@ -9,6 +9,7 @@
 - ``/replay/<id>/analyse/`` (POST, same access as the page): ask for the match's computer analysis
   (docs/analysis.md); JSON with ``Accept: application/json``, else back to the page.
 - ``/replay/<id>/analysis.json``: the stored analysis (same access; ``not_analysed`` 404 when none).
+- ``/watch/``: the live public matches to watch, highest rated first (``replays.live_list``).
 - ``/watch/<id>/``: watch a public match live (third-party view, ``replays.consumers``); a finished
   match redirects to its replay.
 
@@ -38,7 +39,7 @@ from engine.replay_format import MAX_HANDS, ReplayBudgetError, ReplayVerificatio
 from games.forms import bot_level_choices
 from games.models import Match, MatchStatus
 from games.selectors import match_get
-from replays import analyses, analysis_limits, opened, selectors, services, watch
+from replays import analyses, analysis_limits, live_list, opened, selectors, services, watch
 
 log = logging.getLogger(__name__)
 
@@ -384,3 +385,9 @@ def watch_page(request: HttpRequest, match_id: int) -> HttpResponse:
         "replay_url": reverse("replays:replay", args=[match.pk]),
         "bot_levels": bot_level_choices(get_language() or "en"),
     })
+
+
+@require_GET
+def live_page(request: HttpRequest) -> HttpResponse:
+    """The live public matches to watch (``replays.live_list.live_matches``): anyone, no private match."""
+    return render(request, "replays/live.html", {"live": live_list.live_matches()})

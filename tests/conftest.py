@@ -14,7 +14,8 @@ Server moves
     ``server_moves_in_process`` (autouse): bot and turn-timer moves are driven in the test's own process
     (``GAMES_SERVER_MOVES_IN_PROCESS``, see ``games.scheduling``), never enqueued for a worker that does
     not run; timer threads still pending are cancelled afterwards. A test of the Celery driver sets
-    ``settings.GAMES_SERVER_MOVES_IN_PROCESS = False`` and runs a worker.
+    ``settings.GAMES_SERVER_MOVES_IN_PROCESS = False`` and runs a worker. It also sets
+    ``GAMES_BOT_VS_BOT_DELAY`` to 0 (bot-vs-bot matches at engine speed; mirrored into ``daphne_server``).
 
 Browser (mark tests ``@pytest.mark.browser``)
     ``browser``: a Playwright ``Browser`` on Debian's ``/usr/bin/chromium`` (never a downloaded one),
@@ -209,6 +210,9 @@ def _site_celery_app_stays_current() -> Iterator[None]:
 def server_moves_in_process(settings: Any) -> Iterator[None]:
     """Drive server moves in this process (see the module docstring)."""
     settings.GAMES_SERVER_MOVES_IN_PROCESS = True
+    # Bot-vs-bot matches at engine speed: no test waits real seconds for them (games/conf.py;
+    # tests/games/test_bot_vs_bot_pace.py checks the real delay).
+    settings.GAMES_BOT_VS_BOT_DELAY = 0
     yield
     from games import scheduling
 
@@ -399,6 +403,8 @@ def daphne_server_factory(
         base_env["GAMES_BOT_DELAY"] = ",".join(str(float(x)) for x in settings.GAMES_BOT_DELAY)
     if hasattr(settings, "GAMES_HAND_PAUSE"):
         base_env["GAMES_HAND_PAUSE"] = str(float(settings.GAMES_HAND_PAUSE))
+    if hasattr(settings, "GAMES_BOT_VS_BOT_DELAY"):
+        base_env["GAMES_BOT_VS_BOT_DELAY"] = str(float(settings.GAMES_BOT_VS_BOT_DELAY))
 
     def start(**extra_env: str) -> DaphneServer:
         server = DaphneServer(free_port(), {**base_env, **extra_env}, tmp_path / f"daphne-{len(servers)}.log")

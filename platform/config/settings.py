@@ -14,6 +14,7 @@ default on in the embedded profile, off when ``DATABASE_URL`` is set), ``ALLOWED
 ``CSRF_TRUSTED_ORIGINS`` (comma-separated), ``CELERY_BROKER_URL`` / ``CELERY_RESULT_BACKEND`` (override
 the derived ones), ``CELERY_TASK_ALWAYS_EAGER`` (``1`` runs tasks in the calling process),
 ``GAMES_BOT_DELAY`` (``low,high`` seconds) and ``GAMES_HAND_PAUSE`` (seconds) for live-play timings,
+``GAMES_BOT_VS_BOT_DELAY`` (seconds between two bot-vs-bot moves, default 1.5; ``0``: engine speed),
 ``GAMES_SERVER_MOVES_IN_PROCESS`` (``0``: bots' and timers' moves by Celery workers, not Daphne),
 ``GAMES_GONE_NOTICE_AFTER``, ``GAMES_CLAIM_AFTER``, ``GAMES_GONE_END_AFTER``,
 ``GAMES_ONE_GONE_END_AFTER`` (seconds; docs/lobby.md
@@ -343,6 +344,9 @@ if os.environ.get("GAMES_BOT_DELAY"):
     GAMES_BOT_DELAY = tuple(float(part) for part in os.environ["GAMES_BOT_DELAY"].split(","))
 if os.environ.get("GAMES_HAND_PAUSE"):
     GAMES_HAND_PAUSE = float(os.environ["GAMES_HAND_PAUSE"])
+# Seconds between two moves of a bot-vs-bot match (games/conf.py; default 1.5, 0: engine speed).
+if os.environ.get("GAMES_BOT_VS_BOT_DELAY"):
+    GAMES_BOT_VS_BOT_DELAY = float(os.environ["GAMES_BOT_VS_BOT_DELAY"])
 # Leaving a match between people (games.presence, docs/lobby.md): seconds before a claim, and before the
 # server ends a match both players (one player) left.
 for _name in ("GAMES_GONE_NOTICE_AFTER", "GAMES_CLAIM_AFTER", "GAMES_GONE_END_AFTER",

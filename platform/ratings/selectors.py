@@ -16,8 +16,8 @@ from urllib.parse import quote
 from django.core.cache import cache
 from django.core.paginator import Page, Paginator
 from django.db import connection
-from django.db.models import Count, F, FloatField, Func, Q, QuerySet, Sum, Window
-from django.db.models.functions import Lower, RowNumber
+from django.db.models import Case, Count, F, FloatField, Func, Q, QuerySet, Sum, Value, When, Window
+from django.db.models.functions import Coalesce, Lower, RowNumber
 from django.urls import Resolver404, resolve, reverse
 from django.utils import timezone
 
@@ -49,6 +49,17 @@ def bot_rating(level: int) -> int:
     """The fixed rating of the house bot of ``level`` (its calibrated Elo, data/bot_elo.json);
     1500 for a level the file does not list."""
     return _bot_elo().get(level, int(elo.INITIAL_RATING))
+
+
+def seat_rating_expr(prefix: str) -> Case:
+    """SQL (an annotation on a query of matches): the rating of the user at ``prefix`` (``"player0"``,
+    ``"player1"``): a house bot's fixed Elo (:func:`bot_rating`), else the member's current rating
+    (exact, a LEFT JOIN of its rating row), else 1500 (never rated). The rule of the home page's live
+    match and of ``/watch/`` (``replays.selectors.live_matches``)."""
+    member = F(f"{prefix}__rating__rating")
+    bots = [When(**{f"{prefix}__bot_level": level}, then=Value(float(bot_rating(level))))
+            for level in BOT_LEVELS]
+    return Case(*bots, default=Coalesce(member, Value(elo.INITIAL_RATING)), output_field=FloatField())
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,17 +22,17 @@ import time
 from datetime import datetime
 from typing import Any
 
-from django.db.models import Case, Count, F, FloatField, Q, Value, When
-from django.db.models.functions import Coalesce
+from django.db.models import Count, F, Q
 from django.urls import reverse
 from django.utils import timezone
 
-from accounts.models import BOT_LEVELS, User
+from accounts.models import User
 from games.models import Match, MatchStatus
 from games.selectors import matches_finished_of
 from lobby.models import EntryStatus, Pool
 from ratings import elo
-from ratings.selectors import board_page, bot_rating, rating_get, replay_url
+from ratings.selectors import board_page, rating_get, replay_url, seat_rating_expr
+from replays.live_list import live_count
 from replays.selectors import public_matches_q
 from tournaments.models import Tournament
 from tournaments.selectors import tournaments_upcoming
@@ -69,13 +69,8 @@ def pools_waiting() -> list[dict[str, Any]]:
 
 
 def _seat_rating(seat: int) -> Any:
-    """SQL: the rating of ``player<seat>``: a house bot's fixed Elo, else the member's, else 1500."""
-    prefix = f"player{seat}"
-    # A LEFT JOIN of the seat's rating row (``User.rating``, one-to-one).
-    member = F(f"{prefix}__rating__rating")
-    bots = [When(**{f"{prefix}__bot_level": level}, then=Value(float(bot_rating(level))))
-            for level in BOT_LEVELS]
-    return Case(*bots, default=Coalesce(member, Value(elo.INITIAL_RATING)), output_field=FloatField())
+    """SQL: the rating of ``player<seat>`` (``ratings.selectors.seat_rating_expr``)."""
+    return seat_rating_expr(f"player{seat}")
 
 
 def live_match() -> dict[str, Any] | None:
@@ -155,7 +150,9 @@ def home_get(*, user: Any, now: datetime | None = None, live: dict[str, Any] | N
     ``tournament`` (:func:`next_tournament` or None) and ``registered`` (whether ``user`` joined it;
     ``registered_ids``: the same as a set of tournament ids, for ``tournaments/_join.html``),
     ``top`` (:func:`top_players`), and for a member (not a guest) ``me``: ``rating`` (shown),
-    ``provisional``, ``rated_matches``, ``matches`` (:func:`last_matches`); else ``me`` None."""
+    ``provisional``, ``rated_matches``, ``matches`` (:func:`last_matches`); else ``me`` None;
+    ``live_public``: how many public matches are in play (``replays.live_list.live_count``, the
+    ``/watch/`` list's total, house-bot boards included; read with the page, not kept live)."""
     now = now or timezone.now()
     pools = pools_waiting()
     if live is None:
@@ -171,4 +168,4 @@ def home_get(*, user: Any, now: datetime | None = None, live: dict[str, Any] | N
               "matches": last_matches(user=user)}
     return {"live": live, "pools": pools, "tournament": tournament, "registered": registered,
             "registered_ids": {tournament.pk} if registered and tournament is not None else set(),
-            "top": top_players(), "me": me}
+            "top": top_players(), "me": me, "live_public": live_count()}

@@ -35,6 +35,7 @@ def test_member_home_shows_name_matches_link_and_logout(client: Client) -> None:
 def test_home_query_count_is_bounded(client: Client, django_assert_max_num_queries) -> None:
     client.force_login(User.objects.create_user("ana", password="x"))
     # session, user, bots; pools, matches in play, the live match, the next tournament; the top 10 (ids,
-    # count, rows); the member's rating and last matches (web.home)
-    with django_assert_max_num_queries(12):
+    # count, rows); the member's rating and last matches (web.home); the live public matches' count (the
+    # "All live matches" link, replays.live_list)
+    with django_assert_max_num_queries(13):
         assert client.get(reverse("web:home")).status_code == 200

@@ -1,5 +1,6 @@
 """``manage.py tournament_simulate --players N --rounds R --seed S --json``: a whole Swiss tournament of
-house bots through the real services and tasks (Celery eager), bot-vs-bot matches at engine speed.
+house bots through the real services and tasks (Celery eager), bot-vs-bot matches at engine speed
+(``GAMES_BOT_VS_BOT_DELAY`` is 0 while it runs).
 
 Reproducible: ``--seed`` fixes the field (bot levels, drawn uniformly from ``--levels``, default 1..5)
 and is stored as the tournament's ``simulation_seed``, from which every match is seeded by its round
@@ -116,8 +117,12 @@ class Command(BaseCommand):
         current_app.conf.task_always_eager = True
         # Server moves through the Celery driver (eager: the task plays a bot-vs-bot match out in this
         # process, synchronously) rather than in-process timer threads racing on the database.
-        saved = {name: getattr(settings, name, _UNSET) for name in ("GAMES_SERVER_MOVES_IN_PROCESS",)}
+        # Bot-vs-bot moves at engine speed (no watchable pace, games/conf.py: nobody watches a
+        # simulation, and an eager task would not wait for a countdown anyway).
+        saved = {name: getattr(settings, name, _UNSET)
+                 for name in ("GAMES_SERVER_MOVES_IN_PROCESS", "GAMES_BOT_VS_BOT_DELAY")}
         settings.GAMES_SERVER_MOVES_IN_PROCESS = False
+        settings.GAMES_BOT_VS_BOT_DELAY = 0
         logging.getLogger("celery.app.trace").setLevel(logging.WARNING)
         bar = tqdm(total=players // 2 * rounds, desc="matches", unit="match", file=self.stderr._out,
                    disable=None)
