@@ -54,7 +54,7 @@ def _active(alice: Any, bob: Any, *, public: bool = False) -> Match:
 active = database_sync_to_async(_active)
 
 
-async def two_seats(alice: Any, bob: Any, match_id: int) -> tuple[WebsocketCommunicator, WebsocketCommunicator]:
+async def two_seats(alice: Any, bob: Any, match_id: int) -> tuple[WebsocketCommunicator, ...]:
     a, _ = await connect(alice, match_id)
     b, _ = await connect(bob, match_id)
     return a, b
@@ -77,7 +77,8 @@ def stored(match_id: int) -> list[tuple[int, str]]:
     return list(ChatMessage.objects.filter(match_id=match_id).values_list("seat", "preset"))
 
 
-async def test_preset_reaches_opponent_and_sender_echo_and_is_stored_outside_the_log(alice: Any, bob: Any) -> None:
+async def test_preset_reaches_opponent_and_sender_echo_and_stored_outside_the_log(
+        alice: Any, bob: Any) -> None:
     match = await active(alice, bob)
     events_before = await database_sync_to_async(MatchEvent.objects.filter(match=match).count)()
     a, b = await two_seats(alice, bob, match.pk)
