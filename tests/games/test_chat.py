@@ -203,3 +203,16 @@ def test_texts_in_the_readers_language() -> None:
     assert en["good_luck"] == "Good luck!" and pt["good_luck"] == "Boa sorte!"
     assert en["good_game"] == "Good game!" and pt["good_game"] == "Bom jogo!"
     assert all(en[k] != pt[k] for k in en if k != "oops")  # every text translated ("Oops!" is both)
+
+
+def test_chat_send_stores_and_the_admin_shows_it_read_only(alice: Any, bob: Any, admin_client: Any) -> None:
+    match = _active(alice, bob)
+    assert chat.chat_send(match_id=match.pk, user=bob, preset="well_played") == 1
+    with pytest.raises(chat.ChatRefused) as refused:
+        chat.chat_send(match_id=match.pk, user=bob, preset="gg ez")
+    assert refused.value.code == "unknown_preset"
+    assert stored(match.pk) == [(1, "well_played")]
+    page = admin_client.get(f"/admin/games/match/{match.pk}/change/")
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "well_played" in html and 'name="chat_messages-0-preset"' not in html  # shown, not editable
