@@ -216,3 +216,17 @@ def test_chat_send_stores_and_the_admin_shows_it_read_only(alice: Any, bob: Any,
     assert page.status_code == 200
     html = page.content.decode()
     assert "well_played" in html and 'name="chat_messages-0-preset"' not in html  # shown, not editable
+
+
+def test_table_page_has_the_presets_between_people_only(alice: Any, bob: Any, house_bots: Any,
+                                                         client: Any) -> None:
+    people = _active(alice, bob)
+    bot_match = services.match_create_vs_bot(user=alice, level=1, rules_preset="classic", target=100,
+                                             rated=False)
+    client.force_login(alice)
+    html = client.get(f"/match/{people.pk}/", HTTP_ACCEPT_LANGUAGE="pt-br").content.decode()
+    assert 'data-testid="chat-panel"' in html
+    assert ('<button type="button" class="btn small-btn" data-preset="good_luck"'
+            ' data-testid="chat-good_luck">Boa sorte!</button>') in html
+    assert html.count("data-preset=") == len(chat.PRESET_IDS)
+    assert 'id="chat-panel"' not in client.get(f"/match/{bot_match.pk}/").content.decode()

@@ -13,7 +13,7 @@ const LOG_MAX = 20;
 
 export class QuickChat {
   /** ``send(msg)``: the table socket's send (false when not connected); ``mySeat``: 0 or 1;
-   * ``onError(text)``: shows a refusal. Does nothing on a page without the chat panel (bot matches). */
+   * ``idFor()``: a new message id. Does nothing on a page without the chat panel (bot matches). */
   constructor(send, mySeat, idFor) {
     this.panel = $("chat-panel");
     this.send = send;
@@ -44,7 +44,7 @@ export class QuickChat {
     const b = $("chat-mute");
     b.setAttribute("aria-pressed", this.muted ? "true" : "false");
     b.textContent = t(this.muted ? "chat_muted" : "chat_unmuted");
-    this.panel.classList.toggle("muted", this.muted);
+    this.panel.classList.toggle("chat-muted", this.muted); // (not "muted": the site's grey-text class)
   }
 
   /** A ``chat`` message from the socket. Returns whether it was shown. */
