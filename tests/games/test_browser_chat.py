@@ -65,6 +65,8 @@ def test_preset_shown_in_the_readers_language_and_mute_hides_and_is_remembered(
     assert ivy.locator("#chat-bubble").is_hidden()
     wait_log(hal, 3)
     assert log_lines(hal)[-1] == "ivy: Thanks!"  # hal did not mute: ivy's reply reaches hal in English
+    assert hal.get_by_test_id("chat-bubble").inner_text() == "Thanks!"
+    hal.screenshot(path="/tmp/chat-1280-en.png")
 
     ivy.reload()
     ivy.wait_for_function("document.getElementById('chat-mute').textContent.length > 0")
