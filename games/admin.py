@@ -7,7 +7,7 @@ from typing import Any
 from django.contrib import admin
 from django.http import HttpRequest
 
-from games.models import Match, MatchEvent, RematchOffer
+from games.models import ChatMessage, Match, MatchEvent, RematchOffer
 
 
 class MatchEventInline(admin.TabularInline):
@@ -42,6 +42,22 @@ class RematchOfferInline(admin.TabularInline):
         return False
 
 
+class ChatMessageInline(admin.TabularInline):
+    """Quick-chat messages of the match (games.chat), read-only: kept for moderation."""
+
+    model = ChatMessage
+    extra = 0
+    can_delete = False
+    fields = ("seat", "user", "preset", "created_at")
+    readonly_fields = fields
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
 @admin.register(Match)
 class MatchAdmin(admin.ModelAdmin):
     """Matches with players, status and scores; the log inline."""
@@ -52,7 +68,7 @@ class MatchAdmin(admin.ModelAdmin):
     search_fields = ("player0__username", "player1__username", "invite_token")
     readonly_fields = ("last_seq", "scores", "first_dealer", "created_at", "started_at", "finished_at",
                        "rematch_of")
-    inlines = (MatchEventInline, RematchOfferInline)
+    inlines = (MatchEventInline, RematchOfferInline, ChatMessageInline)
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False

@@ -23,7 +23,7 @@ from channels.auth import get_user
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.urls import reverse
 
-from games import conf, presence, ratelimit, rematch, scheduling, selectors, services
+from games import chat, conf, presence, ratelimit, rematch, scheduling, selectors, services
 from games.db import NoConnectionSweepPerMessage, db_call
 from games.services import GameError, group_name, seat_group
 from games.user_sockets import user_group
@@ -35,7 +35,7 @@ from web.unavailable import RefusesWhenUnavailable, database_unavailable, descri
 log = logging.getLogger(__name__)
 
 CLIENT_TYPES = ("action", "resign", "sync", "ping", "rematch_offer", "rematch_cancel", "rematch_accept",
-                "rematch_decline", "claim")
+                "rematch_decline", "claim", "chat")
 REMATCH_SERVICES = {
     "rematch_offer": rematch.rematch_offer, "rematch_cancel": rematch.rematch_cancel,
     "rematch_accept": rematch.rematch_accept, "rematch_decline": rematch.rematch_decline,
@@ -372,7 +372,26 @@ class MatchConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavail
                           "outcome": result.outcome})
         await self._state_if_unsent(result)
 
+    async def on_chat(self, message: dict[str, Any]) -> None:
+        """``chat`` (docs/protocol.md "Quick chat"): a preset message to the opponent. Checked and stored
+        by ``games.chat.chat_send``, then sent on the match's group (card-free), so both seats' sockets
+        get ``{"type": "chat", "seat": <sender>, "preset": <id>}``: the opponent's shows it, the sender's
+        is its echo (the acknowledgement). A refusal is an ``error`` (``chat.ChatRefused``'s codes)."""
+        self._field(message, "id", str, required=False)
+        try:
+            seat = await db_call(chat.chat_send)(match_id=self.match_id, user=self.user,
+                                                 preset=message.get("preset"))
+        except chat.ChatRefused as exc:
+            raise GameError(exc.code, exc.message) from None
+        await self.channel_layer.group_send(
+            group_name(self.match_id), {"type": "chat.message", "seat": seat, "preset": message["preset"]})
+
     # ------------------------------------------------------------------------------------- group
+
+    async def chat_message(self, event: dict[str, Any]) -> None:
+        """Group message of :meth:`on_chat`: a seat's quick-chat preset (no text: each page translates
+        the id into its reader's language)."""
+        await self._send({"type": "chat", "seat": int(event["seat"]), "preset": str(event["preset"])})
 
     async def rating_update(self, event: dict[str, Any]) -> None:
         """Group message from ``ratings`` after its task committed: send THIS seat's ``rating`` message

@@ -218,6 +218,28 @@ class RematchOffer(models.Model):
         return f"rematch offer of match {self.match_id} by seat {self.seat} ({self.status})"
 
 
+class ChatMessage(models.Model):
+    """One quick-chat message (``games.chat``; docs/protocol.md "Quick chat"): seat ``seat`` of
+    ``match`` sent the preset ``preset`` (an id of ``games.chat.PRESET_IDS``, never free text). Kept for
+    moderation (fair play and abuse reports); not a game action: it is no ``MatchEvent``, so replays and
+    their verification never see it."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="chat_messages")
+    seat = models.PositiveSmallIntegerField(_("seat"))
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    preset = models.CharField(_("preset"), max_length=32)
+    created_at = models.DateTimeField(_("sent"), auto_now_add=True)
+
+    class Meta:
+        ordering = ("match", "id")
+        constraints = [
+            models.CheckConstraint(condition=Q(seat__in=(0, 1)), name="games_chat_message_seat"),
+        ]
+
+    def __str__(self) -> str:
+        return f"chat {self.preset} in match {self.match_id} by seat {self.seat}"
+
+
 class AppendOnlyError(RuntimeError):
     """Raised on any attempt to change or delete a stored match event."""
 

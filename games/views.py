@@ -22,7 +22,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from accounts.views import play_as_guest
 from engine.roundrobin import read_elo
 from engine.rules import PRESETS
-from games import aborts, selectors, services
+from games import aborts, chat, selectors, services
 from games.forms import BotMatchForm, FriendTableForm, bot_level_choices
 from games.models import Match, MatchStatus
 from ratings.elo import expected_score, shown
@@ -187,6 +187,9 @@ def table(request: HttpRequest, match_id: int) -> HttpResponse:
         # The "play again" form's one-time token (games.forms.OncePerSubmissionForm).
         "play_again_submission": uuid.uuid4(),
         # What resigning before both players have moved costs (games.aborts; the resign confirmation).
+        # Quick chat's presets in the reader's language (games.chat), between people only
+        "chat_presets": (list(chat.preset_texts().items())
+                         if not match.bot_seats and match.bot_level is None else []),
         "free_aborts": aborts.free_aborts_per_window(),
         "free_aborts_left": (
             aborts.abort_counts(user_id=request.user.pk).free_left

@@ -127,7 +127,9 @@ class _ReadOnlySocket(EndsCleanly, RefusesWhenUnavailable):
             await self._send(_error("not_an_object", "a message must be a JSON object"))
             return
         kind = message.get("type")
-        if kind not in self.kinds:
+        if kind == "chat":  # quick chat is between the two players (docs/protocol.md "Quick chat")
+            await self._send(_error("chat_players_only", "only the match's players chat, at their table"))
+        elif kind not in self.kinds:
             await self._send(_error("unknown_type", "this socket takes sync or ping"))
         elif kind == "ping":
             msg_id = message.get("id")

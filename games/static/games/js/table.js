@@ -3,6 +3,7 @@
 // actions, melds and deadwood numbers all come from the server, and nothing is applied until the
 // server's next `state` says so. Views: felt_view.js, hand_view.js, side_view.js, result_view.js.
 import { cardText } from "./cards.js";
+import { QuickChat } from "./chat_view.js";
 import { $, fitOverlay, setText, show, store, stored } from "./dom.js";
 import { ShuffleChecks } from "./fairness.js";
 import { renderActions, renderPiles, renderSeats, renderStatus } from "./felt_view.js";
@@ -152,6 +153,7 @@ function onMessage(msg) {
   if (msg.type === "state") onState(msg);
   else if (msg.type === "spectators") showSpectators(msg.count);
   else if (msg.type === "rematch") onRematch(msg);
+  else if (msg.type === "chat") quickChat.receive(msg, $("opp-name").textContent);
   else if (msg.type === "opponent_gone") {
     if (msg.match_id !== state.match.id) return;
     ui.gone = msg.gone ? { ...msg, at: Date.now() } : null;
@@ -520,6 +522,11 @@ $("btn-sound").addEventListener("click", () => {
   renderSound();
 });
 renderSound();
+const quickChat = new QuickChat((msg) => {
+  if (socket.send(msg)) return true;
+  toast(t("not_connected"), true);
+  return false;
+}, Number(root.dataset.seat), nextId);
 $("end-last-hand").addEventListener("click", reopenResult);
 for (const b of document.querySelectorAll("[data-sort]")) {
   b.addEventListener("click", () => {
