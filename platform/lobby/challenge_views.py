@@ -53,7 +53,7 @@ def answer(request: HttpRequest, challenge_id: int, verb: str) -> HttpResponse:
         if verb == "accept":
             match = challenges.challenge_accept(user=request.user, challenge_id=challenge_id)
             return redirect("games:table", match_id=match.pk)
-        challenges.challenge_decline(user=request.user, challenge_id=challenge_id)
+        challenges.challenge_decline(user=request.user, challenge_id=challenge_id, strict=True)
     except GameError as exc:
         messages.error(request, f"{said(exc)} ({exc.code})")
     return redirect("web:home")
