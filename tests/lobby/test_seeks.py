@@ -307,6 +307,37 @@ def test_create_form_refuses_bad_fields(alice: Any) -> None:
     assert response.status_code == 400 and Seek.objects.count() == 0
 
 
+GOOD = {"preset": "classic", "target": "100", "turn_timer": "60"}
+
+
+@pytest.mark.parametrize(
+    ("data", "field", "english", "portuguese"),
+    [
+        ({**GOOD, "target": "75"}, "target", "Select a valid choice. 75 is not one of the available choices.",
+         "Faça uma escolha válida. 75 não é uma das escolhas disponíveis."),
+        ({**GOOD, "preset": "poker"}, "preset",
+         "Select a valid choice. poker is not one of the available choices.",
+         "Faça uma escolha válida. poker não é uma das escolhas disponíveis."),
+        ({**GOOD, "turn_timer": "7"}, "turn_timer", "Select a valid choice. 7 is not one of the available choices.",
+         "Faça uma escolha válida. 7 não é uma das escolhas disponíveis."),
+        ({}, "preset", "This field is required.", "Este campo é obrigatório."),
+    ],
+)
+def test_create_form_shows_each_field_error(
+    alice: Any, data: dict[str, str], field: str, english: str, portuguese: str
+) -> None:
+    """A bad choice comes back with a 400 and its field's error on the page (English and pt-BR);
+    nothing is created."""
+    client = _client(alice)
+    response = client.post("/lobby/", data)
+    html = response.content.decode()
+    assert response.status_code == 400 and english in html
+    assert html.count('class="errorlist"') == (2 if not data else 1)  # none sent: preset and target
+    client.cookies["django_language"] = "pt-br"
+    assert portuguese in client.post("/lobby/", data).content.decode()
+    assert Seek.objects.count() == 0
+
+
 def test_waiting_in_a_pool_refuses_creating_and_accepting(alice: Any, bob: Any) -> None:
     from lobby.models import Pool, PoolEntry
     from tests.lobby.home_pools import ensure_default_pools
