@@ -15,7 +15,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from engine.rules import PRESETS
 from games.services import GameError
-from lobby import seeks
+from lobby import playbans, seeks
 from lobby.challenge_forms import SeekForm
 from lobby.errors import said, text
 from lobby.models import Seek, SeekStatus
@@ -29,6 +29,7 @@ def _page(request: HttpRequest, form: SeekForm, status: int = 200) -> HttpRespon
         "form": form, "seeks": seeks.seek_rows(viewer=user), "my_seek": mine, "signed_in": signed_in,
         "presets": list(PRESETS), "leave_seconds": int(seeks.leave_seconds()),
         "seek_minutes": int(seeks.seek_minutes()), "lobby_strings": _strings(),
+        "playban": playbans.notice(user=user) if signed_in else None,  # as /play/ shows it
     }, status=status)
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from django.test import Client
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from games import services as game_services
 from games.models import Match, MatchStatus
@@ -111,6 +111,25 @@ def test_playban_refuses_creating(alice: Any) -> None:
         user=alice, reason=PlaybanReason.ABANDONED, ends_at=timezone.now() + timedelta(minutes=4)
     )
     assert _code(lambda: seeks.seek_create(user=alice, choice=CASUAL)) == "playban"
+
+
+def test_lobby_shows_the_readers_playban_as_play_does(alice: Any, bob: Any) -> None:
+    """/lobby/ shows the reader's playban in force with its reason (the /play/ partial); others see none."""
+    client = _client(alice)
+    assert 'data-testid="playban"' not in client.get("/lobby/").content.decode()
+    Playban.objects.create(
+        user=alice, reason=PlaybanReason.TIMEOUTS, ends_at=timezone.now() + timedelta(minutes=4, seconds=30)
+    )
+    html = client.get("/lobby/").content.decode()
+    assert 'data-testid="playban" data-reason="timeouts" data-minutes="5"' in html
+    assert "you let the turn timer run out in a rated match: you can pair again in 5 min" in html
+    client.cookies["django_language"] = "pt-br"
+    with translation.override("pt-br"):
+        portuguese = text("playban_timeouts", minutes=5)
+    assert portuguese.endswith("5 min") and "turn timer" not in portuguese
+    assert portuguese in client.get("/lobby/").content.decode()
+    assert 'data-testid="playban"' not in _client(bob).get("/lobby/").content.decode()
+    assert 'data-testid="playban"' not in Client().get("/lobby/").content.decode()
 
 
 def test_creator_in_a_rated_match_is_refused(alice: Any, bob: Any, carol: Any) -> None:
@@ -318,7 +337,8 @@ GOOD = {"preset": "classic", "target": "100", "turn_timer": "60"}
         ({**GOOD, "preset": "poker"}, "preset",
          "Select a valid choice. poker is not one of the available choices.",
          "Faça uma escolha válida. poker não é uma das escolhas disponíveis."),
-        ({**GOOD, "turn_timer": "7"}, "turn_timer", "Select a valid choice. 7 is not one of the available choices.",
+        ({**GOOD, "turn_timer": "7"}, "turn_timer",
+         "Select a valid choice. 7 is not one of the available choices.",
          "Faça uma escolha válida. 7 não é uma das escolhas disponíveis."),
         ({}, "preset", "This field is required.", "Este campo é obrigatório."),
     ],
