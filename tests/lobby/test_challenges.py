@@ -293,3 +293,25 @@ def test_every_page_carries_the_notices_box_for_members_and_guests(alice: Any, g
         html = client.get("/rules/").content.decode()
         assert 'id="notices"' in html and "lobby/notices.js" in html
     assert 'id="notices"' not in Client().get("/rules/").content.decode()
+
+
+def test_a_guest_sees_no_rated_box_and_a_rated_request_is_refused(guest: Any, bob: Any) -> None:
+    """A guest's profile Challenge form has no Rated box (a note says why); a rated request from a guest
+    anyway is refused with ``guest_rated``'s sentence, and nothing is sent (no silent casual)."""
+    client = _client(guest)
+    html = client.get("/u/bob/").content.decode()
+    assert 'data-testid="challenge-form"' in html and 'name="rated"' not in html
+    assert 'data-testid="challenge-guest-casual"' in html
+    assert 'name="rated"' in _client(bob).get("/lobby/").content.decode()  # a member has it
+    refused = client.post(
+        "/challenges/to/bob/",
+        {"preset": "classic", "target": "100", "turn_timer": "60", "rated": "1"},
+        follow=True,
+    )
+    assert "guests play casual games only: sign up to play rated" in refused.content.decode()
+    assert Challenge.objects.count() == 0
+    casual = client.post("/challenges/to/bob/", {"preset": "classic", "target": "100", "turn_timer": "60"})
+    assert casual.status_code == 302
+    assert Challenge.objects.get().rated is False
+    lobby_html = client.get("/lobby/").content.decode()
+    assert 'name="rated"' not in lobby_html and 'data-testid="seek-guest-casual"' in lobby_html
