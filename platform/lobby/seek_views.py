@@ -59,7 +59,7 @@ def lobby(request: HttpRequest) -> HttpResponse:
                           rating_min=form.cleaned_data["rating_min"],
                           rating_max=form.cleaned_data["rating_max"])
     except GameError as exc:
-        form.add_error(None, f"{said(exc)} ({exc.code})")
+        form.add_error(None, said(exc))
         return _page(request, form, status=400)
     return redirect("lobby:lobby")
 
@@ -73,7 +73,7 @@ def accept(request: HttpRequest, seek_id: int) -> HttpResponse:
     try:
         match = seeks.seek_accept(user=request.user, seek_id=seek_id)
     except GameError as exc:
-        messages.error(request, f"{said(exc)} ({exc.code})")
+        messages.error(request, said(exc))
         return redirect("lobby:lobby")
     return redirect("games:table", match_id=match.pk)
 
@@ -85,5 +85,5 @@ def cancel(request: HttpRequest, seek_id: int) -> HttpResponse:
         try:
             seeks.seek_cancel(user=request.user, seek_id=seek_id)
         except GameError as exc:
-            messages.error(request, f"{said(exc)} ({exc.code})")
+            messages.error(request, said(exc))
     return redirect("lobby:lobby")

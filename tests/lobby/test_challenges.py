@@ -261,7 +261,9 @@ def test_profile_shows_the_challenge_form_and_it_sends(alice: Any, bob: Any) -> 
         challenge.turn_timer_seconds,
     ) == (alice.pk, bob.pk, True, 60)
     again = _client(alice).post("/challenges/to/bob/", {"preset": "classic", "target": "100"}, follow=True)
-    assert "(challenge_pending)" in again.content.decode() and Challenge.objects.count() == 1
+    page = again.content.decode()
+    assert '<p class="message error">you have already challenged bob: wait for the answer</p>' in page
+    assert "(challenge_pending)" not in page and Challenge.objects.count() == 1
     assert _client(alice).post("/challenges/to/nobody/", {}).status_code == 404
 
 
@@ -274,6 +276,9 @@ def test_answer_by_post(alice: Any, bob: Any, carol: Any, make_member: Any) -> N
     other = challenges.challenge_create(challenger=carol, challenged=dave, choice=CASUAL)
     assert _client(dave).post(f"/challenges/{other.pk}/decline/").status_code == 302
     assert Challenge.objects.get(pk=other.pk).status == "declined"
+    late = _client(dave).post(f"/challenges/{other.pk}/decline/", follow=True)  # answered already: says so
+    assert '<p class="message error">this challenge was answered already</p>' in late.content.decode()
+    assert Challenge.objects.get(pk=other.pk).status == "declined"
 
 
 def test_preference_switch_on_own_profile(alice: Any, bob: Any) -> None:
@@ -283,7 +288,7 @@ def test_preference_switch_on_own_profile(alice: Any, bob: Any) -> None:
     assert LobbyPreference.objects.get(user=alice).accepts_challenges is False
     assert challenges.accepts_challenges(alice) is False
     refused = _client(bob).post("/challenges/to/alice/", {"preset": "classic", "target": "100"}, follow=True)
-    assert "alice does not accept challenges (challenge_blocked)" in refused.content.decode()
+    assert '<p class="message error">alice does not accept challenges</p>' in refused.content.decode()
     _client(alice).post("/challenges/preference/", {"accepts_challenges": "1"})
     assert challenges.accepts_challenges(alice) is True
 

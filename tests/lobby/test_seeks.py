@@ -4,6 +4,7 @@ nothing), and the pages."""
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 from typing import Any
 
@@ -310,14 +311,49 @@ def test_create_accept_cancel_by_post(alice: Any, bob: Any, carol: Any) -> None:
     seek = Seek.objects.get(creator=alice, status="open")
     assert (seek.target, seek.turn_timer_seconds, seek.rated, seek.preset) == (50, 20, True, "classic")
     again = a.post("/lobby/", {"preset": "classic", "target": "100", "turn_timer": ""})
-    assert again.status_code == 400 and "already_seeking" in again.content.decode()
+    assert again.status_code == 400
+    assert "you already have an open challenge: cancel that first" in again.content.decode()
     own = a.post(f"/lobby/{seek.pk}/accept/")
     assert own.status_code == 302 and own["Location"] == "/lobby/"
     accepted = _client(bob).post(f"/lobby/{seek.pk}/accept/")
     match = Match.objects.get()
     assert accepted.status_code == 302 and accepted["Location"] == f"/match/{match.pk}/"
     late = _client(carol).post(f"/lobby/{seek.pk}/accept/", follow=True)
-    assert "someone else accepted this challenge first (seek_taken)" in late.content.decode()
+    assert '<p class="message error">someone else accepted this challenge first</p>' in late.content.decode()
+    assert Match.objects.count() == 1
+
+
+def test_accept_refusals_and_lost_races_show_the_sentence_as_a_message(
+    alice: Any, bob: Any, carol: Any, make_member: Any
+) -> None:
+    """POST /lobby/<id>/accept/ refused (own, taken: a lost race, withdrawn, expired, missing, anonymous)
+    goes back to /lobby/ with the reason as a message on the page: the sentence, no code."""
+    seek = seeks.seek_create(user=alice, choice=CASUAL)
+
+    def said(client: Client, seek_id: int) -> str:
+        response = client.post(f"/lobby/{seek_id}/accept/", follow=True)
+        assert response.redirect_chain == [("/lobby/", 302)]
+        html = response.content.decode()
+        found = re.findall(r'<p class="message error">([^<]*)</p>', html)
+        assert len(found) == 1 and "(" not in found[0], found
+        return found[0]
+
+    assert said(_client(alice), seek.pk) == "this is your own challenge: wait for someone to accept it"
+    seeks.seek_accept(user=bob, seek_id=seek.pk)
+    assert said(_client(carol), seek.pk) == "someone else accepted this challenge first"
+    assert said(_client(carol), 999999) == "no such open challenge"
+    assert said(Client(), seek.pk) == "log in or play as a guest first"
+    dave = make_member("dave", 1500)
+    gone = seeks.seek_create(user=dave, choice=CASUAL)
+    seeks.seek_cancel(user=dave, seek_id=gone.pk)
+    assert said(_client(carol), gone.pk) == "this challenge was withdrawn"
+    erin = make_member("erin", 1500)
+    old = seeks.seek_create(user=erin, choice=CASUAL, now=timezone.now() - timedelta(hours=1))
+    portuguese = _client(carol)
+    portuguese.cookies["django_language"] = "pt-br"
+    with translation.override("pt-br"):
+        expected = text("seek_expired")
+    assert expected != "this challenge has expired" and said(portuguese, old.pk) == expected
     assert Match.objects.count() == 1
 
 

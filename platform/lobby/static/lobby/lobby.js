@@ -99,7 +99,7 @@ const socket = new MatchSocket(table.dataset.ws, {
       leaving = true;
       window.location.assign(msg.url);
     } else if (msg.type === "error") {
-      status.textContent = msg.message + " (" + msg.code + ")";
+      status.textContent = msg.message; // the sentence only: the code stays in data-code
       status.setAttribute("data-code", msg.code);
       for (const b of body.querySelectorAll("button")) b.disabled = false;
     }
