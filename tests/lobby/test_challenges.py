@@ -4,19 +4,20 @@ nothing), the "let others challenge me" switch and the profile's Challenge form.
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 from typing import Any
 
 import pytest
 from django.test import Client
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from accounts.services import house_bots_ensure
 from games import services as game_services
 from games.models import Match
 from games.services import GameError
 from lobby import challenge_sweep, challenges, seeks
-from lobby.errors import MESSAGES
+from lobby.errors import MESSAGES, text
 from lobby.models import Challenge, LobbyPreference, Seek
 from lobby.seeks import Settings
 from tests.lobby import challenge_fixtures as fx
@@ -320,3 +321,23 @@ def test_a_guest_sees_no_rated_box_and_a_rated_request_is_refused(guest: Any, bo
     assert Challenge.objects.get().rated is False
     lobby_html = client.get("/lobby/").content.decode()
     assert 'name="rated"' not in lobby_html and 'data-testid="seek-guest-casual"' in lobby_html
+
+
+def test_no_challenge_form_for_someone_who_switched_challenges_off(alice: Any, bob: Any) -> None:
+    """bob switched off "let others challenge me": his profile shows alice a disabled Challenge button
+    with the reason (en, pt-BR) and no form; switched on again, the form is back."""
+    challenges.set_accepts_challenges(user=bob, accepts=False)
+    client = _client(alice)
+    html = client.get("/u/bob/").content.decode()
+    assert 'data-testid="challenge-form"' not in html and 'data-testid="challenge-blocked"' in html
+    assert re.search(r'<button type="button" class="button" disabled[^>]*>Challenge</button>', html)
+    why = '<span class="muted small" id="challenge-blocked-why">bob does not accept challenges</span>'
+    assert why in html
+    client.cookies["django_language"] = "pt-br"
+    with translation.override("pt-br"):
+        portuguese = text("challenge_blocked", name="bob")
+    assert portuguese != "bob does not accept challenges"
+    assert portuguese in client.get("/u/bob/").content.decode()
+    challenges.set_accepts_challenges(user=bob, accepts=True)
+    html = _client(alice).get("/u/bob/").content.decode()
+    assert 'data-testid="challenge-form"' in html and 'data-testid="challenge-blocked"' not in html
