@@ -30,6 +30,7 @@ def _page(request: HttpRequest, form: SeekForm, status: int = 200) -> HttpRespon
         "presets": list(PRESETS), "leave_seconds": int(seeks.leave_seconds()),
         "seek_minutes": int(seeks.seek_minutes()), "lobby_strings": _strings(),
         "playban": playbans.notice(user=user) if signed_in else None,  # as /play/ shows it
+        "rating_bounds": seeks.RATING_BOUNDS, "rating_step": seeks.RATING_STEP,  # the form's rule
     }, status=status)
 
 

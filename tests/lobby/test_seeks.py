@@ -94,6 +94,31 @@ def test_bad_rating_range_is_refused(alice: Any) -> None:
     assert _state() == []
 
 
+def test_rating_bounds_are_multiples_of_50_on_the_page_and_the_server(alice: Any) -> None:
+    """One rule for a range's ends: multiples of ``RATING_STEP`` (50) in 0..4000. The inputs say
+    ``step="50"``; the form refuses 1437 with a plain sentence (en, pt-BR) and a 400; the service refuses
+    it with ``bad_settings``; 1450..1600 is accepted."""
+    assert seeks.RATING_STEP == 50
+    with pytest.raises(GameError) as info:
+        seeks.seek_create(user=alice, choice=CASUAL, rating_min=1437)
+    assert (info.value.code, info.value.message) == (
+        "bad_settings", "invalid match settings: a rating bound must be a multiple of 50")
+    assert _code(lambda: seeks.seek_create(user=alice, choice=CASUAL, rating_max=1612)) == "bad_settings"
+    assert _state() == []
+    client = _client(alice)
+    page = client.get("/lobby/").content.decode()
+    assert page.count('min="0" max="4000" step="50"') == 2
+    data = {**GOOD, "rating_min": "1437", "rating_max": "1600"}
+    response = client.post("/lobby/", data)
+    assert response.status_code == 400
+    assert "Use a multiple of 50, such as 1450 or 1500." in response.content.decode()
+    client.cookies["django_language"] = "pt-br"
+    assert "Use um múltiplo de 50, como 1450 ou 1500." in client.post("/lobby/", data).content.decode()
+    assert _state() == []
+    assert client.post("/lobby/", {**data, "rating_min": "1450"}).status_code == 302
+    assert Seek.objects.values_list("rating_min", "rating_max").get() == (1450, 1600)
+
+
 def test_one_open_seek_per_creator(alice: Any) -> None:
     seeks.seek_create(user=alice, choice=CASUAL)
     before = _state()
