@@ -41,6 +41,9 @@ def _strings() -> dict[str, object]:
                     for name in PRESETS},
         "rated": _("Rated"), "casual": _("Casual"), "accept": _("Accept"), "cancel": _("Cancel"),
         "guest": _("guest"), "reconnecting": _("Connection lost: reconnecting…"),
+        # the columns' names (the rows' data-label: shown before each value when the rows stack on a phone)
+        "labels": {"rating": _("Rating"), "rules": _("Rules"), "target": _("Target"),
+                   "turn_timer": _("Turn timer"), "range": _("Ratings")},
     }
 
 
