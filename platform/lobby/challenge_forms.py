@@ -10,7 +10,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from games.forms import PRESET_CHOICES, TARGET_CHOICES
-from lobby.seeks import RATING_BOUNDS, TIMER_CHOICES, Settings
+from lobby.seeks import RATING_BOUNDS, RATING_STEP, TIMER_CHOICES, Settings
 
 
 def _timer(value: str) -> int | None:
@@ -37,10 +37,18 @@ class MatchSettingsForm(forms.Form):
         return Settings(data["preset"], data["target"], data["turn_timer"], bool(data["rated"]))
 
 
-class SeekForm(MatchSettingsForm):
-    """:class:`MatchSettingsForm` and an optional rating range (``rating_min``, ``rating_max``)."""
+def _bound(label: Any) -> forms.IntegerField:
+    """A rating range's end: optional, in ``RATING_BOUNDS``, a multiple of ``RATING_STEP`` (the same rule
+    as ``seeks.seek_create``; the page's input has ``step`` 50), with a plain message for the step."""
+    return forms.IntegerField(
+        label=label, required=False, min_value=RATING_BOUNDS[0], max_value=RATING_BOUNDS[1],
+        step_size=RATING_STEP,
+        error_messages={"step_size": _("Use a multiple of %(limit_value)s, such as 1450 or 1500.")})
 
-    rating_min = forms.IntegerField(label=_("Lowest rating"), required=False, min_value=RATING_BOUNDS[0],
-                                    max_value=RATING_BOUNDS[1])
-    rating_max = forms.IntegerField(label=_("Highest rating"), required=False, min_value=RATING_BOUNDS[0],
-                                    max_value=RATING_BOUNDS[1])
+
+class SeekForm(MatchSettingsForm):
+    """:class:`MatchSettingsForm` and an optional rating range (``rating_min``, ``rating_max``: each a
+    multiple of ``RATING_STEP`` in ``RATING_BOUNDS``)."""
+
+    rating_min = _bound(_("Lowest rating"))
+    rating_max = _bound(_("Highest rating"))

@@ -38,7 +38,7 @@ def challenge(request: HttpRequest, username: str) -> HttpResponse:
     try:
         challenges.challenge_create(challenger=request.user, challenged=target, choice=form.settings())
     except GameError as exc:
-        messages.error(request, f"{said(exc)} ({exc.code})")
+        messages.error(request, said(exc))
         return back
     messages.success(request, _("Challenge sent to %(name)s: they have %(n)s seconds to answer.") % {
         "name": target.public_name, "n": int(challenges.challenge_seconds())})
@@ -53,9 +53,9 @@ def answer(request: HttpRequest, challenge_id: int, verb: str) -> HttpResponse:
         if verb == "accept":
             match = challenges.challenge_accept(user=request.user, challenge_id=challenge_id)
             return redirect("games:table", match_id=match.pk)
-        challenges.challenge_decline(user=request.user, challenge_id=challenge_id)
+        challenges.challenge_decline(user=request.user, challenge_id=challenge_id, strict=True)
     except GameError as exc:
-        messages.error(request, f"{said(exc)} ({exc.code})")
+        messages.error(request, said(exc))
     return redirect("web:home")
 
 

@@ -193,14 +193,19 @@ def challenge_accept(*, user: User, challenge_id: int, now: datetime | None = No
     return match
 
 
-def challenge_decline(*, user: User, challenge_id: int, now: datetime | None = None) -> bool:
+def challenge_decline(*, user: User, challenge_id: int, now: datetime | None = None,
+                      strict: bool = False) -> bool:
     """The challenged ``user`` declines (the challenger is told); or the challenger withdraws it. False
-    when it was not open any more (idempotent: nothing changes).
+    when it was not open any more (idempotent: nothing changes), or with ``strict`` the reason why
+    (a late decline on the notices socket or the no-script form gets an answer, not silence).
 
-    :raises GameError: ``challenge_not_found``."""
+    :raises GameError: ``challenge_not_found``; with ``strict``, for a challenge no longer open:
+        ``challenge_answered`` (accepted or declined), ``challenge_withdrawn``, ``challenge_expired``."""
     now = now or timezone.now()
     with transaction.atomic():
         challenge = _locked(challenge_id, user)
+        if strict:  # past due counts as expired here too (the sweep may not have reached it yet)
+            _check_open(challenge, now)
         if challenge.status != ChallengeStatus.OPEN:
             return False
         status = ChallengeStatus.DECLINED if user.pk == challenge.challenged_id else ChallengeStatus.CANCELLED

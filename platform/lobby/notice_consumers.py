@@ -10,7 +10,9 @@ from a challenge or an open challenge: the page goes to the table).
 
 Frames: ``ping``, ``sync`` (``notices`` again), ``accept`` / ``decline`` ``{"challenge": id}`` (the
 challenged player; ``decline`` by the challenger withdraws it). Refusals and malformed frames as on the
-lobby socket (``seek_consumers.MemberSocket``).
+lobby socket (``seek_consumers.MemberSocket``): ``{"type": "error", "code", "message", "challenge"}``,
+also for a late ``decline`` of a challenge no longer open (``challenge_answered``, ``challenge_withdrawn``,
+``challenge_expired``: nothing changes).
 """
 
 from __future__ import annotations
@@ -58,8 +60,10 @@ class NoticeConsumer(MemberSocket):
                                                                              challenge_id=challenge_id)
                 await self.send_json({"type": "go", "url": reverse("games:table", args=[match.pk])})
             else:
+                # strict: a late decline (accepted, expired or withdrawn meanwhile) is answered with
+                # why, as an ``error`` frame; it changes nothing
                 await self.in_language(challenges.challenge_decline)(user=self.user,
-                                                                      challenge_id=challenge_id)
+                                                                      challenge_id=challenge_id, strict=True)
         except GameError as exc:
             await self.send_json({**self.error_from(exc), "challenge": challenge_id})
 

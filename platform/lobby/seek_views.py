@@ -15,7 +15,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from engine.rules import PRESETS
 from games.services import GameError
-from lobby import seeks
+from lobby import playbans, seeks
 from lobby.challenge_forms import SeekForm
 from lobby.errors import said, text
 from lobby.models import Seek, SeekStatus
@@ -29,6 +29,8 @@ def _page(request: HttpRequest, form: SeekForm, status: int = 200) -> HttpRespon
         "form": form, "seeks": seeks.seek_rows(viewer=user), "my_seek": mine, "signed_in": signed_in,
         "presets": list(PRESETS), "leave_seconds": int(seeks.leave_seconds()),
         "seek_minutes": int(seeks.seek_minutes()), "lobby_strings": _strings(),
+        "playban": playbans.notice(user=user) if signed_in else None,  # as /play/ shows it
+        "rating_bounds": seeks.RATING_BOUNDS, "rating_step": seeks.RATING_STEP,  # the form's rule
     }, status=status)
 
 
@@ -39,6 +41,9 @@ def _strings() -> dict[str, object]:
                     for name in PRESETS},
         "rated": _("Rated"), "casual": _("Casual"), "accept": _("Accept"), "cancel": _("Cancel"),
         "guest": _("guest"), "reconnecting": _("Connection lost: reconnecting…"),
+        # the columns' names (the rows' data-label: shown before each value when the rows stack on a phone)
+        "labels": {"rating": _("Rating"), "rules": _("Rules"), "target": _("Target"),
+                   "turn_timer": _("Turn timer"), "range": _("Ratings")},
     }
 
 
@@ -58,7 +63,7 @@ def lobby(request: HttpRequest) -> HttpResponse:
                           rating_min=form.cleaned_data["rating_min"],
                           rating_max=form.cleaned_data["rating_max"])
     except GameError as exc:
-        form.add_error(None, f"{said(exc)} ({exc.code})")
+        form.add_error(None, said(exc))
         return _page(request, form, status=400)
     return redirect("lobby:lobby")
 
@@ -72,7 +77,7 @@ def accept(request: HttpRequest, seek_id: int) -> HttpResponse:
     try:
         match = seeks.seek_accept(user=request.user, seek_id=seek_id)
     except GameError as exc:
-        messages.error(request, f"{said(exc)} ({exc.code})")
+        messages.error(request, said(exc))
         return redirect("lobby:lobby")
     return redirect("games:table", match_id=match.pk)
 
@@ -84,5 +89,5 @@ def cancel(request: HttpRequest, seek_id: int) -> HttpResponse:
         try:
             seeks.seek_cancel(user=request.user, seek_id=seek_id)
         except GameError as exc:
-            messages.error(request, f"{said(exc)} ({exc.code})")
+            messages.error(request, said(exc))
     return redirect("lobby:lobby")

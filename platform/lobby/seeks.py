@@ -42,6 +42,9 @@ LIST_LIMIT = 200
 """The list shows at most this many open seeks (the oldest first: they expire first)."""
 RATING_BOUNDS = (0, 4000)
 """A rating range's ends must lie here."""
+RATING_STEP = 50
+"""A rating range's ends are multiples of this (the form's ``step``; the server refuses others with
+``bad_settings``): ranges read "1450–1600", not "1437–1612"."""
 
 
 def seek_minutes() -> float:
@@ -88,16 +91,20 @@ def lock_users(*users: User) -> None:
 def seek_create(*, user: User, choice: Settings, rating_min: int | None = None,
                 rating_max: int | None = None, now: datetime | None = None) -> Seek:
     """Open a challenge in the lobby for anyone to accept (a rating range: only players whose shown
-    rating lies in ``rating_min..rating_max``, either end optional).
+    rating lies in ``rating_min..rating_max``, either end optional; each a multiple of
+    :data:`RATING_STEP` in :data:`RATING_BOUNDS`).
 
     :raises GameError: ``busy.check_free``'s codes (``already_seeking`` for a second open seek, also
-        when two requests race: the one-open-seek constraint), ``bad_settings``.
+        when two requests race: the one-open-seek constraint), ``bad_settings`` (also a bound out of
+        range or not a multiple of :data:`RATING_STEP`, or the lowest above the highest).
     """
     choice = check_settings(choice)
     for bound in (rating_min, rating_max):
         low, high = RATING_BOUNDS
         if bound is not None and (type(bound) is not int or not low <= bound <= high):
             raise refuse("bad_settings", detail=f"a rating bound must be {low}..{high}")
+        if bound is not None and bound % RATING_STEP:
+            raise refuse("bad_settings", detail=f"a rating bound must be a multiple of {RATING_STEP}")
     if rating_min is not None and rating_max is not None and rating_min > rating_max:
         raise refuse("bad_settings", detail="the lowest rating is above the highest")
     now = now or timezone.now()

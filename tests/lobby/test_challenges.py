@@ -4,19 +4,20 @@ nothing), the "let others challenge me" switch and the profile's Challenge form.
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 from typing import Any
 
 import pytest
 from django.test import Client
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from accounts.services import house_bots_ensure
 from games import services as game_services
 from games.models import Match
 from games.services import GameError
 from lobby import challenge_sweep, challenges, seeks
-from lobby.errors import MESSAGES
+from lobby.errors import MESSAGES, text
 from lobby.models import Challenge, LobbyPreference, Seek
 from lobby.seeks import Settings
 from tests.lobby import challenge_fixtures as fx
@@ -261,7 +262,9 @@ def test_profile_shows_the_challenge_form_and_it_sends(alice: Any, bob: Any) -> 
         challenge.turn_timer_seconds,
     ) == (alice.pk, bob.pk, True, 60)
     again = _client(alice).post("/challenges/to/bob/", {"preset": "classic", "target": "100"}, follow=True)
-    assert "(challenge_pending)" in again.content.decode() and Challenge.objects.count() == 1
+    page = again.content.decode()
+    assert '<p class="message error">you have already challenged bob: wait for the answer</p>' in page
+    assert "(challenge_pending)" not in page and Challenge.objects.count() == 1
     assert _client(alice).post("/challenges/to/nobody/", {}).status_code == 404
 
 
@@ -274,6 +277,9 @@ def test_answer_by_post(alice: Any, bob: Any, carol: Any, make_member: Any) -> N
     other = challenges.challenge_create(challenger=carol, challenged=dave, choice=CASUAL)
     assert _client(dave).post(f"/challenges/{other.pk}/decline/").status_code == 302
     assert Challenge.objects.get(pk=other.pk).status == "declined"
+    late = _client(dave).post(f"/challenges/{other.pk}/decline/", follow=True)  # answered already: says so
+    assert '<p class="message error">this challenge was answered already</p>' in late.content.decode()
+    assert Challenge.objects.get(pk=other.pk).status == "declined"
 
 
 def test_preference_switch_on_own_profile(alice: Any, bob: Any) -> None:
@@ -283,7 +289,7 @@ def test_preference_switch_on_own_profile(alice: Any, bob: Any) -> None:
     assert LobbyPreference.objects.get(user=alice).accepts_challenges is False
     assert challenges.accepts_challenges(alice) is False
     refused = _client(bob).post("/challenges/to/alice/", {"preset": "classic", "target": "100"}, follow=True)
-    assert "alice does not accept challenges (challenge_blocked)" in refused.content.decode()
+    assert '<p class="message error">alice does not accept challenges</p>' in refused.content.decode()
     _client(alice).post("/challenges/preference/", {"accepts_challenges": "1"})
     assert challenges.accepts_challenges(alice) is True
 
@@ -293,3 +299,45 @@ def test_every_page_carries_the_notices_box_for_members_and_guests(alice: Any, g
         html = client.get("/rules/").content.decode()
         assert 'id="notices"' in html and "lobby/notices.js" in html
     assert 'id="notices"' not in Client().get("/rules/").content.decode()
+
+
+def test_a_guest_sees_no_rated_box_and_a_rated_request_is_refused(guest: Any, bob: Any) -> None:
+    """A guest's profile Challenge form has no Rated box (a note says why); a rated request from a guest
+    anyway is refused with ``guest_rated``'s sentence, and nothing is sent (no silent casual)."""
+    client = _client(guest)
+    html = client.get("/u/bob/").content.decode()
+    assert 'data-testid="challenge-form"' in html and 'name="rated"' not in html
+    assert 'data-testid="challenge-guest-casual"' in html
+    assert 'name="rated"' in _client(bob).get("/lobby/").content.decode()  # a member has it
+    refused = client.post(
+        "/challenges/to/bob/",
+        {"preset": "classic", "target": "100", "turn_timer": "60", "rated": "1"},
+        follow=True,
+    )
+    assert "guests play casual games only: sign up to play rated" in refused.content.decode()
+    assert Challenge.objects.count() == 0
+    casual = client.post("/challenges/to/bob/", {"preset": "classic", "target": "100", "turn_timer": "60"})
+    assert casual.status_code == 302
+    assert Challenge.objects.get().rated is False
+    lobby_html = client.get("/lobby/").content.decode()
+    assert 'name="rated"' not in lobby_html and 'data-testid="seek-guest-casual"' in lobby_html
+
+
+def test_no_challenge_form_for_someone_who_switched_challenges_off(alice: Any, bob: Any) -> None:
+    """bob switched off "let others challenge me": his profile shows alice a disabled Challenge button
+    with the reason (en, pt-BR) and no form; switched on again, the form is back."""
+    challenges.set_accepts_challenges(user=bob, accepts=False)
+    client = _client(alice)
+    html = client.get("/u/bob/").content.decode()
+    assert 'data-testid="challenge-form"' not in html and 'data-testid="challenge-blocked"' in html
+    assert re.search(r'<button type="button" class="button" disabled[^>]*>Challenge</button>', html)
+    why = '<span class="muted small" id="challenge-blocked-why">bob does not accept challenges</span>'
+    assert why in html
+    client.cookies["django_language"] = "pt-br"
+    with translation.override("pt-br"):
+        portuguese = text("challenge_blocked", name="bob")
+    assert portuguese != "bob does not accept challenges"
+    assert portuguese in client.get("/u/bob/").content.decode()
+    challenges.set_accepts_challenges(user=bob, accepts=True)
+    html = _client(alice).get("/u/bob/").content.decode()
+    assert 'data-testid="challenge-form"' in html and 'data-testid="challenge-blocked"' not in html

@@ -117,6 +117,47 @@ async def test_refusals_and_malformed_frames(alice: Any, bob: Any) -> None:
     await comm.disconnect()
 
 
+async def test_a_late_decline_is_answered_and_changes_nothing(
+    alice: Any, bob: Any, carol: Any, make_member: Any
+) -> None:
+    """A decline of a challenge accepted, expired (swept, or past due and not swept yet) or withdrawn
+    meanwhile gets an ``error`` frame saying which, and the challenge and its match stay as they were."""
+    accepted = await create(challenger=alice, challenged=bob, choice=CASUAL)
+    match = await database_sync_to_async(challenges.challenge_accept)(user=bob, challenge_id=accepted.pk)
+    expired = await create(challenger=alice, challenged=carol, choice=CASUAL)
+    later = timezone.now() + timedelta(seconds=61)
+    assert await database_sync_to_async(challenge_sweep.sweep_once)(now=later) == 1
+    bob_socket = await ws_connect(bob, "/ws/notices/")
+    carol_socket = await ws_connect(carol, "/ws/notices/", language="pt-br")
+    await recv(bob_socket)
+    await recv(carol_socket)
+    await bob_socket.send_to(text_data=json.dumps({"type": "decline", "challenge": accepted.pk}))
+    late = await recv_type(bob_socket, "error")
+    assert (late["code"], late["challenge"], late["message"]) == (
+        "challenge_answered", accepted.pk, "this challenge was answered already")
+    await carol_socket.send_to(text_data=json.dumps({"type": "decline", "challenge": expired.pk}))
+    late = await recv_type(carol_socket, "error")
+    assert (late["code"], late["challenge"]) == ("challenge_expired", expired.pk)
+    assert "(" not in late["message"] and late["message"] != "this challenge has expired"  # pt-BR, no code
+
+    def rows() -> list[tuple[Any, ...]]:
+        return list(Challenge.objects.order_by("pk").values_list("pk", "status", "match_id", "answered_at"))
+
+    after = await database_sync_to_async(rows)()
+    assert [r[:3] for r in after] == [(accepted.pk, "accepted", match.pk), (expired.pk, "expired", None)]
+    # a challenge past due that the sweep has not reached yet: challenge_expired, and it stays open
+    dave = await database_sync_to_async(make_member)("dave")
+    due = await create(challenger=dave, challenged=carol, choice=CASUAL,
+                       now=timezone.now() - timedelta(seconds=61))
+    await carol_socket.send_to(text_data=json.dumps({"type": "decline", "challenge": due.pk}))
+    assert (await recv_type(carol_socket, "error"))["code"] == "challenge_expired"
+    assert (await database_sync_to_async(rows)())[:2] == after
+    assert await database_sync_to_async(lambda: Challenge.objects.get(pk=due.pk).status)() == "open"
+    assert await database_sync_to_async(Match.objects.count)() == 1
+    for comm in (bob_socket, carol_socket):
+        await comm.disconnect()
+
+
 def test_racing_accepts_of_one_challenge_make_one_match(alice: Any, bob: Any) -> None:
     if connection.vendor != "postgresql":
         pytest.skip("row locks: run under PostgreSQL (CI)")

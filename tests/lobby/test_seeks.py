@@ -4,12 +4,13 @@ nothing), and the pages."""
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 from typing import Any
 
 import pytest
 from django.test import Client
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from games import services as game_services
 from games.models import Match, MatchStatus
@@ -93,6 +94,31 @@ def test_bad_rating_range_is_refused(alice: Any) -> None:
     assert _state() == []
 
 
+def test_rating_bounds_are_multiples_of_50_on_the_page_and_the_server(alice: Any) -> None:
+    """One rule for a range's ends: multiples of ``RATING_STEP`` (50) in 0..4000. The inputs say
+    ``step="50"``; the form refuses 1437 with a plain sentence (en, pt-BR) and a 400; the service refuses
+    it with ``bad_settings``; 1450..1600 is accepted."""
+    assert seeks.RATING_STEP == 50
+    with pytest.raises(GameError) as info:
+        seeks.seek_create(user=alice, choice=CASUAL, rating_min=1437)
+    assert (info.value.code, info.value.message) == (
+        "bad_settings", "invalid match settings: a rating bound must be a multiple of 50")
+    assert _code(lambda: seeks.seek_create(user=alice, choice=CASUAL, rating_max=1612)) == "bad_settings"
+    assert _state() == []
+    client = _client(alice)
+    page = client.get("/lobby/").content.decode()
+    assert page.count('min="0" max="4000" step="50"') == 2
+    data = {**GOOD, "rating_min": "1437", "rating_max": "1600"}
+    response = client.post("/lobby/", data)
+    assert response.status_code == 400
+    assert "Use a multiple of 50, such as 1450 or 1500." in response.content.decode()
+    client.cookies["django_language"] = "pt-br"
+    assert "Use um múltiplo de 50, como 1450 ou 1500." in client.post("/lobby/", data).content.decode()
+    assert _state() == []
+    assert client.post("/lobby/", {**data, "rating_min": "1450"}).status_code == 302
+    assert Seek.objects.values_list("rating_min", "rating_max").get() == (1450, 1600)
+
+
 def test_one_open_seek_per_creator(alice: Any) -> None:
     seeks.seek_create(user=alice, choice=CASUAL)
     before = _state()
@@ -111,6 +137,25 @@ def test_playban_refuses_creating(alice: Any) -> None:
         user=alice, reason=PlaybanReason.ABANDONED, ends_at=timezone.now() + timedelta(minutes=4)
     )
     assert _code(lambda: seeks.seek_create(user=alice, choice=CASUAL)) == "playban"
+
+
+def test_lobby_shows_the_readers_playban_as_play_does(alice: Any, bob: Any) -> None:
+    """/lobby/ shows the reader's playban in force with its reason (the /play/ partial); others see none."""
+    client = _client(alice)
+    assert 'data-testid="playban"' not in client.get("/lobby/").content.decode()
+    Playban.objects.create(
+        user=alice, reason=PlaybanReason.TIMEOUTS, ends_at=timezone.now() + timedelta(minutes=4, seconds=30)
+    )
+    html = client.get("/lobby/").content.decode()
+    assert 'data-testid="playban" data-reason="timeouts" data-minutes="5"' in html
+    assert "you let the turn timer run out in a rated match: you can pair again in 5 min" in html
+    client.cookies["django_language"] = "pt-br"
+    with translation.override("pt-br"):
+        portuguese = text("playban_timeouts", minutes=5)
+    assert portuguese.endswith("5 min") and "turn timer" not in portuguese
+    assert portuguese in client.get("/lobby/").content.decode()
+    assert 'data-testid="playban"' not in _client(bob).get("/lobby/").content.decode()
+    assert 'data-testid="playban"' not in Client().get("/lobby/").content.decode()
 
 
 def test_creator_in_a_rated_match_is_refused(alice: Any, bob: Any, carol: Any) -> None:
@@ -291,20 +336,87 @@ def test_create_accept_cancel_by_post(alice: Any, bob: Any, carol: Any) -> None:
     seek = Seek.objects.get(creator=alice, status="open")
     assert (seek.target, seek.turn_timer_seconds, seek.rated, seek.preset) == (50, 20, True, "classic")
     again = a.post("/lobby/", {"preset": "classic", "target": "100", "turn_timer": ""})
-    assert again.status_code == 400 and "already_seeking" in again.content.decode()
+    assert again.status_code == 400
+    assert "you already have an open challenge: cancel that first" in again.content.decode()
     own = a.post(f"/lobby/{seek.pk}/accept/")
     assert own.status_code == 302 and own["Location"] == "/lobby/"
     accepted = _client(bob).post(f"/lobby/{seek.pk}/accept/")
     match = Match.objects.get()
     assert accepted.status_code == 302 and accepted["Location"] == f"/match/{match.pk}/"
     late = _client(carol).post(f"/lobby/{seek.pk}/accept/", follow=True)
-    assert "someone else accepted this challenge first (seek_taken)" in late.content.decode()
+    assert '<p class="message error">someone else accepted this challenge first</p>' in late.content.decode()
+    assert Match.objects.count() == 1
+
+
+def test_accept_refusals_and_lost_races_show_the_sentence_as_a_message(
+    alice: Any, bob: Any, carol: Any, make_member: Any
+) -> None:
+    """POST /lobby/<id>/accept/ refused (own, taken: a lost race, withdrawn, expired, missing, anonymous)
+    goes back to /lobby/ with the reason as a message on the page: the sentence, no code."""
+    seek = seeks.seek_create(user=alice, choice=CASUAL)
+
+    def said(client: Client, seek_id: int) -> str:
+        response = client.post(f"/lobby/{seek_id}/accept/", follow=True)
+        assert response.redirect_chain == [("/lobby/", 302)]
+        html = response.content.decode()
+        found = re.findall(r'<p class="message error">([^<]*)</p>', html)
+        assert len(found) == 1 and "(" not in found[0], found
+        return found[0]
+
+    assert said(_client(alice), seek.pk) == "this is your own challenge: wait for someone to accept it"
+    seeks.seek_accept(user=bob, seek_id=seek.pk)
+    assert said(_client(carol), seek.pk) == "someone else accepted this challenge first"
+    assert said(_client(carol), 999999) == "no such open challenge"
+    assert said(Client(), seek.pk) == "log in or play as a guest first"
+    dave = make_member("dave", 1500)
+    gone = seeks.seek_create(user=dave, choice=CASUAL)
+    seeks.seek_cancel(user=dave, seek_id=gone.pk)
+    assert said(_client(carol), gone.pk) == "this challenge was withdrawn"
+    erin = make_member("erin", 1500)
+    old = seeks.seek_create(user=erin, choice=CASUAL, now=timezone.now() - timedelta(hours=1))
+    portuguese = _client(carol)
+    portuguese.cookies["django_language"] = "pt-br"
+    with translation.override("pt-br"):
+        expected = text("seek_expired")
+    assert expected != "this challenge has expired" and said(portuguese, old.pk) == expected
     assert Match.objects.count() == 1
 
 
 def test_create_form_refuses_bad_fields(alice: Any) -> None:
     response = _client(alice).post("/lobby/", {"preset": "classic", "target": "100", "turn_timer": "45"})
     assert response.status_code == 400 and Seek.objects.count() == 0
+
+
+GOOD = {"preset": "classic", "target": "100", "turn_timer": "60"}
+
+
+@pytest.mark.parametrize(
+    ("data", "field", "english", "portuguese"),
+    [
+        ({**GOOD, "target": "75"}, "target", "Select a valid choice. 75 is not one of the available choices.",
+         "Faça uma escolha válida. 75 não é uma das escolhas disponíveis."),
+        ({**GOOD, "preset": "poker"}, "preset",
+         "Select a valid choice. poker is not one of the available choices.",
+         "Faça uma escolha válida. poker não é uma das escolhas disponíveis."),
+        ({**GOOD, "turn_timer": "7"}, "turn_timer",
+         "Select a valid choice. 7 is not one of the available choices.",
+         "Faça uma escolha válida. 7 não é uma das escolhas disponíveis."),
+        ({}, "preset", "This field is required.", "Este campo é obrigatório."),
+    ],
+)
+def test_create_form_shows_each_field_error(
+    alice: Any, data: dict[str, str], field: str, english: str, portuguese: str
+) -> None:
+    """A bad choice comes back with a 400 and its field's error on the page (English and pt-BR);
+    nothing is created."""
+    client = _client(alice)
+    response = client.post("/lobby/", data)
+    html = response.content.decode()
+    assert response.status_code == 400 and english in html
+    assert html.count('class="errorlist"') == (2 if not data else 1)  # none sent: preset and target
+    client.cookies["django_language"] = "pt-br"
+    assert portuguese in client.post("/lobby/", data).content.decode()
+    assert Seek.objects.count() == 0
 
 
 def test_waiting_in_a_pool_refuses_creating_and_accepting(alice: Any, bob: Any) -> None:

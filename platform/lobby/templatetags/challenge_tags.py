@@ -1,8 +1,9 @@
 """``{% load challenge_tags %}``: the profile's direct-challenge box (docs/lobby.md "Direct challenges").
 
 ``{% challenge_box player is_me %}``: on your own profile, the "let others challenge me" switch (one
-query); on another member's profile, for a signed-in viewer, the "Challenge" form (no query: whether
-they accept challenges is checked when the form is sent, so the profile's query budget is unchanged).
+query); on another member's profile, for a signed-in viewer, the "Challenge" form, or, when that member
+switched off "let others challenge me" (one query), a disabled "Challenge" button with the reason
+(``challenge_blocked``'s sentence; the server refuses a form sent anyway, as before).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from django import template
 
 from lobby import challenges
 from lobby.challenge_forms import MatchSettingsForm
+from lobby.errors import text
 
 register = template.Library()
 
@@ -22,9 +24,13 @@ register = template.Library()
 def challenge_box(context: dict[str, Any], player: Any, is_me: bool) -> dict[str, Any]:
     viewer = context.get("user")
     signed_in = bool(getattr(viewer, "is_authenticated", False)) and not getattr(viewer, "is_bot", False)
+    can_challenge = signed_in and not is_me and not player.is_bot and not player.is_guest
+    blocked = None
+    if can_challenge and (not player.is_active or not challenges.accepts_challenges(player)):
+        blocked = text("challenge_blocked", name=player.public_name)
     return {
         "player": player, "is_me": is_me, "signed_in": signed_in, "csrf_token": context.get("csrf_token"),
-        "can_challenge": signed_in and not is_me and not player.is_bot and not player.is_guest,
+        "can_challenge": can_challenge, "blocked": blocked,
         "accepts": challenges.accepts_challenges(player) if is_me else None,
         "form": MatchSettingsForm(), "viewer_is_guest": bool(getattr(viewer, "is_guest", False)),
         "seconds": int(challenges.challenge_seconds()),

@@ -9,9 +9,10 @@ const empty = document.getElementById("seeks-empty");
 const status = document.getElementById("lobby-status");
 const strings = JSON.parse(document.getElementById("lobby-strings").textContent);
 
-function cell(row, text, cls) {
+function cell(row, text, cls, label) {
   const td = document.createElement("td");
   if (cls) td.className = cls;
+  if (label) td.dataset.label = label; // the column's name, shown when the rows stack on a phone
   if (text !== null) td.textContent = text;
   row.appendChild(td);
   return td;
@@ -49,12 +50,13 @@ function render(seeks) {
       tag.textContent = strings.guest;
       who.appendChild(tag);
     }
-    cell(row, s.creator_rating === null ? "—" : String(s.creator_rating), "num");
-    cell(row, strings.presets[s.preset] || s.preset);
-    cell(row, String(s.target), "num");
-    cell(row, s.turn_timer ? s.turn_timer + " s" : "—");
+    const labels = strings.labels;
+    cell(row, s.creator_rating === null ? "—" : String(s.creator_rating), "num", labels.rating);
+    cell(row, strings.presets[s.preset] || s.preset, null, labels.rules);
+    cell(row, String(s.target), "num", labels.target);
+    cell(row, s.turn_timer ? s.turn_timer + " s" : "—", null, labels.turn_timer);
     cell(row, s.rated ? strings.rated : strings.casual);
-    cell(row, s.range || "—");
+    cell(row, s.range || "—", null, labels.range);
     const action = cell(row, null);
     if (s.mine) {
       const b = button(strings.cancel, "seek-cancel", false);
@@ -99,7 +101,7 @@ const socket = new MatchSocket(table.dataset.ws, {
       leaving = true;
       window.location.assign(msg.url);
     } else if (msg.type === "error") {
-      status.textContent = msg.message + " (" + msg.code + ")";
+      status.textContent = msg.message; // the sentence only: the code stays in data-code
       status.setAttribute("data-code", msg.code);
       for (const b of body.querySelectorAll("button")) b.disabled = false;
     }

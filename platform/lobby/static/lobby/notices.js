@@ -103,7 +103,7 @@ socket = new MatchSocket("/ws/notices/", {
     } else if (msg.type === "go" && typeof msg.url === "string" && msg.url.startsWith("/")) {
       if (window.location.pathname !== msg.url) window.location.assign(msg.url);
     } else if (msg.type === "error") {
-      say(msg.message + " (" + msg.code + ")", msg.code);
+      say(msg.message, msg.code); // the sentence only: the code stays in data-code
     }
   },
   onStatus() {},
