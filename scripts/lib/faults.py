@@ -445,7 +445,8 @@ async def finish_rated(site: Site, count: int, tag: str) -> tuple[list[int], lis
     players = [Player(loadtest.Client(site.url, key)) for _, key in sessions]
 
     async def one(player: Player) -> int:
-        match_id = await asyncio.to_thread(player.client.create_match, 1, 50)
+        # rated=True: a member's bot match is casual unless asked (issue 22), and these must be rated
+        match_id = await asyncio.to_thread(player.client.create_match, 1, 50, True)
         player.match_ids.append(match_id)
         ws = await loadtest.open_socket(player.client, site.ws_url, match_id)
         try:

@@ -300,15 +300,18 @@ class Client:
         self.csrf = secrets.token_hex(16)  # any 32-character secret is a valid CSRF cookie + token pair
         self.cookie = f"{settings.SESSION_COOKIE_NAME}={session_key}; {settings.CSRF_COOKIE_NAME}={self.csrf}"
 
-    def create_match(self, level: int, target: int) -> int:
-        """``POST /play/bot/``; returns the new match's id (from the redirect to its table).
+    def create_match(self, level: int, target: int, rated: bool = False) -> int:
+        """``POST /play/bot/``; returns the new match's id (from the redirect to its table). ``rated``:
+        a member's Rated choice (casual by default, as the form's; a guest's match is casual anyway).
 
         :raises RuntimeError: any answer other than that redirect.
         """
         from urllib.parse import urlencode
 
-        body = urlencode({"level": level, "preset": "classic", "target": target,
-                          "csrfmiddlewaretoken": self.csrf}).encode()
+        fields = {"level": level, "preset": "classic", "target": target, "csrfmiddlewaretoken": self.csrf}
+        if rated:
+            fields["rated"] = "on"
+        body = urlencode(fields).encode()
         request = urllib.request.Request(
             f"{self.base}/play/bot/", data=body, method="POST",
             headers={"Cookie": self.cookie, "Content-Type": "application/x-www-form-urlencoded"},
