@@ -22,10 +22,22 @@ Browser (mark tests ``@pytest.mark.browser``)
     headless with ``--no-sandbox --disable-gpu ...``; skips (CI: fails) when chromium is absent. One per
     test and started after the (transactional) test database: Playwright's sync API keeps an event loop
     "running" in the main thread while it is open, which must not leak into other tests.
-    ``page``: a fresh ``BrowserContext`` + ``Page`` per test (isolated cookies), closed afterwards; default
-    timeout 15 s; sets ``DJANGO_ALLOW_ASYNC_UNSAFE`` until the test's teardown ends, so its own ORM calls
-    (and the database flush) work beside Playwright's event loop. Playwright's sync API cannot run
-    inside an event loop: use it from plain ``def`` tests.
+    ``page``: a fresh ``BrowserContext`` + ``Page`` per test (isolated cookies), closed afterwards; sets
+    ``DJANGO_ALLOW_ASYNC_UNSAFE`` until the test's teardown ends, so its own ORM calls (and the database
+    flush) work beside Playwright's event loop. Playwright's sync API cannot run inside an event loop:
+    use it from plain ``def`` tests.
+    Every context the ``browser`` opens (``page``'s, and a test's own ``browser.new_context(...)``) waits
+    up to ``tests.browser_waits.BROWSER_WAIT_MS`` for actions and navigations, and so do ``expect``
+    assertions: set no shorter timeout in a test (a busy machine is slow; the wait ends when the
+    condition holds).
+
+Socket waits
+    A channels test communicator waits at least ``tests.browser_waits.SOCKET_WAIT_S`` for the
+    application's next message: ``receive_output`` (so ``connect``, ``receive_from``,
+    ``receive_json_from``, ``get_response``) takes ``max(timeout, SOCKET_WAIT_S)``, whatever the test
+    passes (asgiref's default is 1 s; 1-5 s waits failed on a busy machine). ``receive_nothing``,
+    ``wait`` and ``disconnect`` keep the test's short timeouts: ``wait`` swallows its timeout, so a long
+    one would make every ``disconnect`` that long.
 
 Live server (pytest-django's ``live_server`` is WSGI and cannot serve Channels)
     ``daphne_server``: a real Daphne subprocess (``config.asgi:application``) on a free 127.0.0.1 port,
@@ -43,6 +55,8 @@ Live server (pytest-django's ``live_server`` is WSGI and cannot serve Channels)
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 import secrets
 import socket
@@ -55,6 +69,8 @@ from typing import Any
 from urllib.parse import quote, urlsplit
 
 import pytest
+
+from tests.browser_waits import BROWSER_WAIT_MS, SOCKET_WAIT_S
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
@@ -78,6 +94,55 @@ def pytest_configure(config: pytest.Config) -> None:
 
     if settings.configured:
         settings.TOURNAMENTS_SCHEDULE_ON_MIGRATE = False
+    _floor_socket_waits()
+    try:
+        from playwright.sync_api import expect
+    except ImportError:  # the browser tests then skip (CI: fail) in the ``browser`` fixture
+        return
+    expect.set_options(timeout=BROWSER_WAIT_MS)
+
+
+def _floor_socket_waits() -> None:
+    """asgiref's ``ApplicationCommunicator.receive_output`` waits at least ``SOCKET_WAIT_S`` (see the
+    module docstring, "Socket waits"); every communicator's ``connect``, ``receive_from``,
+    ``receive_json_from`` and ``get_response`` call it with their timeout.
+
+    As asgiref's own, it returns the application's next message, raises the application's error, or
+    raises ``TimeoutError`` (after cancelling the application) when nothing came within the timeout;
+    unlike it, it does not wait out the timeout when the application ends without a message (its error
+    is raised at once; asgiref only looked after the timeout, which would make a test of a failing
+    handler wait ``SOCKET_WAIT_S``)."""
+    from asgiref.testing import ApplicationCommunicator
+
+    if getattr(ApplicationCommunicator.receive_output, "floored", False):
+        return
+
+    async def receive_output(self: Any, timeout: float = SOCKET_WAIT_S) -> Any:
+        if self.future.done():
+            self.future.result()  # the application's error
+        getter = asyncio.ensure_future(self.output_queue.get())
+        try:
+            await asyncio.wait({getter, self.future}, timeout=max(timeout, SOCKET_WAIT_S),
+                               return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            if not getter.done():
+                getter.cancel()  # a cancelled Queue.get takes nothing from the queue
+                with contextlib.suppress(asyncio.CancelledError):
+                    await getter
+        if getter.done() and not getter.cancelled():
+            return getter.result()
+        if not self.output_queue.empty():
+            return self.output_queue.get_nowait()
+        if self.future.done():
+            self.future.result()  # the application's error
+            raise TimeoutError("the application ended without sending anything")
+        self.future.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self.future
+        raise TimeoutError(f"no message from the application within {max(timeout, SOCKET_WAIT_S)} s")
+
+    receive_output.floored = True  # type: ignore[attr-defined]
+    ApplicationCommunicator.receive_output = receive_output  # type: ignore[method-assign]
 
 
 def in_ci() -> bool:
@@ -241,7 +306,10 @@ def browser(transactional_db: None) -> Iterator[Any]:
 
         def new_context(**options: Any) -> Any:
             options.setdefault("bypass_csp", True)
-            return open_context(**options)
+            context = open_context(**options)
+            context.set_default_timeout(BROWSER_WAIT_MS)
+            context.set_default_navigation_timeout(BROWSER_WAIT_MS)
+            return context
 
         chromium.new_context = new_context
         try:
@@ -255,7 +323,7 @@ ASYNC_UNSAFE_STASH = pytest.StashKey[str | None]()
 
 @pytest.fixture
 def page(browser: Any, request: pytest.FixtureRequest) -> Iterator[Any]:
-    """A fresh browser context (own cookies) and page; 15 s default timeout."""
+    """A fresh browser context (own cookies) and page; ``BROWSER_WAIT_MS`` default timeout."""
     # Playwright's sync API keeps an event loop running in this thread, so Django would refuse the test's
     # own synchronous (and safe) ORM calls, and the database flush after it, with SynchronousOnlyOperation.
     # Allowed until this test's teardown is over (restored in pytest_runtest_teardown below).
@@ -263,8 +331,7 @@ def page(browser: Any, request: pytest.FixtureRequest) -> Iterator[Any]:
     os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
     # bypass_csp: Playwright polls wait_for_function's string predicates through eval, which the site's
     # Content-Security-Policy (production profile: script-src 'self') refuses; the pages' scripts are static.
-    context = browser.new_context(locale="en-US", bypass_csp=True)
-    context.set_default_timeout(15_000)
+    context = browser.new_context(locale="en-US", bypass_csp=True)  # BROWSER_WAIT_MS (``browser``)
     try:
         yield context.new_page()
     finally:

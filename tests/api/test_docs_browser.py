@@ -24,7 +24,6 @@ def test_docs_page_under_the_csp(daphne_server: Any, browser: Any, page: Any) ->
     headers = urllib.request.urlopen(daphne_server.url + "/api/docs/").headers
     assert "script-src 'self'" in headers["Content-Security-Policy"]  # the production profile's policy
     context = browser.new_context(locale="en-US", bypass_csp=False)
-    context.set_default_timeout(15_000)
     docs = context.new_page()
     errors: list[str] = []
     docs.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)

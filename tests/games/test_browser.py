@@ -57,7 +57,6 @@ def wait_for_turn_or_hand_end(page: Any) -> str:
             return !document.getElementById('hand-result').hidden
                 || (app.dataset.yourTurn === '1' && app.dataset.busy === '0');
         }""",
-        timeout=30_000,
     )
     return "result" if page.locator("#hand-result").is_visible() else "turn"
 
@@ -353,7 +352,7 @@ def test_refused_move_reconnect_resign_and_my_matches(daphne_server: Any, page: 
     # The connection drops: the page says so, reconnects with backoff and carries on from the server.
     routes[-1].close(code=1011)
     page.wait_for_function("document.getElementById('conn').textContent.startsWith('Connection lost')")
-    page.wait_for_function("document.getElementById('conn').textContent === 'Connected'", timeout=20_000)
+    page.wait_for_function("document.getElementById('conn').textContent === 'Connected'")
     assert len(routes) == 2 and seq(page) > before_seq
 
     page.locator("#btn-resign").click()
@@ -441,7 +440,6 @@ def test_friend_table_invite_join_and_turn_clock(daphne_server: Any, page: Any, 
     context = browser.new_context(locale="en-US", bypass_csp=True)  # the friend's own cookies
     try:
         host, friend = page, context.new_page()
-        friend.set_default_timeout(15_000)
         host.goto(base + "/")
         host.get_by_test_id("play-as-guest").click()
         host.get_by_role("navigation").get_by_role("link", name="Play a friend").click()

@@ -52,7 +52,6 @@ def contexts(browser: Any, page: Any) -> Iterator[Any]:
         context = browser.new_context(
             locale=locale, viewport={"width": width, "height": 900}, bypass_csp=True
         )
-        context.set_default_timeout(15_000)
         made.append(context)
         return context.new_page()
 

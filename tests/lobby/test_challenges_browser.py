@@ -22,7 +22,6 @@ TABLE = re.compile(r".*/match/(\d+)/$")
 
 def _second_page(browser: Any) -> tuple[Any, Any]:
     context = browser.new_context(locale="en-US", bypass_csp=True)
-    context.set_default_timeout(15_000)
     return context, context.new_page()
 
 

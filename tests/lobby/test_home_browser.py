@@ -75,11 +75,11 @@ def test_the_home_page_fits_a_phone_and_updates_live(daphne_server: Any, page: A
     # Live: the number of players waiting in a pool changes on the open page, without a reload.
     page.context.clear_cookies()
     page.goto(daphne_server.url + "/")
-    page.wait_for_function("document.getElementById('home-live').dataset.updates >= 1", timeout=30_000)
+    page.wait_for_function("document.getElementById('home-live').dataset.updates >= 1")
     waiting = page.locator('[data-pool-waiting="50-20-casual"]')
     assert waiting.inner_text() == "0"
     PoolEntry.objects.create(pool=Pool.objects.get(slug="50-20-casual"), user=people["guest"], rating=1500)
     # The server's ticker reads each second; the limit is generous, never a deadline the test races.
     page.wait_for_function(
-        "document.querySelector('[data-pool-waiting=\"50-20-casual\"]').textContent === '1'", timeout=30_000)
+        "document.querySelector('[data-pool-waiting=\"50-20-casual\"]').textContent === '1'")
     assert page.evaluate("performance.getEntriesByType('navigation').length") == 1  # no reload happened

@@ -44,14 +44,14 @@ def test_the_player_who_stays_claims_after_the_wait(
     box = hal.get_by_test_id("opponent-gone")
     assert box.is_hidden()
     ivy.close()  # ivy's only tab: her socket closes
-    box.wait_for(state="visible", timeout=20_000)
+    box.wait_for(state="visible")
     claim = hal.get_by_test_id("claim")
-    claim.wait_for(state="visible", timeout=20_000)
+    claim.wait_for(state="visible")
     assert claim.inner_text() == button
     assert box.is_visible() and box.bounding_box()["y"] < 900  # on the felt, on screen without scrolling
     hal.screenshot(path=f"/tmp/leaving-gone-{width}.png")
     claim.click()
-    hal.wait_for_selector("#match-end:not([hidden])", timeout=20_000)
+    hal.wait_for_selector("#match-end:not([hidden])")
     assert reason in hal.locator("#match-end-body").inner_text()
     assert box.is_hidden()
     match.refresh_from_db()

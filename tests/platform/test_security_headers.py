@@ -93,7 +93,6 @@ def test_the_site_and_the_table_work_under_the_csp(daphne_server: Any, browser: 
 
     house_bots_ensure()
     context = browser.new_context(locale="en-US", bypass_csp=False)
-    context.set_default_timeout(15_000)
     page = context.new_page()
     errors: list[str] = []
     page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
