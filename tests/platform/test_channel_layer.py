@@ -5,6 +5,7 @@ message by msgpack (deepcopy when msgpack cannot) and sweeps expired entries onc
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from typing import Any
 
@@ -18,27 +19,52 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from config.channel_layer import BatchingRedisChannelLayer, group_send_many
+from tests.browser_waits import SOCKET_WAIT_S
+
+
+def _host(redis_url: str) -> dict[str, Any]:
+    """The site's channel-layer host options (``config.settings``) on the test's Redis: a read timeout
+    of ``CHANNEL_LAYER_SOCKET_TIMEOUT`` s, above channels-redis' 5 s blocking pop. A bare URL got
+    redis-py's default 5 s, the pop's own length: on a busy machine a read then ended in "Timeout
+    reading from 127.0.0.1:6379" (issue 22 item 8)."""
+    from django.conf import settings
+
+    return {"address": redis_url, "socket_timeout": settings.CHANNEL_LAYER_SOCKET_TIMEOUT,
+            "socket_connect_timeout": SOCKET_WAIT_S}
 
 
 def _layer(redis_url: str, **config: Any) -> BatchingRedisChannelLayer:
     # Own prefix per layer: nothing left by another test (or run) is read.
-    return BatchingRedisChannelLayer(hosts=[redis_url], prefix=f"t{uuid.uuid4().hex[:12]}", **config)
+    return BatchingRedisChannelLayer(hosts=[_host(redis_url)], prefix=f"t{uuid.uuid4().hex[:12]}", **config)
+
+
+async def _waiting(layer: Any, channel: str) -> int:
+    """How many messages for ``channel`` are queued: in Redis (a process-local channel's are in its
+    process's one key, each naming its channels; a plain channel has a key of its own) plus those
+    the layer already took from Redis into its buffer for ``channel``."""
+    local = "!" in channel
+    key = layer.prefix + (layer.non_local_name(channel) if local else channel)
+    stored = await layer.connection(layer.consistent_hash(key[len(layer.prefix):])).zrange(key, 0, -1)
+    if not local:
+        return len(stored)
+    named: list[str] = []
+    for raw in stored:  # a group send's copy names its channels in a list, a direct send's is one name
+        to = layer.deserialize(raw)["__asgi_channel__"]
+        named += [to] if isinstance(to, str) else to
+    buffered = layer.receive_buffer[channel].qsize() if channel in layer.receive_buffer else 0
+    return named.count(channel) + buffered
 
 
 async def _drain(layer: Any, channel: str) -> list[dict[str, Any]]:
-    """Every message queued for ``channel``, in order (the layer's own receive)."""
+    """Every message queued for ``channel``, in order (the layer's own receive).
+
+    It receives while :func:`_waiting` counts one, so each receive finds its message already queued and
+    nothing is waited for: a receive cut by a short timeout (0.3 s) missed messages on a busy machine,
+    and cancelled a blocking pop mid-read."""
     got = []
-    while True:
-        try:
-            got.append(await _receive(layer, channel))
-        except TimeoutError:
-            return got
-
-
-async def _receive(layer: Any, channel: str) -> dict[str, Any]:
-    import asyncio
-
-    return await asyncio.wait_for(layer.receive(channel), 0.3)  # type: ignore[no-any-return]
+    while await _waiting(layer, channel):
+        got.append(await asyncio.wait_for(layer.receive(channel), SOCKET_WAIT_S))
+    return got
 
 
 async def _delivered(layer: Any, send: Any) -> dict[str, list[dict[str, Any]]]:
@@ -101,14 +127,8 @@ async def _one_process(layer: Any, sockets: int) -> list[int]:
     for i, channel in enumerate(channels):
         await layer.group_add(f"seat{i}", channel)
     await group_send_many(layer, [(f"seat{i}", {"type": "match.update", "seq": i}) for i in range(sockets)])
-    local = layer.non_local_name(channels[0])
     try:
-        stored = await layer.connection(layer.consistent_hash(local)).zrange(layer.prefix + local, 0, -1)
-        waiting: list[str] = []
-        for raw in stored:  # a group send's copy names its channels in a list, a direct send's is one name
-            named = layer.deserialize(raw)["__asgi_channel__"]
-            waiting += [named] if isinstance(named, str) else named
-        return [waiting.count(channel) for channel in channels]
+        return [await _waiting(layer, channel) for channel in channels]
     finally:
         await layer.flush()
 
@@ -199,7 +219,7 @@ async def test_a_dead_pooled_connection_is_retried_once(redis_url: str, monkeypa
     messages = [("seat0", {"type": "match.update", "seq": 7, "state": {"cards": ["AS"]}}),
                 ("watch", {"type": "match.update", "seq": 7})]
     for retry, delivered in ((None, [7, 7]), (Retry(NoBackoff(), 0), None)):
-        host: dict[str, Any] = {"address": redis_url}
+        host: dict[str, Any] = _host(redis_url)
         if retry is not None:
             host["retry"] = retry  # a host's own retry wins over the layer's
         layer = BatchingRedisChannelLayer(hosts=[host], prefix=f"t{uuid.uuid4().hex[:12]}")
