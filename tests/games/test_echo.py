@@ -11,13 +11,13 @@ from games.echo import EchoConsumer
 @pytest.mark.django_db  # Channels closes stale database connections around every consumer event
 async def test_echo_sends_each_frame_back_unchanged() -> None:
     comm = WebsocketCommunicator(EchoConsumer.as_asgi(), "/ws/echo/")
-    connected, _ = await comm.connect(timeout=5)
+    connected, _ = await comm.connect()
     assert connected
     for text in ('{"type":"action","id":"e1"}', "é" * 100):
         await comm.send_to(text_data=text)
-        assert await comm.receive_from(timeout=5) == text
+        assert await comm.receive_from() == text
     await comm.send_to(text_data="x" * 4097)
-    assert (await comm.receive_output(timeout=5)) == {"type": "websocket.close", "code": 1009}
+    assert (await comm.receive_output()) == {"type": "websocket.close", "code": 1009}
     await comm.disconnect()
 
 

@@ -78,10 +78,12 @@ async def test_channel_layer_failure_releases_the_slot(
 
     monkeypatch.setattr(layer, "group_discard", discard_down)
     [consumer] = consumers
-    assert len(consumer.live_tasks()) == 1  # the slot refresh
+    # the slot refresh (and, while the opponent has been gone less than GAMES_GONE_NOTICE_AFTER, a
+    # later look at its presence: how many tasks there are depends on how fast the test ran)
+    assert consumer._slot_task in consumer.live_tasks()
     with caplog.at_level(logging.WARNING):
         boom.set()
-        closed = await comm.receive_output(timeout=5)
+        closed = await comm.receive_output()
     assert closed == {"type": "websocket.close", "code": 4503}
     assert consumer.live_tasks() == []
     assert consumer._slot_task.cancelled()
@@ -112,7 +114,7 @@ async def test_failing_handler_releases_the_slot(alice: Any, bob: Any, consumers
     layer = get_channel_layer()
     await layer.group_send(services.group_name(match.pk), {"type": "spectators.update", "count": "many"})
     with pytest.raises(ValueError, match="invalid literal for int"):
-        await comm.receive_output(timeout=5)
+        await comm.receive_output()
     assert consumer.live_tasks() == []
     assert await slots(match.pk, alice.pk) == 0
 
@@ -133,7 +135,7 @@ async def test_closed_socket_releases_once(alice: Any, bob: Any, consumers: list
     match = await _table(alice, bob)
     comm, _ = await connect(alice, match.pk)
     await send(comm, {"type": "ping", "id": "p"})
-    assert (await comm.receive_json_from(timeout=5)) == {"type": "pong", "id": "p"}
+    assert (await comm.receive_json_from()) == {"type": "pong", "id": "p"}
     await comm.disconnect()
     [consumer] = consumers
     assert consumer._ended and consumer.live_tasks() == []
@@ -178,7 +180,7 @@ async def test_database_down_on_a_frame_is_one_warning_line(
     monkeypatch.setattr(MatchConsumer, "_state_payload", down)
     with caplog.at_level(logging.WARNING):
         await send(comm, {"type": "sync"})
-        reply = await comm.receive_json_from(timeout=5)
+        reply = await comm.receive_json_from()
     assert reply == {"type": "error", "code": "server_error", "id": None,
                      "message": "unexpected failure; nothing was applied"}
     mine = [r for r in caplog.records if r.name == "games.consumers"]

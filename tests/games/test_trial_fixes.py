@@ -189,11 +189,11 @@ async def test_unknown_ws_paths_are_refused_with_4404(path: str, alice: Any, cap
 
     caplog.set_level(logging.WARNING)
     comm = WebsocketCommunicator(application, path, headers=[(b"origin", ORIGIN), (b"host", b"testserver")])
-    connected, _ = await comm.connect(timeout=5)
+    connected, _ = await comm.connect()
     assert connected
     reply = await recv(comm)
     assert (reply["type"], reply["code"], reply["id"]) == ("error", "not_found", None)
-    assert await comm.receive_output(timeout=5) == {"type": "websocket.close", "code": 4404}
+    assert await comm.receive_output() == {"type": "websocket.close", "code": 4404}
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
     await comm.disconnect()
 

@@ -289,13 +289,13 @@ async def test_connection_refusals(alice: Any, bob: Any, guest: Any, house_bots:
         comm, first = await connect(user, match.pk, expect_state=False)
         try:
             assert first["type"] == "error" and first["code"] == code
-            assert (await comm.receive_output(timeout=2)) == {"type": "websocket.close", "code": close}
+            assert (await comm.receive_output()) == {"type": "websocket.close", "code": close}
         finally:
             await comm.disconnect()
     comm, first = await connect(alice, match.pk + 999, expect_state=False)
     try:
         assert first["code"] == "no_such_match"
-        assert (await comm.receive_output(timeout=2)) == {"type": "websocket.close", "code": 4404}
+        assert (await comm.receive_output()) == {"type": "websocket.close", "code": 4404}
     finally:
         await comm.disconnect()
 
@@ -313,7 +313,7 @@ async def test_foreign_origin_is_refused(alice: Any, house_bots: Any) -> None:
     headers = [(b"origin", b"http://evil.example"), (b"host", b"testserver"), (b"cookie", cookie.encode())]
     comm = WebsocketCommunicator(application, f"/ws/match/{match.pk}/", headers=headers)
     try:
-        connected, _ = await comm.connect(timeout=5)
+        connected, _ = await comm.connect()
         assert not connected
     finally:
         await comm.disconnect()
@@ -337,7 +337,7 @@ async def test_connected_table_enforces_its_turn_timer(alice: Any, bob: Any, see
     try:
         late = state["hand"]["to_act"]
         assert state["match"]["turn_deadline"] is not None
-        update = await recv(comm, timeout=5)
+        update = await recv(comm)
         assert update["type"] == "state" and update["seq"] == 2
         assert update["hand"]["last_action"] == {"seat": late, "action": "pass", "card": None}
         deadline = update["match"]["turn_deadline"]

@@ -85,7 +85,7 @@ async def test_committed_move_is_acked_when_the_broadcast_fails(
     records = Records()
     logging.getLogger("games.services").addHandler(records)
     await send(comm, {"type": "action", "action": choose(state["hand"]), "seq": state["seq"], "id": "m-1"})
-    ack, seen = await recv_until(comm, "ack", timeout=5)
+    ack, seen = await recv_until(comm, "ack")
     assert ack == {"type": "ack", "id": "m-1", "seq": state["seq"] + 1, "repeat": False}, seen
     assert not [m for m in seen if m["type"] == "error"]
     assert await stored_ids(match.pk) == ["m-1"]
@@ -136,7 +136,7 @@ async def test_failed_broadcast_and_failed_state_read_is_one_warning_not_an_erro
     records = Records()
     logging.getLogger("games.consumers").addHandler(records)
     await send(comm, {"type": "action", "action": choose(state["hand"]), "seq": state["seq"], "id": "m-2"})
-    ack, _ = await recv_until(comm, "ack", timeout=5)
+    ack, _ = await recv_until(comm, "ack")
     assert ack == {"type": "ack", "id": "m-2", "seq": state["seq"] + 1, "repeat": False}
     assert await drain(comm, settle=0.3) == []
     logging.getLogger("games.consumers").removeHandler(records)
@@ -245,7 +245,7 @@ async def test_flood_is_rate_limited_unapplied_then_closed_4429(
         reply = await recv(comm)
         assert (reply["type"], reply["code"], reply["id"]) == ("error", "rate_limited", None), reply
     assert "closing" in reply["message"]
-    assert (await comm.receive_output(timeout=2)) == {"type": "websocket.close", "code": 4429}
+    assert (await comm.receive_output()) == {"type": "websocket.close", "code": 4429}
     assert await stored_ids(match.pk) == []
     assert (await database_sync_to_async(Match.objects.get)(pk=match.pk)).last_seq == state["seq"]
 
@@ -259,7 +259,7 @@ async def test_pings_over_the_default_burst_are_refused(alice: Any, bob: Any) ->
         await send(comm, {"type": "ping", "id": n})
     seen = []
     while True:
-        out = await comm.receive_output(timeout=5)
+        out = await comm.receive_output()
         if out["type"] == "websocket.close":
             assert out["code"] == 4429
             break
@@ -283,7 +283,7 @@ async def test_sync_flood_is_closed_even_when_the_server_is_slow(alice: Any, bob
         await send(comm, {"type": "sync"})
     seen = []
     while True:
-        out = await comm.receive_output(timeout=10)
+        out = await comm.receive_output()
         if out["type"] == "websocket.close":
             assert out["code"] == 4429
             break
@@ -310,7 +310,7 @@ async def test_sixth_socket_of_a_player_is_refused_4409(alice: Any, bob: Any) ->
     extra, refusal = await connect(alice, match.pk, expect_state=False)
     assert (refusal["type"], refusal["code"]) == ("error", "too_many_sockets"), refusal
     assert "at most 5" in refusal["message"]
-    assert (await extra.receive_output(timeout=2)) == {"type": "websocket.close", "code": 4409}
+    assert (await extra.receive_output()) == {"type": "websocket.close", "code": 4409}
     other, _ = await connect(bob, match.pk)  # the cap is per player
     await comms.pop().disconnect()
     again, state = await connect(alice, match.pk)  # a closed socket frees its slot
@@ -375,7 +375,7 @@ async def open_with(client: Client, match_id: int) -> tuple[Any, dict[str, Any]]
     cookie = f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}"
     headers = [(b"origin", b"http://testserver"), (b"host", b"testserver"), (b"cookie", cookie.encode())]
     comm = WebsocketCommunicator(application, f"/ws/match/{match_id}/", headers=headers)
-    connected, _ = await comm.connect(timeout=5)
+    connected, _ = await comm.connect()
     assert connected
     return comm, await recv(comm)
 
@@ -383,7 +383,7 @@ async def open_with(client: Client, match_id: int) -> tuple[Any, dict[str, Any]]
 async def expect_session_ended(comm: Any) -> None:
     msg = await recv(comm)
     assert (msg["type"], msg["code"]) == ("error", "session_ended"), msg
-    assert (await comm.receive_output(timeout=2)) == {"type": "websocket.close", "code": 4001}
+    assert (await comm.receive_output()) == {"type": "websocket.close", "code": 4001}
 
 
 async def test_logout_closes_the_users_sockets(alice: Any, bob: Any) -> None:
@@ -401,7 +401,7 @@ async def test_logout_closes_the_users_sockets(alice: Any, bob: Any) -> None:
     await expect_session_ended(sockets[1][0])
     assert await sockets[2][0].receive_nothing(timeout=0.3)
     again, first = await open_with(tab_a, match.pk)
-    assert (first["code"], (await again.receive_output(timeout=2))["code"]) == ("not_authenticated", 4401)
+    assert (first["code"], (await again.receive_output())["code"]) == ("not_authenticated", 4401)
     other, state = await open_with(tab_b, match.pk)
     assert state["type"] == "state"
     for comm in (again, other, sockets[2][0]):

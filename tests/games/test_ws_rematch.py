@@ -34,12 +34,20 @@ async def rematch_msg(comm: Any) -> dict[str, Any]:
     return msg
 
 
-async def latest_rematch(comm: Any) -> dict[str, Any]:
-    """The last ``rematch`` message among those on their way: waits (bounded) for the first one, then
-    takes the ones that follow it closely (a loaded machine delivers the first one late)."""
-    first, _ = await recv_until(comm, "rematch")
-    seen = [first, *(m for m in await drain(comm, settle=0.5) if m["type"] == "rematch")]
-    return seen[-1]
+async def settle(comm: Any, **expected: Any) -> list[dict[str, Any]]:
+    """Every message until a ``rematch`` message with the ``expected`` fields (each waited for: on a
+    busy machine it can come later than any settle), then those still on their way (0.3 s)."""
+    def arrived(seen: list[dict[str, Any]]) -> bool:
+        return any(m["type"] == "rematch" and all(m.get(k) == v for k, v in expected.items()) for m in seen)
+
+    return await drain(comm, settle=0.3, until=arrived)
+
+
+async def latest_rematch(comm: Any, **expected: Any) -> dict[str, Any]:
+    """The last ``rematch`` message once one with the ``expected`` fields came (:func:`settle`): the
+    state the table shows (a first version took the messages within 0.5 s of the first one, and a
+    loaded machine delivered the last one later)."""
+    return [m for m in await settle(comm, **expected) if m["type"] == "rematch"][-1]
 
 
 async def test_offer_accept_both_learn_the_new_match(alice: Any, bob: Any) -> None:
@@ -63,7 +71,7 @@ async def test_offer_accept_both_learn_the_new_match(alice: Any, bob: Any) -> No
     assert (await recv(b))["repeat"] is False
     new = await database_sync_to_async(Match.objects.get)(rematch_of_id=match.pk)
     for comm in (a, b):
-        msg = await latest_rematch(comm)
+        msg = await latest_rematch(comm, new_match={"id": new.pk, "url": f"/match/{new.pk}/"})
         assert msg["offer"] == {"by": 0, "status": "accepted"}
         assert msg["new_match"] == {"id": new.pk, "url": f"/match/{new.pk}/"}
     # a double click: acked as a repeat, answered with the same new match, nothing created
@@ -84,20 +92,23 @@ async def test_decline_and_cancel_reach_the_other_player(alice: Any, bob: Any) -
     match = await finished(alice, bob)
     a, _ = await connect(alice, match.pk)
     b, _ = await connect(bob, match.pk)
-    await drain(a, settle=0.3)
-    await drain(b, settle=0.3)
+    await settle(a, opponent_present=True)
+    await settle(b, opponent_present=True)
     await send(b, {"type": "rematch_offer"})
     assert (await recv(b)) == {"type": "ack", "id": None, "seq": match.last_seq, "repeat": False}
     assert (await rematch_msg(a))["offer"] == {"by": 1, "status": "open"}
     await send(b, {"type": "rematch_cancel"})
-    assert (await latest_rematch(a))["offer"] == {"by": 1, "status": "cancelled"}
+    cancelled = {"by": 1, "status": "cancelled"}
+    assert (await latest_rematch(a, offer=cancelled))["offer"] == cancelled
     await send(b, {"type": "rematch_offer"})
-    assert (await latest_rematch(a))["offer"] == {"by": 1, "status": "open"}
+    offered = {"by": 1, "status": "open"}
+    assert (await latest_rematch(a, offer=offered))["offer"] == offered
     await send(a, {"type": "rematch_decline", "id": "no"})
-    declined = await latest_rematch(b)
+    declined = await latest_rematch(b, offer={"by": 1, "status": "declined"})
     assert declined["offer"] == {"by": 1, "status": "declined"}
     assert not declined["can_offer"] and declined["offers_left"] == 1
-    assert (await latest_rematch(a))["can_offer"]  # the one who declined may still offer
+    # the one who declined may still offer
+    assert (await latest_rematch(a, offer={"by": 1, "status": "declined"}))["can_offer"]
     await send(b, {"type": "rematch_offer", "id": "again"})
     err = await recv(b)
     assert (err["type"], err["code"], err["id"]) == ("error", "rematch_declined", "again")
@@ -109,20 +120,21 @@ async def test_an_offer_to_a_player_who_left_says_so(alice: Any, bob: Any) -> No
     match = await finished(alice, bob)
     a, _ = await connect(alice, match.pk)
     b, _ = await connect(bob, match.pk)
-    await drain(a, settle=0.3)
+    await settle(a, opponent_present=True)
     await b.disconnect()
-    assert (await latest_rematch(a))["opponent_present"] is False  # bob closed his table
+    # bob closed his table
+    assert (await latest_rematch(a, opponent_present=False))["opponent_present"] is False
     await send(a, {"type": "rematch_offer"})
-    msg = await latest_rematch(a)
+    msg = await latest_rematch(a, offer={"by": 0, "status": "open"})
     assert msg["offer"] == {"by": 0, "status": "open"} and msg["opponent_present"] is False
     # bob comes back: the offer is waiting for him
     b, _ = await connect(bob, match.pk)
     waiting = await rematch_msg(b)
     assert waiting["offer"] == {"by": 0, "status": "open"} and waiting["opponent_present"] is True
-    assert (await latest_rematch(a))["opponent_present"] is True
+    assert (await latest_rematch(a, opponent_present=True))["opponent_present"] is True
     # alice leaves before bob answers: her offer stays, but it cannot start without her
     await a.disconnect()
-    gone = await latest_rematch(b)
+    gone = await latest_rematch(b, opponent_present=False)
     assert gone["opponent_present"] is False and gone["offer"]["status"] == "open" and not gone["can_offer"]
     await send(b, {"type": "rematch_accept", "id": "late"})
     err = await recv(b)
@@ -155,7 +167,7 @@ async def test_refusals_over_the_socket(alice: Any, bob: Any, house_bots: Any) -
     # on the finished friend match: accepting or declining without an offer
     match = await finished(alice, bob)
     a, _ = await connect(alice, match.pk)
-    await drain(a, settle=0.3)
+    await settle(a, opponent_present=False)
     for kind in ("rematch_accept", "rematch_decline", "rematch_cancel"):
         await send(a, {"type": kind})
         assert (await recv(a))["code"] == "no_rematch_offer"
@@ -170,12 +182,12 @@ async def test_a_repeated_offer_is_acked_as_a_repeat(alice: Any, bob: Any) -> No
     match = await finished(alice, bob)
     a, _ = await connect(alice, match.pk)
     b, _ = await connect(bob, match.pk)
-    await drain(a, settle=0.3)
-    await drain(b, settle=0.3)
+    await settle(a, opponent_present=True)
+    await settle(b, opponent_present=True)
     await send(a, {"type": "rematch_offer", "id": "o1"})
     ack, _ = await recv_until(a, "ack")
     assert ack == {"type": "ack", "id": "o1", "seq": match.last_seq, "repeat": False}
-    await drain(a, settle=0.3)
+    await settle(a, offer={"by": 0, "status": "open"})
     for msg_id in ("o1", "o2"):  # the same id resent, and a second click with a new id
         await send(a, {"type": "rematch_offer", "id": msg_id})
         ack, _ = await recv_until(a, "ack")
@@ -187,7 +199,7 @@ async def test_a_repeated_offer_is_acked_as_a_repeat(alice: Any, bob: Any) -> No
     assert ack["repeat"] is False
     new = await database_sync_to_async(Match.objects.get)(rematch_of_id=match.pk)
     for comm in (a, b):  # an offer once the rematch is made: a repeat, answered with the new match
-        await drain(comm, settle=0.3)
+        await settle(comm, offer={"by": 0, "status": "accepted"})
         await send(comm, {"type": "rematch_offer", "id": "late"})
         ack, _ = await recv_until(comm, "ack")
         assert ack == {"type": "ack", "id": "late", "seq": match.last_seq, "repeat": True}

@@ -7,12 +7,15 @@ Every communicator made by :func:`connect` must be disconnected (``await comm.di
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.test import Client
+
+from tests.browser_waits import SOCKET_WAIT_S
 
 ORIGIN = b"http://testserver"
 
@@ -39,7 +42,7 @@ async def connect(
         cookie = await database_sync_to_async(session_cookie)(user)
         headers.append((b"cookie", cookie.encode()))
     comm = WebsocketCommunicator(application, f"/ws/match/{match_id}/", headers=headers)
-    connected, _ = await comm.connect(timeout=5)
+    connected, _ = await comm.connect()
     assert connected
     first = await recv(comm)
     if expect_state:
@@ -47,7 +50,7 @@ async def connect(
     return comm, first
 
 
-async def recv(comm: WebsocketCommunicator, timeout: float = 5.0) -> dict[str, Any]:
+async def recv(comm: WebsocketCommunicator, timeout: float = SOCKET_WAIT_S) -> dict[str, Any]:
     """The next JSON message."""
     return json.loads(await comm.receive_from(timeout=timeout))
 
@@ -58,7 +61,7 @@ async def send(comm: WebsocketCommunicator, message: Any) -> None:
 
 
 async def recv_until(
-    comm: WebsocketCommunicator, kind: str, timeout: float = 5.0
+    comm: WebsocketCommunicator, kind: str, timeout: float = SOCKET_WAIT_S
 ) -> tuple[Message, list[Message]]:
     """Receive until a message of ``type`` ``kind``; returns it and every message seen (it included)."""
     seen = []
@@ -69,7 +72,7 @@ async def recv_until(
             return msg, seen
 
 
-async def recv_state(comm: WebsocketCommunicator, seq: int, timeout: float = 5.0) -> Message:
+async def recv_state(comm: WebsocketCommunicator, seq: int, timeout: float = SOCKET_WAIT_S) -> Message:
     """Receive ``state`` messages until the one at ``seq`` (earlier ones may still be on their way)."""
     while True:
         state, _ = await recv_until(comm, "state", timeout)
@@ -77,9 +80,18 @@ async def recv_state(comm: WebsocketCommunicator, seq: int, timeout: float = 5.0
             return state
 
 
-async def drain(comm: WebsocketCommunicator, settle: float = 0.1) -> list[Message]:
-    """Every message already on its way (until ``settle`` seconds pass without one)."""
+async def drain(
+    comm: WebsocketCommunicator, settle: float = 0.1, until: Callable[[list[Message]], bool] | None = None
+) -> list[Message]:
+    """Every message already on its way (until ``settle`` seconds pass without one).
+
+    ``until(seen)``: first receive until it holds, each message waited for up to ``SOCKET_WAIT_S`` (what
+    the test knows will come: on a busy machine it can come later than any settle), then those still on
+    their way. Without it, a message slower than ``settle`` is missed (and met by the next receive)."""
     seen = []
+    if until is not None:
+        while not until(seen):
+            seen.append(await recv(comm))
     while not await comm.receive_nothing(timeout=settle):
         seen.append(await recv(comm))
     return seen

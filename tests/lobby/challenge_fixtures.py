@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 
+from tests.browser_waits import SOCKET_WAIT_S
+
 
 @pytest.fixture
 def make_member(django_user_model: Any) -> Callable[..., Any]:
@@ -91,18 +93,18 @@ async def ws_connect(user: Any | None, path: str, *, language: str | None = None
     if cookies:
         headers.append((b"cookie", "; ".join(cookies).encode()))
     comm = WebsocketCommunicator(application, path, headers=headers)
-    connected, _ = await comm.connect(timeout=5)
+    connected, _ = await comm.connect()
     assert connected
     return comm
 
 
-async def recv(comm: Any, timeout: float = 10.0) -> dict[str, Any]:
+async def recv(comm: Any, timeout: float = SOCKET_WAIT_S) -> dict[str, Any]:
     import json
 
     return dict(json.loads(await comm.receive_from(timeout=timeout)))
 
 
-async def recv_type(comm: Any, kind: str, timeout: float = 10.0) -> dict[str, Any]:
+async def recv_type(comm: Any, kind: str, timeout: float = SOCKET_WAIT_S) -> dict[str, Any]:
     """The next message of type ``kind`` (others before it are skipped)."""
     for _ in range(50):
         message = await recv(comm, timeout)

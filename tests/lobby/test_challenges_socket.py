@@ -41,7 +41,7 @@ create = database_sync_to_async(challenges.challenge_create)
 async def test_anonymous_is_refused() -> None:
     comm = await ws_connect(None, "/ws/notices/")
     assert (await recv(comm))["code"] == "not_authenticated"
-    assert (await comm.receive_output(timeout=5))["code"] == 4401
+    assert (await comm.receive_output())["code"] == 4401
     await comm.disconnect()
 
 
@@ -204,7 +204,7 @@ async def test_logging_out_closes_the_notices_and_lobby_sockets(alice: Any) -> N
         await recv(comm)
     await database_sync_to_async(user_sockets.close_user_sockets)(alice.pk)
     for comm in comms:
-        assert (await comm.receive_output(timeout=5))["code"] == SESSION_ENDED_CLOSE_CODE
+        assert (await comm.receive_output())["code"] == SESSION_ENDED_CLOSE_CODE
         await comm.disconnect()
 
 
@@ -222,7 +222,7 @@ async def test_the_server_expires_a_challenge_with_no_click(
     )
     comm = await ws_connect(alice, "/ws/notices/")
     assert (await recv(comm))["sent"] == []  # past its time: not listed
-    closed = await recv_type(comm, "challenge_closed", timeout=20)
+    closed = await recv_type(comm, "challenge_closed")
     assert (closed["id"], closed["status"]) == (old.pk, "expired")
     assert await database_sync_to_async(lambda: Challenge.objects.get(pk=old.pk).status)() == "expired"
     await comm.disconnect()

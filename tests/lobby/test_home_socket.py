@@ -21,6 +21,7 @@ from django.test import override_settings
 
 from accounts.models import User
 from lobby.models import Pool, PoolEntry
+from tests.browser_waits import SOCKET_WAIT_S
 from tests.games.wsclient import ORIGIN, recv, session_cookie
 from tests.lobby.home_pools import ensure_default_pools
 from web import home_live, presence
@@ -51,9 +52,9 @@ def communicator(ip: str = "203.0.113.9", cookie: str | None = None) -> Websocke
 async def opened(ip: str = "203.0.113.9",
                  cookie: str | None = None) -> tuple[WebsocketCommunicator, dict[str, Any]]:
     comm = communicator(ip, cookie)
-    connected, _ = await comm.connect(timeout=10)
+    connected, _ = await comm.connect()
     assert connected
-    return comm, await recv(comm, 10)
+    return comm, await recv(comm)
 
 
 def join(n: int, slug: str = "50-20-casual") -> None:
@@ -100,16 +101,16 @@ async def test_a_socket_gets_the_numbers_then_one_message_per_tick() -> None:
     assert set(first) == {"type", "players_online", "matches_in_play", "pools", "live_match"}
     await database_sync_to_async(join)(3)
     assert await home_live.tick(now=100 * 3600.0)  # the real send: the group, through the channel layer
-    update = await recv(comm, 10)
+    update = await recv(comm)
     assert update["type"] == "home" and waiting(update) == 3
     assert await comm.receive_nothing(timeout=0.3)  # one message for three joins
     await database_sync_to_async(join)(2)
     assert not await home_live.tick(now=100 * 3600.0 + 1)  # same slot: nothing
     assert await comm.receive_nothing(timeout=0.3)
     assert await home_live.tick(now=101 * 3600.0)
-    assert waiting(await recv(comm, 10)) == 5
+    assert waiting(await recv(comm)) == 5
     await comm.send_to(text_data=json.dumps({"type": "sync"}))
-    assert waiting(await recv(comm, 10)) == 5
+    assert waiting(await recv(comm)) == 5
     await comm.disconnect()
     assert home_live.ticker.sockets == 0 and home_live.ticker.task is None
 
@@ -120,11 +121,11 @@ async def test_per_ip_cap() -> None:
     mine = [await opened("198.51.100.4"), await opened("198.51.100.4")]
     assert [first["type"] for _, first in mine] == ["home", "home"]
     comm = communicator("198.51.100.4")
-    connected, _ = await comm.connect(timeout=10)
+    connected, _ = await comm.connect()
     assert connected
-    error = await recv(comm, 10)
+    error = await recv(comm)
     assert error["type"] == "error" and error["code"] == "home_ip_limit" and error["limit"] == 2
-    assert await comm.receive_output(timeout=10) == {"type": "websocket.close", "code": 4429}
+    assert await comm.receive_output() == {"type": "websocket.close", "code": 4429}
     await comm.disconnect()
     elsewhere, first = await opened("192.0.2.77")  # another address is not limited
     assert first["type"] == "home"
@@ -152,10 +153,10 @@ async def test_bad_frames_are_refused_with_codes() -> None:
     for frame, code in (("{", "bad_json"), ("[1]", "not_an_object"), ('{"type": "join"}', "unknown_type"),
                         ("x" * 70_000, "frame_too_large")):
         await comm.send_to(text_data=frame)
-        reply = await recv(comm, 10)
+        reply = await recv(comm)
         assert reply["type"] == "error" and reply["code"] == code, (frame[:10], reply)
     await comm.send_to(text_data=json.dumps({"type": "ping", "id": "p1"}))
-    assert await recv(comm, 10) == {"type": "pong", "id": "p1"}
+    assert await recv(comm) == {"type": "pong", "id": "p1"}
     await comm.disconnect()
 
 
@@ -201,16 +202,16 @@ async def test_presence_middleware_marks_every_touch_seconds() -> None:
     try:
         app = PresenceMiddleware(inner, sleep=sleep)
         running = asyncio.create_task(app({"type": "websocket", "user": user}, None, send))
-        await asyncio.wait_for(napped.wait(), 10)
+        await asyncio.wait_for(napped.wait(), SOCKET_WAIT_S)
         assert marks == [user.pk] * 3 and naps == [presence.TOUCH_SECONDS] * 3
         release.set()
-        await asyncio.wait_for(running, 10)
+        await asyncio.wait_for(running, SOCKET_WAIT_S)
         bot = await database_sync_to_async(User.objects.create)(username="bot9", is_bot=True, bot_level=3)
         from django.contrib.auth.models import AnonymousUser
 
         for who in (bot, AnonymousUser()):
             await asyncio.wait_for(PresenceMiddleware(inner, sleep=sleep)({"type": "websocket", "user": who},
-                                                                          None, send), 10)
+                                                                          None, send), SOCKET_WAIT_S)
         assert marks == [user.pk] * 3
     finally:
         presence_module.touch = original  # type: ignore[assignment]
@@ -281,9 +282,9 @@ async def test_the_ticker_survives_an_outage_and_reports_a_bug(monkeypatch: pyte
     ticker = home_live.Ticker()
     with override_settings(HOME_INTERVAL=0.01), caplog.at_level(logging.WARNING, logger="web.home_live"):
         ticker.opened()
-        await asyncio.wait_for(second.wait(), 10)
+        await asyncio.wait_for(second.wait(), SOCKET_WAIT_S)
         assert ticker.task is not None
-        await asyncio.wait([ticker.task], timeout=10)  # the third tick's bug ends it
+        await asyncio.wait([ticker.task], timeout=SOCKET_WAIT_S)  # the third tick's bug ends it
         assert calls == ["ConnectionError", "NoneType", "ValueError"]
         await asyncio.sleep(0)  # the done callback runs
     records = [(r.levelname, r.getMessage()) for r in caplog.records if r.name == "web.home_live"]

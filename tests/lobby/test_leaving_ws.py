@@ -112,6 +112,6 @@ async def test_a_fresh_leave_is_told_only_after_the_notice_time(
     a, _ = await connect(alice, match.pk)
     await b.disconnect()
     assert [m for m in await drain(a, settle=0.3) if m["type"] == "opponent_gone"] == []
-    gone, _ = await recv_until(a, "opponent_gone", timeout=10)
+    gone, _ = await recv_until(a, "opponent_gone")
     assert gone["gone"] is True and gone["seconds"] >= 1
     await a.disconnect()

@@ -17,6 +17,7 @@ from django.utils import timezone
 from games.models import Match
 from lobby import pools, waves
 from lobby.models import EntryStatus, PoolEntry
+from tests.browser_waits import SOCKET_WAIT_S
 from tests.games.wsclient import ORIGIN, session_cookie
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -36,16 +37,16 @@ async def _open(user: Any, path: str, language: str = "en") -> WebsocketCommunic
         cookie = await database_sync_to_async(session_cookie)(user)
         headers.append((b"cookie", cookie.encode()))
     comm = WebsocketCommunicator(application, path, headers=headers)
-    connected, _ = await comm.connect(timeout=5)
+    connected, _ = await comm.connect()
     assert connected
     return comm
 
 
-async def _recv(comm: WebsocketCommunicator, timeout: float = 5.0) -> dict[str, Any]:
+async def _recv(comm: WebsocketCommunicator, timeout: float = SOCKET_WAIT_S) -> dict[str, Any]:
     return json.loads(await comm.receive_from(timeout=timeout))
 
 
-async def _until(comm: WebsocketCommunicator, kind: str, timeout: float = 10.0) -> dict[str, Any]:
+async def _until(comm: WebsocketCommunicator, kind: str, timeout: float = SOCKET_WAIT_S) -> dict[str, Any]:
     while True:
         frame = await _recv(comm, timeout)
         if frame["type"] == kind:
@@ -54,7 +55,7 @@ async def _until(comm: WebsocketCommunicator, kind: str, timeout: float = 10.0) 
 
 async def _closed(comm: WebsocketCommunicator) -> int:
     while True:
-        output = await comm.receive_output(timeout=5)
+        output = await comm.receive_output()
         if output["type"] == "websocket.close":
             return int(output.get("code", 1000))
 
@@ -264,7 +265,7 @@ async def test_a_flood_is_refused_then_closed_and_the_wait_leaves_like_any_lost_
             await comm.send_to(text_data='{"type": "x"}')
         codes: list[str] = []
         while True:
-            output = await comm.receive_output(timeout=5)
+            output = await comm.receive_output()
             if output["type"] == "websocket.close":
                 assert output["code"] == 4429
                 break

@@ -31,7 +31,7 @@ async def test_anonymous_is_refused() -> None:
     comm = await ws_connect(None, "/ws/lobby/")
     message = await recv(comm)
     assert message["code"] == "not_authenticated"
-    assert (await comm.receive_output(timeout=5))["code"] == 4401
+    assert (await comm.receive_output())["code"] == 4401
     await comm.disconnect()
 
 
@@ -150,7 +150,7 @@ async def test_sockets_per_account_are_capped(alice: Any) -> None:
         comms.append(comm)
     extra = await ws_connect(alice, "/ws/lobby/")
     assert (await recv(extra))["code"] == "too_many_sockets"
-    assert (await extra.receive_output(timeout=5))["code"] == ratelimit.TOO_MANY_SOCKETS_CLOSE_CODE
+    assert (await extra.receive_output())["code"] == ratelimit.TOO_MANY_SOCKETS_CLOSE_CODE
     await comms.pop().disconnect()
     again = await ws_connect(alice, "/ws/lobby/")
     assert (await recv(again))["type"] == "seeks"  # a slot freed by a closed socket is taken again

@@ -141,7 +141,7 @@ async def test_websocket_consumer_records(
     ]
     comm = WebsocketCommunicator(application, f"/ws/match/{match.pk}/", headers=headers)
     try:
-        connected, _ = await comm.connect(timeout=5)
+        connected, _ = await comm.connect()
         assert connected
         assert (await recv(comm))["type"] == "state"
         await send(comm, {"type": "sync", "id": "s1"})
@@ -230,7 +230,7 @@ async def test_access_log_one_json_record_per_request(json_log: io.StringIO) -> 
     comm = HttpCommunicator(
         application, "GET", "/replay/987654/?token=s3cretTOKEN&x=1", headers=[(b"host", b"127.0.0.1")]
     )
-    response = await comm.get_response(timeout=10)
+    response = await comm.get_response()
     assert response["status"] == 404
     request_id = dict(response["headers"])[b"X-Request-ID"].decode()
     (line,) = records(json_log, "web.access")
@@ -306,7 +306,7 @@ async def test_invite_tokens_never_reach_the_log(json_log: io.StringIO) -> None:
     from config.asgi import application
 
     comm = HttpCommunicator(application, "GET", "/t/s3cretINVITEtoken/", headers=[(b"host", b"127.0.0.1")])
-    response = await comm.get_response(timeout=10)
+    response = await comm.get_response()
     assert response["status"] == 404
     (line,) = records(json_log, "web.access")
     assert (line["message"], line["path"]) == ("GET /t/[redacted]/ 404", "/t/[redacted]/")
@@ -341,7 +341,7 @@ async def test_the_incoming_request_id_is_kept_or_replaced(
 
     headers = [(b"host", b"127.0.0.1"), (b"x-request-id", sent.encode())]
     comm = HttpCommunicator(application, "GET", "/no/such/page/", headers=headers)
-    response = await comm.get_response(timeout=10)
+    response = await comm.get_response()
     assert response["status"] == 404
     echoed = dict(response["headers"])[b"X-Request-ID"].decode()
     if kept is None:
@@ -422,7 +422,7 @@ async def test_plain_lines_cannot_be_forged(plain_log: io.StringIO) -> None:
     # HttpCommunicator uses, would drop the line feed); the query string as the client sent it.
     comm.scope["path"] = f"/api/v1/players/x{FORGED}/"
     comm.scope["query_string"] = b"q=a%0D%0Ab&r=\r\n\x1b[31m\x7f\xc2\x85"
-    response = await comm.get_response(timeout=10)
+    response = await comm.get_response()
     assert response["status"] == 404
     lines = plain_log.getvalue().splitlines()
     assert not any(line.startswith("2026-12-01 15:00:00,000") for line in lines), lines

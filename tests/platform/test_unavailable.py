@@ -146,10 +146,10 @@ def test_other_failures_stay_500s(monkeypatch: pytest.MonkeyPatch, log_stream: i
 
 
 async def assert_refused_unavailable(comm: WebsocketCommunicator) -> None:
-    connected, _ = await comm.connect(timeout=5)
+    connected, _ = await comm.connect()
     assert connected  # accepted: not an HTTP 500 at the handshake
     assert await recv(comm) == SOCKET_ERROR
-    assert await comm.receive_output(timeout=5) == {"type": "websocket.close", "code": UNAVAILABLE_CLOSE_CODE}
+    assert await comm.receive_output() == {"type": "websocket.close", "code": UNAVAILABLE_CLOSE_CODE}
     assert await comm.receive_nothing(timeout=0.1)
 
 

@@ -249,7 +249,7 @@ async def analysis_socket(match_id: int, user: Any = None, query: str = "") -> W
     if user is not None:
         headers.append((b"cookie", (await database_sync_to_async(session_cookie)(user)).encode()))
     comm = WebsocketCommunicator(application, f"/ws/analysis/{match_id}/{query}", headers=headers)
-    connected, _ = await comm.connect(timeout=5)
+    connected, _ = await comm.connect()
     assert connected
     return comm
 
@@ -302,7 +302,7 @@ async def test_the_socket_refuses_like_the_replay(house_bots: Any, seeded_decks:
         comm = await analysis_socket(match_id, user, query)
         answer = await recv(comm)
         assert answer["type"] == "error" and answer["code"] == code, (match_id, answer)
-        assert await comm.receive_output(timeout=5) == {"type": "websocket.close", "code": close}
+        assert await comm.receive_output() == {"type": "websocket.close", "code": close}
         await comm.disconnect()
     comm = await analysis_socket(private.pk, bob, f"?token={token}")
     assert (await recv(comm))["status"] == "none"

@@ -133,10 +133,10 @@ async def socket_answer(path: str, cookie: str | None) -> tuple[dict[str, Any], 
     if cookie is not None:
         headers.append((b"cookie", cookie.encode()))
     comm = WebsocketCommunicator(application, path, headers=headers)
-    connected, _ = await comm.connect(timeout=5)
+    connected, _ = await comm.connect()
     assert connected
     first = await recv(comm)
-    closed = await comm.receive_output(timeout=5)
+    closed = await comm.receive_output()
     await comm.disconnect()
     return first, closed
 

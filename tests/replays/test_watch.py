@@ -106,7 +106,7 @@ async def watcher(match_id: int) -> WebsocketCommunicator:
 
     comm = WebsocketCommunicator(application, f"/ws/watch/{match_id}/",
                                  headers=[(b"origin", ORIGIN), (b"host", b"testserver")])
-    connected, _ = await comm.connect(timeout=5)
+    connected, _ = await comm.connect()
     assert connected
     return comm
 
@@ -171,7 +171,7 @@ async def test_private_and_unknown_matches_are_refused(alice: Any, bob: Any, see
         comm = await watcher(match_id)
         answer = await recv(comm)
         assert answer["type"] == "error" and answer["code"] == code
-        closed = await comm.receive_output(timeout=5)
+        closed = await comm.receive_output()
         assert closed == {"type": "websocket.close", "code": close}
         await comm.disconnect()
 

@@ -26,7 +26,7 @@ async def open_socket(path: str, user: Any | None) -> tuple[WebsocketCommunicato
         cookie = await database_sync_to_async(session_cookie)(user)
         headers.append((b"cookie", cookie.encode()))
     comm = WebsocketCommunicator(application, path, headers=headers)
-    connected, code = await comm.connect(timeout=5)
+    connected, code = await comm.connect()
     return comm, connected, code
 
 
@@ -39,7 +39,7 @@ async def test_page_socket_hears_a_join_after_its_commit(members: list[Any]) -> 
     assert connected  # anyone may watch a tournament's page
     try:
         await database_sync_to_async(services.tournament_join)(tournament_id=tournament.pk, user=members[0])
-        message = json.loads(await comm.receive_from(timeout=5))
+        message = json.loads(await comm.receive_from())
         assert message == {"type": "changed", "tournament": tournament.pk}
         await comm.send_to(text_data="ignored")  # the socket only pushes
         assert await comm.receive_nothing(timeout=0.3)
@@ -61,7 +61,7 @@ async def test_banner_socket_is_per_user_and_refuses_anonymous(members: list[Any
                 live.round_started(77, [members[0].pk])
 
         await database_sync_to_async(notify)()
-        assert json.loads(await comm.receive_from(timeout=5)) == {"type": "changed", "tournament": 77}
+        assert json.loads(await comm.receive_from()) == {"type": "changed", "tournament": 77}
         assert await other.receive_nothing(timeout=0.3)  # nothing for another player
     finally:
         await comm.disconnect()
