@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from tests.browser_waits import BROWSER_WAIT_MS, SOCKET_WAIT_S
 from tests.games.test_browser import make_a_move
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -59,7 +60,6 @@ def test_two_strangers_meet_in_a_rated_pool_and_both_see_their_rating_change(
     try:
         pages = [page, contexts[0].new_page()]
         for each, name in zip(pages, ("rosa", "tiago"), strict=True):
-            each.set_default_timeout(15_000)
             each.on("pageerror", lambda error: errors.append(error))
             _log_in(each, base, name)
             each.goto(base + "/play/")
@@ -67,23 +67,17 @@ def test_two_strangers_meet_in_a_rated_pool_and_both_see_their_rating_change(
             assert "100 points" in row.inner_text() and "rated" in row.inner_text()
             # a phone's width: nothing sticks out sideways
             assert each.evaluate("document.documentElement.scrollWidth") <= 390
-        # The clock starts when the second stranger clicks Join (the pairing cannot start before) and
-        # stops when both tables have loaded. Measured here, idle: ~2.4 s, of which each table page's
-        # own load ~1 s; the wave comes at once (the join wakes the loop) or within LOBBY_WAVE_SECONDS.
-        marks: list[tuple[str, float]] = []
-        started = 0.0
+        # Both land on one table without a reload. How fast (idle: ~2.4 s from the second Join to both
+        # tables, each page's own load ~1 s) is a measurement, not a test (a busy machine is slower):
+        # scripts/loadtest_pools measures pairing times (docs/lobby.md "Load test").
         for each in pages:
-            started = time.monotonic()
             each.get_by_test_id(f"join-{pool.slug}").click()
             each.wait_for_url(base + f"/play/pool/{pool.slug}/")
-            marks.append(("waiting page", time.monotonic() - started))
         assert pages[0].evaluate("document.documentElement.scrollWidth") <= 390
         for each in pages:
-            each.wait_for_url(re.compile(r".*/match/\d+/$"), timeout=10_000)
-            marks.append(("table", time.monotonic() - started))
-        elapsed = time.monotonic() - started
+            each.wait_for_url(re.compile(r".*/match/\d+/$"))
         ids = [int(re.search(r"/match/(\d+)/", each.url).group(1)) for each in pages]
-        assert ids[0] == ids[1] and elapsed < 5.0, (ids, marks)
+        assert ids[0] == ids[1], ids
         match = Match.objects.get(pk=ids[0])
         assert match.rated and match.turn_timer_seconds == 60 and match.rules["target"] == 100
 
@@ -95,7 +89,7 @@ def test_two_strangers_meet_in_a_rated_pool_and_both_see_their_rating_change(
 
         for each in pages:
             each.wait_for_function("document.getElementById('table-app').dataset.phase !== ''")
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + BROWSER_WAIT_MS / 1000
         while not both_moved() and time.monotonic() < deadline:
             ready = [p for p in pages if p.get_attribute(APP, "data-your-turn") == "1"
                      and p.get_attribute(APP, "data-busy") == "0"]
@@ -150,8 +144,7 @@ def test_waiting_screen_counts_switches_the_bot_fallback_and_cancels(daphne_serv
     page.context.add_cookies([{"name": "django_language", "value": "pt-br", "url": base}])
     _log_in(page, base, "rosa")
     page.goto(base + f"/play/pool/{pool.slug}/")
-    page.wait_for_function("+document.querySelector('[data-testid=pool-waited]').textContent >= 2",
-                           timeout=15_000)
+    page.wait_for_function("+document.querySelector('[data-testid=pool-waited]').textContent >= 2")
     assert page.get_by_test_id("pool-count").inner_text() == "1"
     assert page.get_by_test_id("pool-status").inner_text() == "Esperando um adversário…"
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
@@ -160,7 +153,7 @@ def test_waiting_screen_counts_switches_the_bot_fallback_and_cancels(daphne_serv
     box = page.get_by_test_id("pool-bot")
     assert not box.is_checked()
     box.check()
-    deadline = time.monotonic() + 15
+    deadline = time.monotonic() + SOCKET_WAIT_S
     while not PoolEntry.objects.get(pk=entry.pk).bot_fallback and time.monotonic() < deadline:
         page.wait_for_timeout(100)
     entry.refresh_from_db()
