@@ -9,19 +9,26 @@ from channels.db import database_sync_to_async
 
 from games import services as games_services
 from ratings.models import RatingChange
-from tests.games.wsclient import connect, recv
+from tests.games.wsclient import connect, drain
 from tests.ratings.conftest import first_moves
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-async def _drain(comm: Any) -> list[dict[str, Any]]:
-    """Every message until the socket stays quiet for a second (the rating may come before or after the
-    final state: the task runs from the same commit's callbacks)."""
-    messages = [await recv(comm)]
-    while not await comm.receive_nothing(timeout=1):
-        messages.append(await recv(comm))
-    return messages
+def _finished(seen: list[dict[str, Any]]) -> bool:
+    return any(m["type"] == "state" and m["match"]["status"] == "finished" for m in seen)
+
+
+def _rated(seen: list[dict[str, Any]]) -> bool:
+    return _finished(seen) and any(m["type"] == "rating" for m in seen)
+
+
+async def _drain(comm: Any, until: Any = _rated) -> list[dict[str, Any]]:
+    """Every message until ``until(seen)`` holds (by default: the match's final state and the rating
+    came; the rating may come before or after the final state: the task runs from the same commit's
+    callbacks), each waited for (on a busy machine one can come later than any quiet spell), then until
+    the socket stays quiet for a second (a second rating message would be among them)."""
+    return await drain(comm, settle=1, until=until)
 
 
 async def test_each_seat_gets_its_own_rating_message(alice: Any, bob: Any) -> None:
@@ -85,11 +92,11 @@ async def test_the_consumer_sends_the_rating_when_the_workers_push_cannot_reach_
     comm_a, _ = await connect(alice, match.pk)
     try:
         await database_sync_to_async(games_services.match_resign)(match_id=match.pk, user=bob)
-        before = await _drain(comm_a)
+        before = await _drain(comm_a, until=_finished)
         assert not [m for m in before if m["type"] == "rating"]  # not rated yet: nothing to send
         await asyncio.sleep(1.5)
         written = await database_sync_to_async(services.match_rate)(match_id=match.pk)  # the worker, late
-        after = await _drain(comm_a)
+        after = await _drain(comm_a, until=lambda seen: any(m["type"] == "rating" for m in seen))
         assert len(written) == 2
     finally:
         await comm_a.disconnect()
