@@ -329,7 +329,7 @@ def test_bot_picker_shows_the_expected_score_in_both_languages(
     client.cookies["django_language"] = "pt-br"
     pt = client.get("/play/bot/").content.decode()
     assert re.search(r'data-testid="expected-5"[^>]*>você: 34%<', pt) and "seu rating é 1500" in pt
-    assert 'href="/rankings/" data-testid="nav-rankings">Classificação<' in pt
+    assert 'href="/rankings/" data-testid="nav-rankings">Ranking<' in pt
     assert "Valendo rating" in client.get("/play/friend/").content.decode()
     guest_html = _client(guest).get("/play/bot/").content.decode()
     assert 'data-testid="expected-' not in guest_html and "never rated" in guest_html
