@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from django.db.models import Count, Q, QuerySet, Sum
+from django.db.models import Case, Count, F, IntegerField, Q, QuerySet, Sum, Value, When
 
 from accounts.models import User
 from ratings import elo
@@ -100,15 +100,32 @@ def tournaments_of(*, user: User, limit: int = 20) -> QuerySet[Tournament]:
 
 def tournaments_by_status(*, status: str | None = None, simulations: bool = False) -> QuerySet[Tournament]:
     """Tournaments of one ``status`` (``TournamentStatus``; None: all) with ``players`` (registrations)
-    annotated and the winner loaded; simulations (``is_simulation``) only when ``simulations``. Order:
-    scheduled and open ones soonest first; the others (and all together) newest start first."""
+    annotated and the winner loaded; simulations (``is_simulation``) only when ``simulations``.
+
+    Order, as a visitor reads a tournament list (issue 22 item 7: the furthest future event came first):
+    what is on now, then what comes next, then what is over. 1. ``running``, latest start first;
+    2. ``open`` and ``scheduled`` (upcoming), soonest start first; 3. ``finished`` and ``cancelled``,
+    latest start first. Equal starts: by id, in the same direction. A ``status`` filter keeps its
+    group's order (``scheduled``/``open`` soonest first, the others latest first).
+    """
     base = Tournament.objects.all() if simulations else public_tournaments()
     qs = base.select_related("winner").annotate(players=Count("registrations"))
     if status is not None:
         qs = qs.filter(status=status)
-    if status in (TournamentStatus.SCHEDULED, TournamentStatus.OPEN):
-        return qs.order_by("starts_at", "id")
-    return qs.order_by("-starts_at", "-id")
+    upcoming = Q(status__in=(TournamentStatus.SCHEDULED, TournamentStatus.OPEN))
+    qs = qs.annotate(
+        list_group=Case(When(status=TournamentStatus.RUNNING, then=Value(0)), When(upcoming, then=Value(1)),
+                        default=Value(2), output_field=IntegerField()),
+        soonest_start=Case(When(upcoming, then=F("starts_at"))),
+        soonest_id=Case(When(upcoming, then=F("id"))),
+        latest_start=Case(When(~upcoming, then=F("starts_at"))),
+        latest_id=Case(When(~upcoming, then=F("id"))),
+    )
+    return qs.order_by(
+        "list_group",
+        F("soonest_start").asc(nulls_last=True), F("soonest_id").asc(nulls_last=True),
+        F("latest_start").desc(nulls_last=True), F("latest_id").desc(nulls_last=True),
+    )
 
 
 def pairings_of(tournament: Tournament) -> QuerySet[Pairing]:

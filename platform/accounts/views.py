@@ -7,7 +7,9 @@ from django.contrib.auth import login, update_session_auth_hash
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.html import conditional_escape
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
@@ -15,6 +17,7 @@ from accounts.forms import SignUpForm
 from accounts.models import User
 from accounts.services import AccountError, UsernameTaken, guest_convert, guest_create, member_create
 from accounts.throttles import GUEST_GROUP, SIGNUP_GROUP, over_limit, throttled
+from web.templatetags.names import player_name
 
 BACKEND = "django.contrib.auth.backends.ModelBackend"
 
@@ -61,6 +64,12 @@ def signup(request: HttpRequest) -> HttpResponse:
     )
 
 
+def _welcome(sentence: str, member: User) -> SafeString:
+    """The translated welcome ``sentence`` (escaped) with the member's name as ``player_name`` markup, so a
+    150-character name is cut with an ellipsis (the whole name in its title) like everywhere else."""
+    return mark_safe(conditional_escape(sentence) % {"name": player_name(member.username)})
+
+
 def _sign_up(request: HttpRequest, form: SignUpForm, guest: User | None) -> HttpResponse:
     """Create the member (or convert ``guest``) from a valid form, log in, redirect.
 
@@ -71,11 +80,11 @@ def _sign_up(request: HttpRequest, form: SignUpForm, guest: User | None) -> Http
         member = guest_convert(user=guest, username=username, password=password)
         # The password changed: refresh the session hash so the person stays logged in.
         update_session_auth_hash(request, member)
-        messages.success(request, _("Welcome, %(name)s! Your matches are kept.") % {"name": member.username})
+        messages.success(request, _welcome(_("Welcome, %(name)s! Your matches are kept."), member))
     else:
         member = member_create(username=username, password=password)
         login(request, member, backend=BACKEND)
-        messages.success(request, _("Welcome, %(name)s!") % {"name": member.username})
+        messages.success(request, _welcome(_("Welcome, %(name)s!"), member))
     return HttpResponseRedirect(_next_url(request))
 
 

@@ -2,7 +2,7 @@
 
 DRF's ``IntegerField`` reads a value with Python's ``int()``, so ``1_0`` was 10, full-width, Arabic-Indic
 or mathematical digits (``page=２``) counted, and ``+2`` or `` 1`` (blanks) too; its ``BooleanField``
-takes ``yes``, ``1``, ``True``, ``on``... These accept only the documented spellings.
+takes ``yes``, ``True``, ``on``... These accept only the documented spellings.
 """
 
 from __future__ import annotations
@@ -35,16 +35,26 @@ class QueryInteger(serializers.IntegerField):
 
 
 class QueryBoolean(serializers.BooleanField):
-    """Exactly ``true`` or ``false`` (lower case).
+    """A switch written ``true`` or ``1`` (on), ``false`` or ``0`` (off): lower case, no blanks; the
+    site's own links write ``1`` (``/rankings/?provisional=1``) and the form's checkbox too. Every boolean
+    query parameter of the API reads this way.
 
-    :raises ValidationError: ``use true or false`` for anything else.
+    :raises ValidationError: ``use true, false, 1 or 0`` for anything else (``True``, ``yes``, ``on``,
+        ``2``, empty); ``api.base.parse_query`` names the parameter in ``fields``.
     """
 
-    default_error_messages = {"invalid": "use true or false"}
+    default_error_messages = {"invalid": "use true, false, 1 or 0"}
+    ON = ("true", "1")
+    OFF = ("false", "0")
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        # The schema says which values are read (a string parameter, so ``1`` validates against it).
+        self.help_text = ((self.help_text or "").rstrip() + " Values: true or 1, false or 0.").strip()
 
     def to_internal_value(self, data: Any) -> bool:
-        if data == "true":
+        if data in self.ON:
             return True
-        if data == "false":
+        if data in self.OFF:
             return False
         self.fail("invalid")

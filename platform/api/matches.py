@@ -59,7 +59,8 @@ class ReplayView(ApiView):
     )
     def get(self, request: Request, match_id: int) -> Response:
         """The replay file of a finished match: every deal, action and result, verifiable offline
-        (``python -m engine replay verify FILE``)."""
+        (``python -m engine replay verify FILE``). No authentication needed for a public match; a private
+        one with its share ``token``, or for its players when they are logged in (the site's session)."""
         match = match_get(match_id=match_id)
         try:
             check_can_watch(match=match, user=request.user, token=share_token(request.query_params))

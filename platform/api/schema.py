@@ -67,3 +67,29 @@ def no_nul_in_query(result: dict[str, Any], generator: Any, request: Any, public
                 if parameter.get("in") == "query" and schema.get("type") == "string":
                     schema.setdefault("pattern", NO_NUL_PATTERN)
     return result
+
+
+def no_auth_on_public_operations(result: dict[str, Any], generator: Any, request: Any,
+                                 public: bool) -> dict[str, Any]:
+    """Operations that need no authentication carry no ``security``, and with none left the schema has no
+    ``securitySchemes``: the docs page (Swagger UI) then shows no lock on them and no "Authorize" button.
+
+    drf-spectacular writes ``security: [{"cookieAuth": []}, {}]`` for every view with DRF's session
+    authentication and ``AllowAny`` (the ``{}``: no authentication needed). Every ``/api/v1/`` operation
+    is such a public read: the session cookie only widens what two of them show to a logged-in player
+    (their own private matches in a player's list, a private replay of theirs), as their descriptions
+    say. An operation whose ``security`` lacks ``{}`` (authentication required) keeps it.
+    """
+    used = False
+    for path in result.get("paths", {}).values():
+        for operation in path.values():
+            security = operation.get("security")
+            if security is None:
+                continue
+            if {} in security:
+                del operation["security"]
+            else:
+                used = True
+    if not used:
+        result.get("components", {}).pop("securitySchemes", None)
+    return result

@@ -155,8 +155,10 @@ class TournamentsView(ApiView):
         tags=["tournaments"],
     )
     def get(self, request: Request) -> Response:
-        """Tournaments, newest start first; with ``status=scheduled`` or ``open`` soonest first.
-        Simulations only with ``simulations=true``."""
+        """Tournaments in the order a visitor reads them: first the running ones (latest start first),
+        then the upcoming ones (`open` and `scheduled`, soonest start first), then the finished and
+        cancelled ones (latest start first); equal starts by id in the same direction. With `status`, that
+        status's order. Simulations only with `simulations=true` (or `1`)."""
         query = parse_query(TournamentsQuery, request)
         tournaments = tournaments_by_status(
             status=query.get("status"), simulations=query.get("simulations", False)

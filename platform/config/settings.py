@@ -551,7 +551,7 @@ SPECTACULAR_SETTINGS = {
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums", "api.schema.add_error_responses",
-        "api.schema.no_nul_in_query",
+        "api.schema.no_nul_in_query", "api.schema.no_auth_on_public_operations",
     ],
 }
 # CORS: any origin may GET the API, without credentials (cookies are never sent cross-site).

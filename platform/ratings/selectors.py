@@ -130,7 +130,23 @@ class Board:
 
 
 class NoSuchPage(LookupError):
-    """The page number is past the last page of the board."""
+    """The page number is past the last page of the board; ``last_page`` is the board's last page as
+    counted then (>= 1; on the 30-day board a count up to a minute old, so that page may be past the
+    end too)."""
+
+    def __init__(self, message: str, *, last_page: int = 1) -> None:
+        super().__init__(message)
+        self.last_page = last_page
+
+
+def provisional_match_exists(*, tab: str, search: str) -> bool:
+    """Whether a provisional player (fewer than ``elo.PROVISIONAL_MATCHES`` rated matches) on board
+    ``tab`` has a name starting with ``search`` (as :func:`board_page` searches; "" = False): the
+    rankings say so when the board without provisional players finds nobody."""
+    if not search:
+        return False
+    board = _board(tab=tab, provisional=True).filter(rated_matches__lt=elo.PROVISIONAL_MATCHES)
+    return _search(board, search).exists()
 
 
 def board_page(
@@ -177,7 +193,7 @@ def board_page(
     offset = (page - 1) * per_page
     ids = list(source[offset:offset + per_page + 1])
     if page > 1 and not ids:
-        raise NoSuchPage(f"page {page} is past the last page")
+        raise NoSuchPage(f"page {page} is past the last page", last_page=max(1, math.ceil(count / per_page)))
     count = max(count, offset + len(ids))
     ids = ids[:per_page]
     paginator = Paginator(range(count), per_page, allow_empty_first_page=True)

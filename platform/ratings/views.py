@@ -44,15 +44,25 @@ def _query(tab: str, provisional: bool, q: str = "", page: int | None = None, me
 
 @require_GET
 def rankings(request: HttpRequest) -> HttpResponse:
-    """The boards. 404 for an unknown tab or a page that is not 1.. or past the last; 400 with the form
-    error for a bad search."""
+    """The boards (docs/ratings.md "Pages").
+
+    - An unknown ``tab``: 404 with the reason.
+    - ``page`` that is not a whole number from 1 in ASCII digits (``abc``, ``0``, ``-1``, ``２``): 400,
+      the board's first page with the error under the search form ("The page must be a whole number
+      from 1."). A NUL byte anywhere in the query string never reaches this view: 400 from
+      ``web.middleware.RefuseNulMiddleware``.
+    - ``page`` past the last page (``?page=999999999``, however long the number): 200, the last page,
+      saying "There is no page N on this board: here is the last page." (N cut to 12 digits).
+    - A bad search (too long) or switch value (``provisional``/``me`` not 1/0/true/false): 400 with the
+      form error, the board unfiltered.
+    - A name search that finds nobody with the provisional players hidden, while a provisional player
+      has such a name: the page says so, with a link that shows the provisional players.
+    """
     form = RankingsQuery(request.GET)
     valid = form.is_valid()
     if "tab" in form.errors:
         raise NotFound(_("Unknown tab: use “all” or “30d”."))
-    if "page" in form.errors:
-        raise NotFound(_("The page must be a whole number from 1."))
-    if "me" in form.errors or "provisional" in form.errors:
+    if "page" in form.errors or "me" in form.errors or "provisional" in form.errors:
         valid = False
     data = form.cleaned_data if valid else {**form.cleaned_data, "q": ""}
     tab = data.get("tab") or "all"
@@ -68,14 +78,23 @@ def rankings(request: HttpRequest) -> HttpResponse:
             return redirect(reverse("ratings:rankings") + _query(tab, provisional))
         page = (rank - 1) // selectors.PER_PAGE + 1
         return redirect(reverse("ratings:rankings") + _query(tab, provisional, page=page) + "#me")
+    page_note = None
     try:
         board = selectors.board_page(tab=tab, provisional=provisional, search=search, page=page,
                                      viewer_id=viewer_id)
-    except selectors.NoSuchPage:
+    except selectors.NoSuchPage as past:
         shown = request.GET.get("page", "").lstrip("0") or str(page)
         shown = shown if len(shown) <= SHOWN_PAGE_DIGITS else shown[:SHOWN_PAGE_DIGITS] + "…"
-        raise NotFound(_("There is no page %(page)s on this board.") % {"page": shown}) from None
+        page_note = _("There is no page %(page)s on this board: here is the last page.") % {"page": shown}
+        try:
+            board = selectors.board_page(tab=tab, provisional=provisional, search=search,
+                                         page=past.last_page, viewer_id=viewer_id)
+        except selectors.NoSuchPage:  # the 30-day board's count was a minute old: page 1 always exists
+            board = selectors.board_page(tab=tab, provisional=provisional, search=search, page=1,
+                                         viewer_id=viewer_id)
     page_obj = board.page
+    provisional_found = (not provisional and not board.rows
+                         and selectors.provisional_match_exists(tab=tab, search=search))
     context = {
         "form": form, "tab": tab, "provisional": provisional, "search": search, "board": board,
         "rows": board.rows, "page_obj": page_obj,
@@ -89,6 +108,7 @@ def rankings(request: HttpRequest) -> HttpResponse:
         "me_url": reverse("ratings:rankings") + _query(tab, provisional, me=True),
         "bots": selectors.bots_board(),
         "recent_days": selectors.RECENT_DAYS, "max_search": MAX_SEARCH,
+        "page_note": page_note, "provisional_found": provisional_found,
     }
     return render(request, "ratings/rankings.html", context, status=200 if valid else 400)
 

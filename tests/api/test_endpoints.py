@@ -328,8 +328,10 @@ def test_a_live_hand_is_never_shown(seeded: dict[str, Any], client: Client) -> N
 
 
 def test_tournaments_list_order_as_documented(client: Client) -> None:
-    """docs/api.md: without ``status`` newest start first (whatever their status); ``status=scheduled``
-    or ``open`` soonest first; any other status newest start first (ties: id the same way)."""
+    """docs/api.md: without ``status`` the running ones, then the upcoming ones (open and scheduled
+    together) soonest first, then the finished ones newest first (issue 22 item 7: it was newest start
+    first, the furthest future event on top); ``status=scheduled`` or ``open`` soonest first; any other
+    status newest start first (ties: id the same way)."""
     import datetime as dt
 
     from tournaments.models import Tournament, TournamentStatus
@@ -352,7 +354,7 @@ def test_tournaments_list_order_as_documented(client: Client) -> None:
         return [row["name"] for row in get(client, f"/api/v1/tournaments/{query}")["results"]]
 
     assert names("") == [
-        "scheduled-later", "open-later", "scheduled-soon", "open-soon", "finished-new", "finished-old"
+        "open-soon", "scheduled-soon", "open-later", "scheduled-later", "finished-new", "finished-old"
     ]
     assert names("?status=open") == ["open-soon", "open-later"]
     assert names("?status=scheduled") == ["scheduled-soon", "scheduled-later"]

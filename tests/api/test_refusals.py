@@ -113,17 +113,48 @@ def test_integer_values_still_read(client: Client) -> None:
     assert data["fields"] == {"page": ["Ensure this value is less than or equal to 1000000."]}
 
 
-@pytest.mark.parametrize("value", ["yes", "no", "1", "0", "True", "FALSE", "on", "t", "%20true", ""])
-def test_booleans_are_true_or_false_only(value: str, alice: Any, client: Client) -> None:
-    data = body(client.get(f"/api/v1/rankings/?provisional={value}"), 400)
-    assert data["fields"] == {"provisional": ["use true or false"]}
-    data = body(client.get(f"/api/v1/players/alice/matches/?rated={value}&tournament={value}"), 400)
-    assert data["fields"] == {"rated": ["use true or false"], "tournament": ["use true or false"]}
+BOOLEAN_PARAMETERS = [
+    ("/api/v1/rankings/", ("provisional",)),
+    ("/api/v1/players/alice/matches/", ("rated", "tournament")),
+    ("/api/v1/tournaments/", ("simulations",)),
+]
 
 
-def test_boolean_values_still_read(alice: Any, client: Client) -> None:
-    assert client.get("/api/v1/rankings/?provisional=true").status_code == 200
-    assert client.get("/api/v1/players/alice/matches/?rated=false&tournament=true").status_code == 200
+def test_every_boolean_query_parameter_is_listed_here() -> None:
+    """The tests below cover every QueryBoolean of the API: a new one must be added to the list."""
+    from api.fields import QueryBoolean
+    from api.players import MatchesQuery
+    from api.rankings import RankingsQuery
+    from api.tournaments import TournamentsQuery
+
+    found = {name for query in (RankingsQuery, MatchesQuery, TournamentsQuery)
+             for name, f in query().fields.items() if isinstance(f, QueryBoolean)}
+    assert found == {name for _url, names in BOOLEAN_PARAMETERS for name in names}
+
+
+@pytest.mark.parametrize(
+    "value", ["yes", "no", "2", "-1", "01", "True", "FALSE", "on", "t", "%20true", "1%20", ""])
+def test_booleans_are_true_false_1_or_0_only(value: str, alice: Any, client: Client) -> None:
+    for url, names in BOOLEAN_PARAMETERS:
+        data = body(client.get(url + "?" + "&".join(f"{name}={value}" for name in names)), 400)
+        assert data["error"] == "bad_query"
+        assert data["fields"] == {name: ["use true, false, 1 or 0"] for name in names}, (url, value)
+
+
+@pytest.mark.parametrize(("on", "off"), [("true", "false"), ("1", "0")])
+def test_booleans_read_true_or_1_and_false_or_0_alike(on: str, off: str, alice: Any, client: Client,
+                                                      make_member: Any) -> None:
+    """Issue 22 item 7: the API refused ``provisional=1`` while the site's own links write ``=1``."""
+    from ratings.models import PlayerRating
+
+    newbie = make_member("newbie")
+    PlayerRating.objects.create(user=newbie, rating=1600, peak=1600, rated_matches=3, wins=3, losses=0)
+    shown = client.get(f"/api/v1/rankings/?provisional={on}").json()
+    hidden = client.get(f"/api/v1/rankings/?provisional={off}").json()
+    assert [r["username"] for r in shown["results"]] == ["newbie"] and shown["results"][0]["provisional"]
+    assert hidden["results"] == []
+    assert client.get(f"/api/v1/players/alice/matches/?rated={off}&tournament={on}").status_code == 200
+    assert client.get(f"/api/v1/tournaments/?simulations={on}").status_code == 200
 
 
 def test_nul_in_the_query_names_its_parameter(client: Client) -> None:

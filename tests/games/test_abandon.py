@@ -100,7 +100,7 @@ def test_the_player_ends_a_casual_match_from_my_matches(
     assert MatchEvent.objects.get(match=casual, seq=casual.last_seq).payload == {"why": "player"}
     client.cookies["django_language"] = "pt-br"
     page = client.get(reverse("games:my_matches")).content.decode()
-    assert "Abandonada" in page and "sem vencedor, não vale para o ranking" in page
+    assert "Abandonada" in page and "sem vencedor, não vale rating" in page
     assert 'data-testid="end-match"' not in page
 
 

@@ -36,7 +36,7 @@ TEXTS = {
         "rated": "Valendo rating",
         "leave": "Partida casual: sair não custa nada ao seu rating. A partida espera por você; depois de 24 "
                  "horas sem jogada ela termina sem resultado.",
-        "resign": "Abandonar a partida? Seu adversário vence. É casual: nenhum rating muda.",
+        "resign": "Desistir da partida? Seu adversário vence. É casual: nenhum rating muda.",
         "end": "Partida casual: nenhum rating mudou.",
     },
 }

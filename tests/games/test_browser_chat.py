@@ -61,7 +61,7 @@ def test_preset_shown_in_the_readers_language_and_mute_hides_and_is_remembered(
     wait_log(hal, 2)  # hal's echo: the message went to both seats' sockets
     ivy.get_by_test_id("chat-thanks").click()  # ivy's echo comes after hal's message on ivy's socket
     wait_log(ivy, 2)
-    assert log_lines(ivy) == ["hal: Boa sorte!", "Você: Obrigado!"]
+    assert log_lines(ivy) == ["hal: Boa sorte!", "Você: Valeu!"]
     assert ivy.locator("#chat-bubble").is_hidden()
     wait_log(hal, 3)
     assert log_lines(hal)[-1] == "ivy: Thanks!"  # hal did not mute: ivy's reply reaches hal in English

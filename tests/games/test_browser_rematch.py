@@ -82,7 +82,7 @@ def test_a_declined_offer_is_told_and_a_player_who_left_is_shown_gone(
     ivy.get_by_test_id("rematch-offer").click()
     rematch_text(hal, "ivy propõe uma revanche.")
     note = hal.get_by_test_id("rematch-note").inner_text()
-    assert note.startswith("Uma nova mesa com as mesmas regras, meta, relógio por jogada"), note
+    assert note.startswith("Uma nova mesa com as mesmas regras, meta, tempo por jogada"), note
     hal.screenshot(path="/tmp/rematch-offer-390.png")
     hal.get_by_test_id("rematch-decline").click()
     rematch_text(ivy, "hal recusou a revanche.")

@@ -139,7 +139,7 @@ def test_my_matches_shows_opponent_rules_result_and_score(
     assert [r for r, _ in rows] == ["in_progress", "lost"]  # newest first
     in_progress, resigned = rows[0][1], rows[1][1]
     assert "Clássica" in in_progress and "até 100" in in_progress and "Em andamento" in in_progress
-    assert "Brasileira" in resigned and "Derrota" in resigned and "(abandono)" in resigned
+    assert "Brasileira" in resigned and "Derrota" in resigned and "(desistência)" in resigned
     assert "robô · nível 2" in resigned
     assert f'href="{reverse("games:table", args=[lost.pk])}"' in resigned
 
@@ -194,8 +194,8 @@ def test_count_sentences_carry_both_plural_forms_from_ngettext(
 @pytest.mark.parametrize(("language", "seconds", "words"), [
     ("en", 60, "rated tables always have a turn timer: 60 seconds per move if left empty"),
     ("en", 1, "rated tables always have a turn timer: 1 second per move if left empty"),
-    ("pt-br", 60, "sempre têm relógio por jogada: 60 segundos por jogada se ficar vazio"),
-    ("pt-br", 1, "sempre têm relógio por jogada: 1 segundo por jogada se ficar vazio"),
+    ("pt-br", 60, "sempre têm tempo por jogada: 60 segundos por jogada se ficar vazio"),
+    ("pt-br", 1, "sempre têm tempo por jogada: 1 segundo por jogada se ficar vazio"),
 ])
 def test_the_friend_forms_rating_hint_counts_the_rated_timer_in_the_languages_plural(
     alice_client: Client, monkeypatch: pytest.MonkeyPatch, language: str, seconds: int, words: str

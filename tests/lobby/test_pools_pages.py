@@ -63,12 +63,12 @@ def test_pages_in_portuguese(alice: Any, rated_pool: Any) -> None:
     page = _client(alice, "pt-BR").get("/play/").content.decode()
     assert "Jogue agora com um desconhecido" in page and "100 pontos" in page
     wait = _client(alice, "pt-BR").get(f"/play/pool/{rated_pool.slug}/").content.decode()
-    assert "Se ninguém vier em 30 s, jogue contra um bot da casa" in wait
+    assert "Se ninguém vier em 30 s, jogue contra um robô da casa" in wait
 
 
 def test_a_guest_reads_why_in_portuguese(guest: Any, rated_pool: Any) -> None:
     page = _client(guest, "pt-BR").get("/play/").content.decode()
-    assert "visitantes jogam apenas partidas casuais: cadastre-se para jogar valendo rating" in page
+    assert "convidados jogam apenas partidas casuais: cadastre-se para jogar valendo rating" in page
 
 
 def test_play_shows_the_readers_playban_with_its_reason(alice: Any, bob: Any, rated_pool: Any) -> None:

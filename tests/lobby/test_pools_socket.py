@@ -81,7 +81,7 @@ async def test_refusals_on_connect(
     assert (frame["code"], frame["message"], close) == ("no_such_pool", "não há fila aberta nope", 4404)
     frame, close = await _refused(guest, path, "pt-BR")
     assert (frame["message"], close) == (
-        "visitantes jogam apenas partidas casuais: cadastre-se para jogar valendo rating", 4403)
+        "convidados jogam apenas partidas casuais: cadastre-se para jogar valendo rating", 4403)
     frame, close = await _refused(alice, "/ws/pool/nope/")
     assert (frame["code"], frame["message"], close) == ("no_such_pool", "there is no open pool nope", 4404)
     for query in ("?bot=2", "?bot=1&x=1", "?bot=1&bot=0", "?%ff=1"):

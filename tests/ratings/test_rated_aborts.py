@@ -147,7 +147,7 @@ def test_two_resignations_at_once_cannot_both_take_the_last_free_abort(
             "3 free aborts per 24 hours; after them, resigning before both players have moved is a "
             "rated loss."]),
     ("pt-br", ["Partidas valendo rating anuladas", "3 em 24 h · 5 no total",
-               "3 anulações grátis a cada 24 horas; depois delas, abandonar antes de os dois jogadores "
+               "3 anulações grátis a cada 24 horas; depois delas, desistir antes de os dois jogadores "
                "jogarem é uma derrota valendo rating."]),
 ])
 def test_the_profile_shows_the_aborts(alice: Any, house_bots: list[Any], language: str, texts: list[str],

@@ -38,9 +38,6 @@ def _board(make_member: Callable[[str], Any], n: int = 3) -> list[Any]:
 
 @pytest.mark.parametrize(("url", "en", "pt"), [
     ("/rankings/?tab=x", "Unknown tab: use “all” or “30d”.", "Aba desconhecida: use “all” ou “30d”."),
-    ("/rankings/?page=abc", "The page must be a whole number from 1.",
-     "A página deve ser um número inteiro a partir de 1."),
-    ("/rankings/?page=2", "There is no page 2 on this board.", "Não existe a página 2 nesta tabela."),
     ("/u/nobody/", "No such player.", "Jogador não encontrado."),
 ])
 def test_a_404_says_the_views_reason_in_production(
@@ -58,23 +55,57 @@ def test_a_404_never_shows_djangos_own_message(db: None) -> None:
         assert _reason(html) is None and "NUL in the path" not in html and "URLconf" not in html
 
 
+def _page_rows(html: str) -> list[str]:
+    return re.findall(r'data-testid="board-row" data-username="([^"]+)"', html)
+
+
 @pytest.mark.parametrize(("page", "shown"), [
     (str(10**30), "100000000000…"), ("1000001", "1000001"), ("0002", "2"), ("99", "99"),
+    ("999999999", "999999999"),
 ])
-def test_a_page_past_the_last_is_no_such_page_with_the_number_capped(
+def test_a_page_past_the_last_shows_the_last_page_saying_so(
         page: str, shown: str, make_member: Callable[[str], Any]) -> None:
+    """Issue 22 item 7: ``?page=999999999`` was a 404; now the last page (here page 1 of 1), 200."""
     _board(make_member)
     response = _client().get(f"/rankings/?page={page}")
-    assert response.status_code == 404
-    assert _reason(response.content.decode()) == f"There is no page {shown} on this board."
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert f'data-testid="page-note">There is no page {shown} on this board: here is the last page.<' in html
+    assert _page_rows(html) == ["p0", "p1", "p2"] and "Page 1 of 1 · 3 players" in html
 
 
-@pytest.mark.parametrize("page", ["２", "١", "+1", " 1", "1_0", "0", "1.0", "-1"])
-def test_only_ascii_digits_from_1_are_a_page(page: str, make_member: Callable[[str], Any]) -> None:
+def test_the_last_page_of_a_long_board_is_shown_past_its_end(make_member: Callable[[str], Any]) -> None:
+    _board(make_member, n=53)  # 50 a page: page 2 holds p50..p52
+    response = _client(language="pt-br").get("/rankings/?page=999999999")
+    html = response.content.decode()
+    assert response.status_code == 200 and _page_rows(html) == ["p50", "p51", "p52"]
+    assert "Não existe a página 999999999 nesta tabela: esta é a última página." in html
+    assert "Página 2 de 2 · 53 jogadores" in html
+
+
+@pytest.mark.parametrize("page", ["abc", "２", "١", "+1", " 1", "1_0", "0", "1.0", "-1", ""])
+def test_a_page_that_is_not_a_whole_number_is_a_400_naming_the_page(
+        page: str, make_member: Callable[[str], Any]) -> None:
+    """Issue 22 item 7: not a number is a 400 with the reason under the form, over the first page."""
     _board(make_member)
-    response = _client().get("/rankings/", {"page": page})
-    assert response.status_code == 404
-    assert _reason(response.content.decode()) == "The page must be a whole number from 1."
+    for language, error in (("en", "The page must be a whole number from 1."),
+                            ("pt-br", "A página deve ser um número inteiro a partir de 1.")):
+        response = _client(language=language).get("/rankings/", {"page": page})
+        html = response.content.decode()
+        if page == "":  # an empty page is the first page (the form's own blank)
+            assert response.status_code == 200 and 'data-testid="page-error"' not in html
+            continue
+        assert response.status_code == 400
+        assert f'<ul class="errorlist" data-testid="page-error"><li>{error}</li></ul>' in html
+        assert _page_rows(html) == ["p0", "p1", "p2"]
+
+
+def test_a_nul_in_the_page_is_refused_before_the_view(make_member: Callable[[str], Any]) -> None:
+    _board(make_member)
+    response = _client().get("/rankings/?page=1%00")
+    html = response.content.decode()
+    assert response.status_code == 400 and "contains a NUL character (%00)" in html
+    assert 'data-testid="board"' not in html
 
 
 @pytest.mark.parametrize(("value", "shown"), [
@@ -145,3 +176,29 @@ def test_a_profile_never_shows_its_owner_as_the_visitor(alice: Any, bob: Any) ->
     assert f'<h1><span class="player-name" title="{alice.username}">{alice.username}</span>' in html
     seen_by_bob = _client(bob).get(f"/u/{alice.username}/").content.decode()
     assert re.search(r'data-testid="who"><span class="player-name" title="bob">bob</span>', seen_by_bob)
+
+
+@pytest.mark.parametrize(("language", "text", "link"), [
+    ("en", "No established player has a name starting like that, but a provisional player (fewer than 10 "
+           "rated matches) does.", "Show provisional players"),
+    ("pt-br", "Nenhum jogador estabelecido tem um nome que comece assim, mas um jogador provisório (menos "
+              "de 10 partidas valendo rating) tem.", "Mostrar jogadores provisórios"),
+])
+def test_a_search_for_a_provisional_name_offers_the_switch(
+        language: str, text: str, link: str, make_member: Callable[[str], Any]) -> None:
+    """Issue 22 item 7: searching your own provisional name with the box unticked said only that nobody
+    has such a name; now it says a provisional player does, with a link that ticks the switch."""
+    _board(make_member)
+    newbie = make_member("newbie")
+    PlayerRating.objects.create(user=newbie, rating=1510, peak=1510, rated_matches=3, wins=2, losses=1)
+    html = _client(language=language).get("/rankings/", {"q": "NEWB"}).content.decode()
+    assert f'<span data-testid="provisional-found">{text} ' in html
+    assert f'<a href="/rankings/?provisional=1&amp;q=NEWB" data-testid="show-provisional">{link}</a>' in html
+    followed = _client(language=language).get("/rankings/", {"provisional": "1", "q": "NEWB"})
+    followed = followed.content.decode()
+    assert _page_rows(followed) == ["newbie"] and 'data-testid="provisional-found"' not in followed
+    # Nobody of that name at all, or a name on the board itself: the plain sentence / the rows, no offer.
+    nobody = _client().get("/rankings/", {"q": "zzz"}).content.decode()
+    assert "No player on this board has a name starting like that." in nobody
+    assert 'data-testid="provisional-found"' not in nobody
+    assert 'data-testid="provisional-found"' not in _client().get("/rankings/", {"q": "p1"}).content.decode()

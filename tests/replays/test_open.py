@@ -216,7 +216,8 @@ def test_the_limits_and_refusals_speak_pt_br(client: Any, settings: Any, classic
     assert post(client, content, HTTP_ACCEPT_LANGUAGE="pt-br").status_code == 200
     over = post(client, content, HTTP_ACCEPT_LANGUAGE="pt-br")
     assert over.status_code == 429
-    assert "Muitos arquivos de replay foram abertos da sua rede ou da sua conta." in over.content.decode()
+    assert ("Arquivos de replay demais foram abertos a partir da sua rede ou da sua conta."
+            in over.content.decode())
 
 
 def test_every_hand_stays_held_in_the_embedded_profiles_cache(client: Any, settings: Any) -> None:

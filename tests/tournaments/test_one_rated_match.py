@@ -98,8 +98,8 @@ def test_the_shipped_schedules_do_not_overlap_each_other_but_an_hourly_inside_an
     ("en", "This tournament's time overlaps “Hourly Quick” ({start} UTC), which you have joined: you play "
            "one rated match at a time. Leave that tournament first to join this one."),
     ("pt-br", "O horário deste torneio coincide com o de “Relâmpago de Hora em Hora” ({start} UTC), "
-              "em que você já se inscreveu: você joga uma partida que vale para o ranking de cada vez. "
-              "Saia daquele torneio para entrar neste."),
+              "em que você já se inscreveu: você joga uma partida valendo rating de cada vez. "
+              "Cancele a inscrição naquele torneio para entrar neste."),
 ])
 def test_the_refusal_is_shown_on_the_page(members: list[User], language: str, text: str) -> None:
     first, second = hourly(SOON), hourly(SOON + dt.timedelta(minutes=30))
