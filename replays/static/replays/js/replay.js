@@ -158,6 +158,22 @@ function renderSeat(seat, frame) {
   setText(`deadwood-${seat}`, String(hand.deadwood));
 }
 
+// The stock folded into a strip (games/_felt.html fold_stock): "Stock: 31 cards ▸" opens the whole
+// stock in order under the piles and closes it again; it stays as chosen while stepping.
+const stockToggle = document.getElementById("stock-toggle");
+let stockOpen = false;
+
+function renderStockStrip(stock) {
+  if (!stockToggle) return;
+  const arrow = el("span", "strip-arrow", stockOpen ? "▾" : "▸");
+  arrow.setAttribute("aria-hidden", "true");
+  stockToggle.replaceChildren(document.createTextNode(tn("stock_strip", stock.length, { n: stock.length }) + " "), arrow);
+  stockToggle.setAttribute("aria-expanded", stockOpen ? "true" : "false");
+  stockToggle.title = stockOpen ? t("stock_fold") : t("stock_unfold");
+  show("stock-row", stockOpen);
+  setText("stock-label", stock.length ? t("stock_next_is", { card: cardText(stock[0]) }) : "");
+}
+
 function renderPiles(frame) {
   const hand = hands[pos.hand];
   const stock = frame.stock_size ? hand.deck.slice(52 - frame.stock_size) : [];
@@ -172,7 +188,8 @@ function renderPiles(frame) {
     return face;
   }));
   row.setAttribute("aria-label", stock.length ? t("stock_order", { n: stock.length, card: cardLabel(stock[0]) }) : t("stock_n", { n: 0 }));
-  setText("stock-label", t("stock_next", { n: stock.length }));
+  if (stockToggle) renderStockStrip(stock);
+  else setText("stock-label", t("stock_next", { n: stock.length }));
   const pile = frame.discard_pile;
   const fan = $("discard-fan");
   fan.replaceChildren();
@@ -239,6 +256,20 @@ function renderHandList() {
   });
 }
 
+/** Scroll the move list (only the list, never the page) so its current row sits in the middle of
+ * the list's part that is on screen (all of it beside the felt; on a phone, under the felt, maybe only
+ * its top rows). */
+function followCurrent(moves) {
+  const current = moves.querySelector("li.current");
+  if (!current) return;
+  const list = moves.getBoundingClientRect();
+  const row = current.getBoundingClientRect();
+  const top = Math.max(list.top, 0);
+  const bottom = Math.min(list.top + moves.clientHeight, window.innerHeight);
+  const middle = bottom - top >= row.height ? (top + bottom) / 2 : list.top + moves.clientHeight / 2;
+  moves.scrollTop += row.top + row.height / 2 - middle;
+}
+
 function renderSide() {
   const h = hands[pos.hand];
   const atEnd = pos.step === lastStep() && h.result;
@@ -255,9 +286,11 @@ function renderSide() {
 
   renderHandList();
 
+  // One numbering: row k is move k (0 = the deal), the number the counter shows ("move k of n").
   const moves = $("move-list");
   moves.replaceChildren(...frames().map((frame, k) => {
     const li = el("li");
+    li.value = k;
     const b = el("button", "linkish", stepText(frame));
     b.type = "button";
     b.dataset.step = String(k);
@@ -271,8 +304,7 @@ function renderSide() {
     if (mark) li.append(" ", mark);
     return li;
   }));
-  const current = moves.querySelector("li.current");
-  if (current) moves.scrollTop = current.offsetTop - moves.clientHeight / 2;
+  followCurrent(moves);
 
   const lh = lastHand(pos.hand);
   checks.check(lh);
@@ -323,6 +355,12 @@ $("btn-next").addEventListener("click", () => {
 $("btn-prev-hand").addEventListener("click", () => go(pos.hand - 1, 0));
 $("btn-next-hand").addEventListener("click", () => go(pos.hand + 1, 0));
 $("btn-play").addEventListener("click", togglePlay);
+if (stockToggle) {
+  stockToggle.addEventListener("click", () => {
+    stockOpen = !stockOpen;
+    render();
+  });
+}
 $("speed").addEventListener("change", () => {
   if (timer !== null) {
     stop();
