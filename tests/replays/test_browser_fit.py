@@ -26,7 +26,7 @@ SIZES = [(1280, 800), (390, 844)]
 LOCALES = ["en-US", "pt-BR"]
 POSITION = {
     "en-US": re.compile(r"^Hand (\d+) of (\d+) · move (\d+) of (\d+)$"),
-    "pt-BR": re.compile(r"^Mão (\d+) de (\d+) · lance (\d+) de (\d+)$"),
+    "pt-BR": re.compile(r"^Mão (\d+) de (\d+) · jogada (\d+) de (\d+)$"),
 }
 STOCK = {"en-US": re.compile(r"^Stock: (\d+) cards ▸$"), "pt-BR": re.compile(r"^Monte: (\d+) cartas ▸$")}
 
