@@ -20,6 +20,7 @@ from websockets.sync.client import connect
 
 from games import services
 from games.models import Match, MatchEvent
+from tests.browser_waits import SOCKET_WAIT_S
 from tests.conftest import ROOT, database_url_of, skip_or_fail
 from tests.games.wsclient import choose, session_cookie
 
@@ -37,7 +38,7 @@ def wait_until(predicate: Callable[[], bool], what: str, bound_s: float = 60) ->
 
 def _open(server: Any, user: Any, match_id: int) -> Any:
     return connect(f"{server.ws_url}/ws/match/{match_id}/", origin=server.url,
-                   additional_headers={"Cookie": session_cookie(user)}, open_timeout=10)
+                   additional_headers={"Cookie": session_cookie(user)}, open_timeout=SOCKET_WAIT_S)
 
 
 def _bot_to_act(match_id: int) -> bool:
@@ -61,7 +62,7 @@ def test_reconnect_storm_cannot_stall_a_bot_match(
     match = services.match_create_vs_bot(user=alice, level=1, rules_preset="classic", target=100,
                                          rated=False)
     with _open(server, alice, match.pk) as ws:
-        state = json.loads(ws.recv(timeout=10))
+        state = json.loads(ws.recv(timeout=SOCKET_WAIT_S))
         if state["hand"]["your_turn"]:
             ws.send(json.dumps({"type": "action", "action": choose(state["hand"]), "seq": state["seq"],
                                 "id": "first"}))
@@ -69,7 +70,7 @@ def test_reconnect_storm_cannot_stall_a_bot_match(
     seq = Match.objects.get(pk=match.pk).last_seq
     for _ in range(40):
         with _open(server, alice, match.pk) as ws:
-            json.loads(ws.recv(timeout=10))
+            json.loads(ws.recv(timeout=SOCKET_WAIT_S))
     wait_until(lambda: Match.objects.get(pk=match.pk).last_seq > seq, "the bot's move with no socket open")
     time.sleep(1.0)  # a duplicate move, if any driver misbehaved, would be stored by now
     after = [r for r in MatchEvent.objects.filter(match=match, seq__gt=seq).order_by("seq")

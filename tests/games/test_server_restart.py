@@ -16,6 +16,7 @@ from engine.rules import RuleSet
 from games import services
 from games.live import engine_event
 from games.models import Match, MatchEvent
+from tests.browser_waits import SOCKET_WAIT_S
 from tests.games.wsclient import due_move, is_due, session_cookie
 
 pytestmark = [pytest.mark.slow]
@@ -27,10 +28,10 @@ def _open(stack: ExitStack, server: Any, user: Any, match_id: int) -> tuple[Clie
             f"{server.ws_url}/ws/match/{match_id}/",
             origin=server.url,  # type: ignore[arg-type]
             additional_headers={"Cookie": session_cookie(user)},
-            open_timeout=10,
+            open_timeout=SOCKET_WAIT_S,
         )
     )
-    first = json.loads(ws.recv(timeout=10))
+    first = json.loads(ws.recv(timeout=SOCKET_WAIT_S))
     assert first["type"] == "state", first
     return ws, first
 

@@ -15,6 +15,7 @@ from websockets.sync.client import ClientConnection, connect
 
 from games import services
 from games.models import Match
+from tests.browser_waits import SOCKET_WAIT_S
 from tests.games.test_ws_hardening import clear_slots
 from tests.games.wsclient import choose, session_cookie
 
@@ -27,15 +28,15 @@ def open_socket(server: Any, user: Any, match_id: int, *, origin: str | None = N
         f"{server.ws_url}/ws/match/{match_id}/",
         origin=origin or server.url,  # type: ignore[arg-type]
         additional_headers={"Cookie": session_cookie(user)},
-        open_timeout=10,
+        open_timeout=SOCKET_WAIT_S,
     )
 
 
-def recv_json(ws: ClientConnection, timeout: float = 10.0) -> dict[str, Any]:
+def recv_json(ws: ClientConnection, timeout: float = SOCKET_WAIT_S) -> dict[str, Any]:
     return json.loads(ws.recv(timeout=timeout))
 
 
-def recv_type(ws: ClientConnection, kind: str, timeout: float = 10.0) -> dict[str, Any]:
+def recv_type(ws: ClientConnection, kind: str, timeout: float = SOCKET_WAIT_S) -> dict[str, Any]:
     """Receive until a message of ``type`` ``kind`` (states may come before an ack)."""
     deadline = time.monotonic() + timeout
     while True:
@@ -44,7 +45,7 @@ def recv_type(ws: ClientConnection, kind: str, timeout: float = 10.0) -> dict[st
             return msg
 
 
-def recv_state_at(ws: ClientConnection, seq: int, timeout: float = 10.0) -> dict[str, Any]:
+def recv_state_at(ws: ClientConnection, seq: int, timeout: float = SOCKET_WAIT_S) -> dict[str, Any]:
     deadline = time.monotonic() + timeout
     while True:
         msg = recv_type(ws, "state", max(0.1, deadline - time.monotonic()))
@@ -82,7 +83,7 @@ def test_idle_socket_stays_open_on_redis(
         time.sleep(20)  # nobody sends anything: both sockets idle
         play_one(conns[mover], states[mover], "idle-1")
         seq = states[mover]["seq"] + 1
-        got = recv_state_at(conns[idle], seq, timeout=10)  # the idle socket is still open and served
+        got = recv_state_at(conns[idle], seq)  # the idle socket is still open and served
         assert got["hand"]["last_action"]["seat"] == mover, got
         if got["hand"]["your_turn"]:
             play_one(conns[idle], got, "idle-2")
@@ -111,7 +112,7 @@ def test_reconnect_storm_leaves_the_bot_match_playable(
             if state["hand"] and state["hand"]["your_turn"]:
                 play_one(ws, state, f"storm-{played}")
                 played += 1
-            state = recv_type(ws, "state", timeout=15)
+            state = recv_type(ws, "state")
         assert played == 6
     assert Match.objects.get(pk=match.pk).last_seq >= 1 + 2 * 6 - 1
 
@@ -151,10 +152,10 @@ def test_socket_cap_holds_across_two_daphne_processes(
                 refusal = recv_json(extra)
                 assert (refusal["type"], refusal["code"]) == ("error", "too_many_sockets"), refusal
                 with pytest.raises(ConnectionClosed) as closed:
-                    extra.recv(timeout=10)
+                    extra.recv(timeout=SOCKET_WAIT_S)
                 assert closed.value.rcvd is not None and closed.value.rcvd.code == 4409
         socks[0].close()
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + SOCKET_WAIT_S
         while True:  # the slot is freed by the server's disconnect handler, just after the close
             with open_socket(servers[1], alice, match.pk) as again:
                 first = recv_json(again)

@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 from celery import Celery
 
+from tests.browser_waits import SOCKET_WAIT_S
 from tests.conftest import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -302,7 +303,8 @@ def test_production_serve_plays_one_friend_match_across_two_daphne_processes(
 
         def open_seat(seat: int) -> tuple[ClientConnection, int]:
             ws = stack.enter_context(connect(url, origin=f"http://127.0.0.1:{serve.port}",  # type: ignore[arg-type]
-                                             additional_headers={"Cookie": cookies[seat]}, open_timeout=10))
+                                             additional_headers={"Cookie": cookies[seat]},
+                                             open_timeout=SOCKET_WAIT_S))
             inode = _tcp_inode(serve.port, ws.socket.getsockname()[1])
             owner = _owner(daphnes, inode) if inode else None
             assert owner in daphnes, (inode, owner)
@@ -317,7 +319,7 @@ def test_production_serve_plays_one_friend_match_across_two_daphne_processes(
                     break
                 conns.pop(1).close()
             assert 1 in conns and owner1 != owner0, "every connection went to one Daphne process"
-            latest = {seat: json.loads(conns[seat].recv(timeout=10)) for seat in (0, 1)}
+            latest = {seat: json.loads(conns[seat].recv(timeout=SOCKET_WAIT_S)) for seat in (0, 1)}
             acted: set[tuple[int, int]] = set()
             deadline = time.monotonic() + 240
             while any(latest[s]["match"]["status"] == "active" for s in (0, 1)):
