@@ -11,9 +11,14 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from lobby import playbans
-from lobby.errors import text
+from games.services import GameError
+from lobby import busy, playbans
+from lobby.errors import said, text
 from lobby.models import EntryStatus, Pool
+
+SHOWN_REFUSALS = ("guest_rated", "playban", "match_in_progress")
+"""The refusals of ``busy.check_free`` that /play/ shows by disabling a pool's Join (the others, such as
+``already_waiting``, are the waiting screen's to say)."""
 
 
 def _why_not(request: HttpRequest, pool: Pool) -> str | None:
@@ -24,14 +29,42 @@ def _why_not(request: HttpRequest, pool: Pool) -> str | None:
     return None
 
 
+def _refusal(user: Any, *, rated: bool) -> GameError | None:
+    """``busy.check_free``'s refusal of ``user`` joining a pool (``rated`` or not) that /play/ shows
+    (:data:`SHOWN_REFUSALS`), or None: the page disables Join by the server's own rule."""
+    if not getattr(user, "is_authenticated", False):
+        return None
+    try:
+        busy.check_free(user=user, rated=rated)
+    except GameError as exc:
+        return exc if exc.code in SHOWN_REFUSALS else None
+    return None
+
+
 @require_GET
 def play(request: HttpRequest) -> HttpResponse:
-    """The active pools, in admin order, each with its players waiting now (one query), and the reader's
-    playban in force, if any (one query: docs/lobby.md "Playbans")."""
+    """The active pools, in admin order, each with its players waiting now (one query), the reader's
+    playban in force, if any (docs/lobby.md "Playbans"), and their active rated match, if any.
+
+    A pool's Join is disabled when ``busy.check_free`` would refuse the reader (checked once for rated
+    pools, once for casual ones): ``guest_rated``, ``playban`` (the notice says why) or
+    ``match_in_progress`` (the notice links to the match). The server still refuses a join the same way.
+    """
     pools = (Pool.objects.filter(active=True)
              .annotate(waiting=Count("entries", filter=Q(entries__status=EntryStatus.WAITING))))
-    rows = [{"pool": pool, "why_not": _why_not(request, pool)} for pool in pools]
-    return render(request, "lobby/play.html", {"rows": rows, "playban": playbans.notice(user=request.user)})
+    refusals = {rated: _refusal(request.user, rated=rated) for rated in (True, False)}
+    rows = []
+    for pool in pools:
+        refused = refusals[pool.rated]
+        why = _why_not(request, pool)
+        if why is None and refused is not None and refused.code != "playban":
+            why = said(refused)  # the playban's sentence is in the notice above the pools
+        rows.append({"pool": pool, "why_not": why, "disabled": refused is not None or why is not None})
+    match_id = next((getattr(r, "params", {}).get("match_id") for r in refusals.values()
+                     if r is not None and r.code == "match_in_progress"), None)
+    return render(request, "lobby/play.html", {
+        "rows": rows, "playban": playbans.notice(user=request.user), "match_in_progress": match_id,
+    })
 
 
 @require_GET

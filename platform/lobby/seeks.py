@@ -175,7 +175,8 @@ def seek_accept(*, user: User, seek_id: int, now: datetime | None = None) -> Mat
     creator there. ``user``'s own open seek, if any, is withdrawn in the same transaction.
 
     Two players accepting at once: both wait on the seek's row lock; the first starts the match, the
-    second then finds it accepted and gets ``seek_taken``.
+    second then finds it accepted and gets ``seek_taken``. The same player accepting twice (two tabs):
+    the second gets the match the first started (nothing changes, nothing is pushed).
 
     :raises GameError: ``seek_not_found``, ``seek_own``, ``seek_taken``, ``seek_gone``, ``seek_expired``
         (also an open seek past its ``expires_at`` the sweep has not reached yet), ``seek_guest_range``,
@@ -191,6 +192,8 @@ def seek_accept(*, user: User, seek_id: int, now: datetime | None = None) -> Mat
         if seek.creator_id == user.pk:
             raise refuse("seek_own")
         if seek.status == SeekStatus.ACCEPTED:
+            if seek.accepted_by_id == user.pk and seek.match is not None:
+                return seek.match
             raise refuse("seek_taken")
         if seek.status == SeekStatus.CANCELLED:
             raise refuse("seek_gone")

@@ -72,3 +72,52 @@ def test_preset_shown_in_the_readers_language_and_mute_hides_and_is_remembered(
     ivy.wait_for_function("document.getElementById('chat-mute').textContent.length > 0")
     assert ivy.get_by_test_id("chat-mute").inner_text() == "Chat: silenciado"
     ivy.screenshot(path="/tmp/chat-390-pt.png", full_page=True)
+
+
+COUNT_CHAT_REFUSALS = """
+(() => {
+  window.chatRefusals = 0;
+  const Native = window.WebSocket;
+  window.WebSocket = class extends Native {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener("message", (event) => {
+        try {
+          const msg = JSON.parse(event.data);
+          if (msg.type === "error" && msg.code === "chat_rate_limited") window.chatRefusals += 1;
+        } catch (e) { /* not JSON: not ours */ }
+      });
+    }
+  };
+})();
+"""
+
+
+@pytest.mark.parametrize(("locale", "sentence"), [
+    ("en-US", "Too many chat messages: wait a few seconds."),
+    ("pt-BR", "Mensagens de chat demais: espere alguns segundos."),
+])
+def test_a_burst_of_presets_shows_one_rate_limit_toast(
+    daphne_server: Any, contexts: Any, locale: str, sentence: str
+) -> None:
+    """8 quick clicks on a preset: 3 are sent (chat.WINDOW_MAX), 5 refused with chat_rate_limited, and
+    the page shows one toast saying so (refreshed), not one per refusal. The page counts the refusal
+    frames it received, so the check waits for all 5 rather than for a time."""
+    cache.clear()  # the chat limits' counters
+    hal_user, ivy_user = make_user("hal"), make_user("ivy")
+    table = services.table_create(user=hal_user, rules_preset="classic", target=100, turn_timer=None,
+                                  rated=False)
+    off_loop(lambda: services.table_join(user=ivy_user, token=table.invite_token or ""))
+    hal = contexts(1280, locale)
+    hal.add_init_script(COUNT_CHAT_REFUSALS)
+    log_in(hal, daphne_server.url, hal_user.username, locale)
+    open_table(hal, daphne_server.url, table.pk)
+
+    button = hal.get_by_test_id("chat-good_luck")
+    for _ in range(8):
+        button.click()
+    hal.wait_for_function("window.chatRefusals === 5")
+    wait_log(hal, 3)
+    toasts = hal.locator("[data-testid=toast]")
+    assert toasts.all_inner_texts() == [sentence]
+    assert hal.locator("[data-testid=toast].error").count() == 1

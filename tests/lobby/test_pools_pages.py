@@ -85,3 +85,73 @@ def test_play_shows_the_readers_playban_with_its_reason(alice: Any, bob: Any, ra
     assert 'data-reason="abandoned"' in page and 'data-minutes="15"' in page
     assert "you left a rated match: you can pair again in 15 min" in page
     assert 'data-testid="playban"' not in _client(bob).get("/play/").content.decode()
+
+
+def _row(page: str, slug: str) -> str:
+    row = page[page.index(f'data-testid="pool-{slug}"'):]
+    return row[:row.index("</li>")]
+
+
+@pytest.mark.parametrize(("language", "notice", "link"), [
+    ("en", "You have a rated match in progress", "Continue your match"),
+    ("pt-BR", "Você tem uma partida valendo rating em andamento", "Continuar sua partida"),
+])
+def test_play_during_a_rated_match_links_to_it_and_disables_join(
+    alice: Any, bob: Any, carol: Any, rated_pool: Any, casual_pool: Any,
+    language: str, notice: str, link: str,
+) -> None:
+    """busy.check_free refuses any pool join (rated or casual) during an active rated match: /play/ says
+    so with a link to the table and disables every Join; the server still refuses the join."""
+    from games import services as game_services
+    from games.services import GameError
+
+    match = game_services.match_create_seated(player0=alice, player1=bob, rated=True)
+    page = _client(alice, language).get("/play/").content.decode()
+    assert notice in page and link in page
+    assert f'href="/match/{match.pk}/" data-testid="continue-match"' in page
+    for slug in (rated_pool.slug, casual_pool.slug):
+        row = _row(page, slug)
+        assert f'data-testid="join-{slug}"' in row and " disabled" in row and "/play/pool/" not in row
+        assert str(match.pk) in row[row.index('data-testid="pool-why"'):]  # the server's own reason
+    with pytest.raises(GameError) as info:
+        pools.pool_join(user=alice, slug=casual_pool.slug)
+    assert info.value.code == "match_in_progress"
+    # carol, in no match, sees neither the notice nor a disabled Join
+    other = _client(carol, language).get("/play/").content.decode()
+    assert notice not in other and 'data-testid="continue-match"' not in other
+    for slug in (rated_pool.slug, casual_pool.slug):
+        assert f'href="/play/pool/{slug}/"' in other
+
+
+def test_a_casual_match_leaves_the_pools_joinable(alice: Any, bob: Any, casual_pool: Any) -> None:
+    from games import services as game_services
+
+    game_services.match_create_seated(player0=alice, player1=bob, rated=False)
+    page = _client(alice).get("/play/").content.decode()
+    assert 'data-testid="continue-match"' not in page
+    assert f'href="/play/pool/{casual_pool.slug}/"' in page
+
+
+def test_a_playban_disables_join_on_play_and_the_lobbys_challenge_form(
+    alice: Any, rated_pool: Any, casual_pool: Any,
+) -> None:
+    import datetime as dt
+
+    from django.utils import timezone
+
+    from games.services import GameError
+    from lobby.models import Playban
+
+    Playban.objects.create(user=alice, reason="abandoned", ends_at=timezone.now() + dt.timedelta(minutes=5))
+    page = _client(alice).get("/play/").content.decode()
+    assert 'id="playban"' in page
+    for slug in (rated_pool.slug, casual_pool.slug):
+        row = _row(page, slug)
+        assert " disabled" in row and 'aria-describedby="playban"' in row and "/play/pool/" not in row
+        assert 'data-testid="pool-why"' not in row  # the notice above says why, once
+    lobby = _client(alice).get("/lobby/").content.decode()
+    button = lobby[lobby.index('data-testid="seek-create"'):]
+    assert button[:button.index(">")] == 'data-testid="seek-create" disabled aria-describedby="playban"'
+    with pytest.raises(GameError) as info:
+        pools.pool_join(user=alice, slug=casual_pool.slug)
+    assert info.value.code == "playban"

@@ -191,6 +191,17 @@ def test_taken_cancelled_expired_and_missing(alice: Any, bob: Any, carol: Any) -
     assert Match.objects.count() == 1
 
 
+def test_the_acceptor_accepting_again_gets_the_same_match(alice: Any, bob: Any, carol: Any) -> None:
+    """Two tabs of one acceptor: the second accept answers with the match the first started."""
+    seek = seeks.seek_create(user=alice, choice=CASUAL)
+    first = seeks.seek_accept(user=bob, seek_id=seek.pk)
+    before = _state()
+    again = seeks.seek_accept(user=bob, seek_id=seek.pk)
+    assert again.pk == first.pk and (again.player0_id, again.player1_id) == (alice.pk, bob.pk)
+    assert _state() == before and Match.objects.count() == 1
+    assert _code(lambda: seeks.seek_accept(user=carol, seek_id=seek.pk)) == "seek_taken"
+
+
 def test_rating_range(make_member: Any, alice: Any, guest: Any) -> None:
     low = make_member("low", 1290)
     edge = make_member("edge", 1300)
@@ -343,6 +354,8 @@ def test_create_accept_cancel_by_post(alice: Any, bob: Any, carol: Any) -> None:
     accepted = _client(bob).post(f"/lobby/{seek.pk}/accept/")
     match = Match.objects.get()
     assert accepted.status_code == 302 and accepted["Location"] == f"/match/{match.pk}/"
+    second_tab = _client(bob).post(f"/lobby/{seek.pk}/accept/")  # bob's other tab: to the same table
+    assert second_tab.status_code == 302 and second_tab["Location"] == f"/match/{match.pk}/"
     late = _client(carol).post(f"/lobby/{seek.pk}/accept/", follow=True)
     assert '<p class="message error">someone else accepted this challenge first</p>' in late.content.decode()
     assert Match.objects.count() == 1

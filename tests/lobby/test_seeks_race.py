@@ -1,6 +1,7 @@
 """Racing accepts on the real database (PostgreSQL under CI): the seek's row lock lets exactly one
 acceptor start a match; every other gets ``seek_taken``. Also an accept racing the creator's cancel, and
-one player accepting two seeks at once (never two matches for one player)."""
+one player accepting two seeks at once (never two matches for one player), and one player accepting one
+seek in two tabs at once (both get the one match)."""
 
 from __future__ import annotations
 
@@ -64,6 +65,18 @@ def test_racing_accepts_make_exactly_one_match(alice: Any, make_member: Any) -> 
         assert (seek.status, seek.accepted_by_id, seek.match_id) == ("accepted", winner.pk, matches[0].pk)
         assert Match.objects.filter(player0=alice, player1=winner).count() == 1
     assert Match.objects.count() == 3
+
+
+def test_one_player_accepting_in_two_tabs_at_once_gets_one_match_in_both(alice: Any, bob: Any) -> None:
+    if connection.vendor != "postgresql":
+        pytest.skip("row locks: run under PostgreSQL (CI)")
+    for _ in range(3):
+        seek = seeks.seek_create(user=alice, choice=CASUAL)
+        first, second = race([lambda s=seek: seeks.seek_accept(user=bob, seek_id=s.pk)] * 2)
+        assert isinstance(first, Match) and isinstance(second, Match), (first, second)
+        seek.refresh_from_db()
+        assert first.pk == second.pk == seek.match_id and seek.accepted_by_id == bob.pk
+    assert Match.objects.filter(player0=alice, player1=bob).count() == 3
 
 
 def test_accept_racing_cancel_is_one_or_the_other(alice: Any, bob: Any) -> None:

@@ -82,6 +82,13 @@ async def test_accept_over_the_socket_sends_both_to_the_table(alice: Any, bob: A
     assert go["url"] == f"/match/{match.pk}/"
     assert (await recv_type(creator, "go"))["url"] == go["url"]
     assert (match.player0_id, match.player1_id) == (alice.pk, bob.pk)
+    # the acceptor's second tab accepting too is sent to the same table, not refused
+    second_tab = await ws_connect(bob, "/ws/lobby/")
+    await recv(second_tab)
+    await second_tab.send_to(text_data=json.dumps({"type": "accept", "seek": seek.pk}))
+    assert (await recv_type(second_tab, "go"))["url"] == go["url"]
+    assert await database_sync_to_async(Match.objects.count)() == 1
+    await second_tab.disconnect()
     # a late acceptor is refused, and told why
     late = await ws_connect(carol, "/ws/lobby/")
     await recv(late)

@@ -174,7 +174,7 @@ function onMessage(msg) {
     if (msg.id && msg.id === ui.rematchSent) ui.rematchSent = null;
     if (msg.id && msg.id === ui.claimSent) ui.claimSent = null;
     if (msg.code === "opponent_present") ui.gone = null;
-    toast(errorText(msg), true);
+    toast(errorText(msg), true, `error:${msg.code}`);
     if (msg.code === "stale_seq") socket.send({ type: "sync" });
     else if (msg.code === "server_error" || msg.code === "server_unavailable") retrySync();
     render();
@@ -243,14 +243,30 @@ function onState(s) {
   render();
 }
 
-function toast(text, isError = false) {
-  const item = document.createElement("div");
-  item.className = "toast" + (isError ? " error" : "");
-  item.setAttribute("role", isError ? "alert" : "status");
-  item.dataset.testid = "toast";
-  item.textContent = text;
-  $("toasts").append(item);
-  setTimeout(() => item.remove(), 4000);
+const TOAST_MS = 4000;
+const toastsShown = new Map(); // key -> {item, timer}: the toasts on screen
+
+/** Show ``text`` for TOAST_MS. One toast per ``key`` (an error's code; by default the text): the same
+ * again while it shows refreshes that one (its text, its time) instead of stacking another, so a burst
+ * of refusals (say chat_rate_limited after quick clicks) shows one toast. */
+function toast(text, isError = false, key = text) {
+  let shown = toastsShown.get(key);
+  if (shown) {
+    clearTimeout(shown.timer);
+  } else {
+    const item = document.createElement("div");
+    item.className = "toast" + (isError ? " error" : "");
+    item.setAttribute("role", isError ? "alert" : "status");
+    item.dataset.testid = "toast";
+    $("toasts").append(item);
+    shown = { item, timer: null };
+    toastsShown.set(key, shown);
+  }
+  shown.item.textContent = text;
+  shown.timer = setTimeout(() => {
+    shown.item.remove();
+    toastsShown.delete(key);
+  }, TOAST_MS);
 }
 
 // ---- hand result and match end ---------------------------------------------------------------------
