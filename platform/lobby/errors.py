@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils import translation
 from django.utils.translation import gettext
 from django.utils.translation import gettext_noop as N_
 
@@ -21,7 +22,8 @@ MESSAGES: dict[str, str] = {
     "match_in_progress": N_("finish your rated match {match_id} first"),
     "already_waiting": N_("you are already waiting in a pool: cancel that first"),
     "already_seeking": N_("you already have an open challenge: cancel that first"),
-    "playban": N_("you left rated matches: you can pair again in {minutes} min"),
+    # {reason}, {wait}: lazy strings of lobby.playbans.refusal_params ("you left a rated match", "4 minutes")
+    "playban": N_("{reason}: you can pair again in {wait}"),
     "bad_frame": N_("malformed message: {detail}"),
     # pools (quick pairing: lobby.pools, lobby.pool_consumers; docs/protocol.md "Pool socket")
     "no_such_pool": N_("there is no open pool {slug}"),
@@ -55,11 +57,6 @@ MESSAGES: dict[str, str] = {
     "challenge_withdrawn": N_("this challenge was withdrawn"),
     "challenge_expired": N_("this challenge has expired"),
     "challenger_busy": N_("{name} is playing a rated match now"),
-    # leaving (issue 21 section 3): the message of a ``playban`` refusal says why (lobby.playbans);
-    # the table's own refusals (claim_too_early, opponent_present, not_between_people) are games'
-    "playban_abandoned": N_("you left a rated match: you can pair again in {minutes} min"),
-    "playban_timeouts": N_("you let the turn timer run out in a rated match: you can pair again in"
-                           " {minutes} min"),
 }
 
 
@@ -71,7 +68,8 @@ def text(code: str, **params: Any) -> str:
 def refuse(code: str, **params: Any) -> GameError:
     """A :class:`GameError` for ``code`` with its English message (``raise refuse("playban", minutes=5)``);
     ``params`` are kept on it (``.params``) so a socket can say it in the reader's language (:func:`said`)."""
-    error = GameError(code, MESSAGES[code].format(**params))
+    with translation.override("en"):  # lazy parameters (a pool's label, a playban's reason) in English
+        error = GameError(code, MESSAGES[code].format(**params))
     error.params = params  # type: ignore[attr-defined]
     return error
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import math
 import secrets
 import time
 from typing import Any
@@ -98,8 +97,11 @@ def _refusal_params(code: str, user: Any, slug: str) -> dict[str, Any]:
         return {"match_id": active_rated_match_id(user_id=user.pk)}
     if code == "playban":
         ban = playbans.active(user=user)
-        seconds = 60.0 if ban is None else (ban.ends_at - timezone.now()).total_seconds()
-        return {"minutes": max(1, math.ceil(seconds / 60))}
+        if ban is not None:
+            return {**playbans.refusal_params(ban=ban), "ban_reason": ban.reason}
+        # it ended between the refusal and this read: the shortest wait, reason unknown
+        return {"reason": playbans.reason_text("", 0), "wait": playbans.wait_text(60), "minutes": 1,
+                "left": 0, "ban_reason": None}
     if code == "no_such_pool":
         return {"slug": slug[:40]}
     return {}
@@ -144,7 +146,11 @@ class PoolConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavaila
             joined = await db_call(pools.pool_join)(user=self.user, slug=self.slug, bot_fallback=bot)
         except GameError as exc:
             params = await db_call(_refusal_params)(exc.code, self.user, self.slug)
-            await self.refuse(exc.code, **params)
+            extra = {}
+            if exc.code == "playban":  # the numbers too, for a client that words it itself
+                extra["playban"] = {"reason": params.pop("ban_reason"), "left": params["left"],
+                                    "minutes": params["minutes"]}
+            await self.refuse(exc.code, extra=extra, **params)
             return
         entry = joined.entry
         self.entry_id, self.pool_id, self.joined_at = entry.pk, entry.pool_id, entry.joined_at
@@ -182,10 +188,11 @@ class PoolConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavaila
         self._slots.append((namespace, key, slot))
         return True
 
-    async def refuse(self, code: str, **params: Any) -> None:
-        """Send the ``error`` of ``code`` in the reader's language and close with its 44xx code."""
+    async def refuse(self, code: str, extra: dict[str, Any] | None = None, **params: Any) -> None:
+        """Send the ``error`` of ``code`` in the reader's language (with ``extra`` fields, if any) and
+        close with its 44xx code."""
         self.done = True
-        await self._send(self._error(code, **params))
+        await self._send({**self._error(code, **params), **(extra or {})})
         await self.close(code=CLOSE_CODES[code])
 
     def _error(self, code: str, **params: Any) -> dict[str, Any]:

@@ -83,5 +83,5 @@ def test_play_shows_the_readers_playban_with_its_reason(alice: Any, bob: Any, ra
     Playban.objects.create(user=alice, reason="abandoned", ends_at=ends)
     page = _client(alice).get("/play/").content.decode()
     assert 'data-reason="abandoned"' in page and 'data-minutes="15"' in page
-    assert "you left a rated match: you can pair again in 15 min" in page
+    assert "you left a rated match: you can pair again in 15 minutes" in page
     assert 'data-testid="playban"' not in _client(bob).get("/play/").content.decode()
