@@ -195,3 +195,37 @@ def test_the_page_reuses_the_sockets_fresh_read(world: dict[str, Any], client: C
     cache.set(home_live.LAST_KEY, {"at": time.time() - 3 * home_live.interval(), "numbers": numbers})
     page = client.get(reverse("web:home")).content.decode()
     assert '<strong data-live="matches_in_play">2</strong>' in page
+
+
+@pytest.mark.parametrize(("language", "forms"), [
+    ("en", {1: ("player online", "match in play"), 2: ("players online", "matches in play")}),
+    ("pt-BR", {1: ("jogador online", "partida em andamento"),
+               2: ("jogadores online", "partidas em andamento")}),
+])
+def test_the_live_numbers_agree_in_number(world: dict[str, Any], client: Client, language: str,
+                                          forms: dict[int, tuple[str, str]]) -> None:
+    """Each live number's noun is singular or plural as the number asks (ngettext), in both languages;
+    the page carries both forms of each noun for home.js to pick when a number changes."""
+    import time
+
+    from django.core.cache import cache
+
+    from web import home_live
+
+    for n, (online, in_play) in forms.items():
+        numbers = {**home.live_numbers(), "players_online": n, "matches_in_play": n}
+        cache.set(home_live.LAST_KEY, {"at": time.time(), "numbers": numbers})
+        page = client.get(reverse("web:home"), headers={"accept-language": language}).content.decode()
+        assert (f'<strong data-live="players_online">{n}</strong> <span data-live-noun="players_online">'
+                f'{online}</span>') in page
+        assert (f'<strong data-live="matches_in_play">{n}</strong> <span data-live-noun="matches_in_play">'
+                f'{in_play}</span>') in page
+    waiting = "players waiting" if language == "en" else "jogadores esperando"
+    assert (f'<strong data-pool-waiting="50-20-casual">2</strong> <span data-pool-noun="50-20-casual">'
+            f'{waiting}</span>') in page
+    one, other = (("player waiting", "players waiting") if language == "en"
+                  else ("jogador esperando", "jogadores esperando"))
+    assert f'<span data-key="players_waiting" data-form="one">{one}</span>' in page
+    assert f'<span data-key="players_waiting" data-form="other">{other}</span>' in page
+    assert f'<span data-key="players_online" data-form="one">{forms[1][0]}</span>' in page
+    assert f'<span data-key="matches_in_play" data-form="other">{forms[2][1]}</span>' in page

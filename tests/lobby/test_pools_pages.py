@@ -27,10 +27,14 @@ def test_play_lists_the_active_pools_with_their_counts(
     page = _client(alice).get("/play/").content.decode()
     rated = page[page.index(f'data-testid="pool-{rated_pool.slug}"'):]
     rated = rated[:rated.index("</li>")]
-    assert "100 points" in rated and "60 s a move" in rated and "rated" in rated and "1 waiting" in rated
+    assert "100 points" in rated and "60 s a move" in rated and "rated" in rated
+    assert "1 player waiting" in rated
     assert f'href="/play/pool/{rated_pool.slug}/"' in rated
     casual = page[page.index(f'data-testid="pool-{casual_pool.slug}"'):]
-    assert "0 waiting" in casual[:casual.index("</li>")]
+    assert "0 players waiting" in casual[:casual.index("</li>")]
+    pools.pool_join(user=alice, slug=casual_pool.slug)
+    page = _client(alice, "pt-BR").get("/play/").content.decode()
+    assert "1 jogador esperando" in page and "0 jogadores esperando" not in page
     assert 'href="/play/bot/"' in page and 'href="/play/friend/"' in page
     casual_pool.active = False
     casual_pool.save()
