@@ -7,6 +7,7 @@ from accounts.models import User
 from games.services import active_rated_match_id
 from lobby import playbans
 from lobby.errors import refuse
+from lobby.labels import pool_label_lazy
 from lobby.models import EntryStatus, PoolEntry, Seek, SeekStatus
 
 
@@ -19,7 +20,8 @@ def check_free(*, user: User, rated: bool, playban: bool = True) -> None:
         ``playban`` (the message names the reason, the rated matches left in 24 h and the wait;
         ``params``: :func:`lobby.playbans.refusal_params`), ``match_in_progress``
         (an active rated match),
-        ``already_waiting`` (a waiting pool entry), ``already_seeking`` (an open seek of theirs).
+        ``already_waiting`` (a waiting pool entry; ``params``: ``pool``, its label, and ``pool_slug``),
+        ``already_seeking`` (an open seek of theirs).
         Call inside the transaction that then writes, after locking the user's row
         (``User.objects.select_for_update(no_key=True)``) so two tabs racing are serialized.
     """
@@ -32,7 +34,8 @@ def check_free(*, user: User, rated: bool, playban: bool = True) -> None:
         raise refuse("playban", **playbans.refusal_params(ban=ban))
     if (match_id := active_rated_match_id(user_id=user.pk)) is not None:
         raise refuse("match_in_progress", match_id=match_id)
-    if PoolEntry.objects.filter(user=user, status=EntryStatus.WAITING).exists():
-        raise refuse("already_waiting")
+    waiting = PoolEntry.objects.filter(user=user, status=EntryStatus.WAITING).select_related("pool").first()
+    if waiting is not None:
+        raise refuse("already_waiting", pool=pool_label_lazy(waiting.pool), pool_slug=waiting.pool.slug)
     if Seek.objects.filter(creator=user, status=SeekStatus.OPEN).exists():
         raise refuse("already_seeking")

@@ -20,7 +20,8 @@ MESSAGES: dict[str, str] = {
     "not_authenticated": N_("log in or play as a guest first"),
     "guest_rated": N_("guests play casual games only: sign up to play rated"),
     "match_in_progress": N_("finish your rated match {match_id} first"),
-    "already_waiting": N_("you are already waiting in a pool: cancel that first"),
+    # {pool}: lobby.labels.pool_label_lazy of the pool the player waits in
+    "already_waiting": N_("you are already waiting in the pool {pool}: cancel that first"),
     "already_seeking": N_("you already have an open challenge: cancel that first"),
     # {reason}, {wait}: lazy strings of lobby.playbans.refusal_params ("you left a rated match", "4 minutes")
     "playban": N_("{reason}: you can pair again in {wait}"),

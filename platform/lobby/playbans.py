@@ -98,10 +98,8 @@ def on_match_left(sender: Any, *, match: Match, seats: list[int], why: str, now:
 REASON_TEXTS: dict[str, str] = {
     PlaybanReason.ABANDONED: gettext_noop("you left a rated match"),
     PlaybanReason.TIMEOUTS: gettext_noop("you let the turn timer run out in a rated match"),
-    "": gettext_noop("you left rated matches"),
 }
-"""What the latest offence was, as the refusal starts ("you left a rated match ..."); ``""``: not known
-(the playban ended between a refusal and its wording)."""
+"""What the latest offence was, as the refusal starts ("you left a rated match ...")."""
 
 
 def wait_text(seconds: float) -> str:
@@ -139,13 +137,13 @@ def refusal_params(*, ban: Playban, now: datetime | None = None) -> dict[str, An
     {wait}") for ``ban``: ``reason`` and ``wait`` are lazy strings, said in the language active when the
     message is formatted (English for the ``GameError``, the reader's on a page or a socket);
     ``minutes`` (left, rounded up, at least 1) and ``left`` (rated matches left within :data:`MEMORY`)
-    are numbers. One query (the count)."""
+    are numbers; ``why`` is ``ban.reason``. One query (the count)."""
     now = now or timezone.now()
     seconds = (ban.ends_at - now).total_seconds()
     left = max(1, Playban.objects.filter(user_id=ban.user_id, created_at__gt=now - MEMORY,
                                          created_at__lte=now).count())
     return {"reason": _lazy_reason(ban.reason, left), "wait": _lazy_wait(seconds),
-            "minutes": max(1, math.ceil(seconds / 60)), "left": left}
+            "minutes": max(1, math.ceil(seconds / 60)), "left": left, "why": ban.reason}
 
 
 @dataclass(frozen=True, slots=True)

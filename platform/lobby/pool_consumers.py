@@ -29,8 +29,8 @@ from django.utils.translation.trans_real import parse_accept_lang_header
 
 from games import conf, ratelimit
 from games.db import NoConnectionSweepPerMessage, db_call
-from games.services import GameError, active_rated_match_id
-from lobby import playbans, pools, waves
+from games.services import GameError
+from lobby import pools, waves
 from lobby.errors import text
 from lobby.models import PoolEntry
 from web.log_context import bind_socket
@@ -90,20 +90,15 @@ def _in_thread(fn: Any) -> Any:
     return sync_to_async(fn, thread_sensitive=False)
 
 
-def _refusal_params(code: str, user: Any, slug: str) -> dict[str, Any]:
-    """The parameters of ``code``'s message (read again for the reader's language: the service's
-    ``GameError`` carries only the English text)."""
-    if code == "match_in_progress":
-        return {"match_id": active_rated_match_id(user_id=user.pk)}
-    if code == "playban":
-        ban = playbans.active(user=user)
-        if ban is not None:
-            return {**playbans.refusal_params(ban=ban), "ban_reason": ban.reason}
-        # it ended between the refusal and this read: the shortest wait, reason unknown
-        return {"reason": playbans.reason_text("", 0), "wait": playbans.wait_text(60), "minutes": 1,
-                "left": 0, "ban_reason": None}
-    if code == "no_such_pool":
-        return {"slug": slug[:40]}
+def _refusal_extra(error: GameError) -> dict[str, Any]:
+    """The fields a refusal's ``error`` frame carries beside its message: ``playban``
+    (``{"reason", "left", "minutes"}``), ``pool`` (the slug of the pool an ``already_waiting`` player
+    waits in)."""
+    params = getattr(error, "params", {})
+    if error.code == "playban":
+        return {"playban": {"reason": params["why"], "left": params["left"], "minutes": params["minutes"]}}
+    if error.code == "already_waiting":
+        return {"pool": params["pool_slug"]}
     return {}
 
 
@@ -145,12 +140,7 @@ class PoolConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavaila
         try:
             joined = await db_call(pools.pool_join)(user=self.user, slug=self.slug, bot_fallback=bot)
         except GameError as exc:
-            params = await db_call(_refusal_params)(exc.code, self.user, self.slug)
-            extra = {}
-            if exc.code == "playban":  # the numbers too, for a client that words it itself
-                extra["playban"] = {"reason": params.pop("ban_reason"), "left": params["left"],
-                                    "minutes": params["minutes"]}
-            await self.refuse(exc.code, extra=extra, **params)
+            await self.refuse(exc.code, extra=_refusal_extra(exc), **getattr(exc, "params", {}))
             return
         entry = joined.entry
         self.entry_id, self.pool_id, self.joined_at = entry.pk, entry.pool_id, entry.joined_at

@@ -90,7 +90,11 @@ async def test_refusals_on_connect(
     try:
         assert (await _recv(comm))["type"] == "waiting"
         frame, close = await _refused(alice, f"/ws/pool/{casual_pool.slug}/")
-        assert (frame["code"], close) == ("already_waiting", 4409)
+        assert frame == {  # it names the pool the player waits in (lobby.labels.pool_label), and its slug
+            "type": "error", "code": "already_waiting", "pool": rated_pool.slug,
+            "message": "you are already waiting in the pool 100 points · 60 s a move · Rated: cancel that"
+                       " first",
+        } and close == 4409
     finally:
         await comm.disconnect()
     match = await database_sync_to_async(Match.objects.create)(
