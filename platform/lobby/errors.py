@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.utils import translation
+from django.utils.functional import Promise
 from django.utils.translation import gettext
 from django.utils.translation import gettext_noop as N_
 
@@ -82,3 +83,10 @@ def said(error: GameError) -> str:
     if error.code in MESSAGES and params is not None:
         return text(error.code, **params)
     return error.message
+
+
+def said_params(error: GameError) -> dict[str, Any]:
+    """``error``'s parameters as a socket frame may carry them (JSON): lazy strings (a pool's label, a
+    playban's reason and wait) said in the active language; {} for an error without parameters."""
+    params = getattr(error, "params", None) or {}
+    return {key: str(value) if isinstance(value, Promise) else value for key, value in params.items()}
