@@ -152,7 +152,9 @@ def home_get(*, user: Any, now: datetime | None = None, live: dict[str, Any] | N
     ``top`` (:func:`top_players`), and for a member (not a guest) ``me``: ``rating`` (shown),
     ``provisional``, ``rated_matches``, ``matches`` (:func:`last_matches`); else ``me`` None;
     ``live_public``: how many public matches are in play (``replays.live_list.live_count``, the
-    ``/watch/`` list's total, house-bot boards included; read with the page, not kept live)."""
+    ``/watch/`` list's total, house-bot boards included; read with the page, not kept live);
+    ``rated_locked``: the reader may not join a rated pool (anonymous, or a guest): its button is shown
+    disabled with the reason."""
     now = now or timezone.now()
     pools = pools_waiting()
     if live is None:
@@ -168,4 +170,5 @@ def home_get(*, user: Any, now: datetime | None = None, live: dict[str, Any] | N
               "matches": last_matches(user=user)}
     return {"live": live, "pools": pools, "tournament": tournament, "registered": registered,
             "registered_ids": {tournament.pk} if registered and tournament is not None else set(),
-            "top": top_players(), "me": me, "live_public": live_count()}
+            "top": top_players(), "me": me, "live_public": live_count(),
+            "rated_locked": not (user is not None and user.is_authenticated and not user.is_guest)}

@@ -229,3 +229,27 @@ def test_the_live_numbers_agree_in_number(world: dict[str, Any], client: Client,
     assert f'<span data-key="players_waiting" data-form="other">{other}</span>' in page
     assert f'<span data-key="players_online" data-form="one">{forms[1][0]}</span>' in page
     assert f'<span data-key="matches_in_play" data-form="other">{forms[2][1]}</span>' in page
+
+
+@pytest.mark.parametrize("who", ["anonymous", "guest", "member"])
+@pytest.mark.parametrize(("language", "why"), [("en", "Log in to play rated"),
+                                               ("pt-BR", "Entre na sua conta para jogar valendo rating")])
+def test_a_guest_sees_the_rated_pool_buttons_disabled_with_why(
+        world: dict[str, Any], client: Client, who: str, language: str, why: str) -> None:
+    """Anonymous readers and guests: each rated pool's button is disabled (no link) and says why; the
+    casual ones link to their waiting screen. A member gets every button enabled, no reason."""
+    if who == "guest":
+        client.force_login(User.objects.create(username="guest-1", is_guest=True))
+    elif who == "member":
+        client.force_login(world["ana"])
+    page = client.get(reverse("web:home"), headers={"accept-language": language}).content.decode()
+    rated = page[page.index('data-testid="pool-100-60-rated"') - 80:]
+    rated = rated[:rated.index("</a>")]
+    assert 'href="/play/pool/50-20-casual/"' in page
+    if who == "member":
+        assert 'href="/play/pool/100-60-rated/"' in rated and 'aria-disabled' not in rated and why not in page
+    else:
+        assert 'href="/play/pool/100-60-rated/"' not in page
+        assert 'aria-disabled="true"' in rated
+        assert f'<span class="pool-why" data-testid="pool-why-100-60-rated">{why}</span>' in rated
+        assert 'data-testid="pool-why-50-20-casual"' not in page
