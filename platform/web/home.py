@@ -128,7 +128,8 @@ def top_players() -> list[dict[str, Any]]:
 
 def last_matches(*, user: User, limit: int = LAST_MATCHES) -> list[dict[str, Any]]:
     """``user``'s last ``limit`` finished matches, newest first: ``id``, ``opponent`` (public name),
-    ``won``, ``scores`` (theirs, the opponent's), ``rated``, ``finished_at``, ``replay_url``."""
+    ``won``, ``scores`` (theirs, the opponent's), ``rated``, ``finished_at``, ``replay_url``,
+    ``result_reason`` (how it ended: ``{{ m.result_reason|end_note:m.won }}``)."""
     rows = []
     for match in matches_finished_of(user_id=user.pk)[:limit]:
         seat = match.seat_of(user.pk)
@@ -140,6 +141,7 @@ def last_matches(*, user: User, limit: int = LAST_MATCHES) -> list[dict[str, Any
             "won": match.winner == seat,
             "scores": (scores[seat], scores[1 - seat]) if len(scores) == 2 else (0, 0),
             "rated": match.rated, "finished_at": match.finished_at, "replay_url": replay_url(match.pk),
+            "result_reason": match.result_reason,
         })
     return rows
 

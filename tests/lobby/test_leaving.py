@@ -480,3 +480,44 @@ def test_the_profile_counts_left_rated_matches(people: tuple[Any, Any, Any]) -> 
     assert "left 1 of 2 rated matches" in page.content.decode()
     page = Client(HTTP_ACCEPT_LANGUAGE="pt-br").get("/u/alice/")
     assert "abandonou 0 de 1 partida valendo rating" in page.content.decode()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_claimed_win_is_shown_as_the_opponent_left_everywhere(
+    people: tuple[Any, Any, Any], eager_tasks: None
+) -> None:
+    """After a claimed win over a player who left, every match list says so, from each side, en and
+    pt-BR (My matches, the profiles' last rated matches, the home page), never as a resignation; the
+    replay's viewer data says ``left`` (the end card and the header word it)."""
+    import json
+
+    from django.urls import reverse
+
+    from ratings.selectors import profile_url
+    from replays.selectors import replay_build
+
+    alice, bob, _ = people
+    match = _match(alice, bob, rated=True)
+    start = match.started_at
+    assert start is not None
+    presence.opened(match_id=match.pk, seat=0, now=start)
+    presence.closed(match_id=match.pk, seat=1, now=start)
+    services.match_claim(match_id=match.pk, user=alice, msg_id="w1", now=start + timedelta(seconds=60))
+
+    def seen(user: Any, url: str, language: str) -> str:
+        client = Client(HTTP_ACCEPT_LANGUAGE=language)
+        client.force_login(user)
+        page = client.get(url).content.decode()
+        assert "resignation" not in page and "desistência" not in page
+        return page
+
+    notes = {("en", True): "the opponent left", ("en", False): "left the table",
+             ("pt-BR", True): "o adversário saiu", ("pt-BR", False): "saiu da mesa"}
+    for language in ("en", "pt-BR"):
+        for user, won in ((alice, True), (bob, False)):
+            note = f'data-testid="end-note">({notes[language, won]})</span>'
+            assert note in seen(user, reverse("games:my_matches"), language), (language, won)
+            assert note in seen(user, profile_url(user.username), language), (language, won)
+            assert note in seen(user, "/", language), (language, won)
+    match.refresh_from_db()
+    assert json.loads(replay_build(match=match).json)["match"]["reason"] == "left"
