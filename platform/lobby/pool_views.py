@@ -13,6 +13,7 @@ from django.views.decorators.http import require_GET
 
 from lobby import playbans
 from lobby.errors import text
+from lobby.labels import pool_label
 from lobby.models import EntryStatus, Pool
 
 
@@ -30,7 +31,7 @@ def play(request: HttpRequest) -> HttpResponse:
     playban in force, if any (one query: docs/lobby.md "Playbans")."""
     pools = (Pool.objects.filter(active=True)
              .annotate(waiting=Count("entries", filter=Q(entries__status=EntryStatus.WAITING))))
-    rows = [{"pool": pool, "why_not": _why_not(request, pool)} for pool in pools]
+    rows = [{"pool": pool, "label": pool_label(pool), "why_not": _why_not(request, pool)} for pool in pools]
     return render(request, "lobby/play.html", {"rows": rows, "playban": playbans.notice(user=request.user)})
 
 
@@ -41,4 +42,5 @@ def pool_wait(request: HttpRequest, slug: str) -> HttpResponse:
     pool = Pool.objects.filter(slug=slug, active=True).first()
     if pool is None:
         raise Http404(text("no_such_pool", slug=slug[:40]))
-    return render(request, "lobby/pool_wait.html", {"pool": pool, "why_not": _why_not(request, pool)})
+    return render(request, "lobby/pool_wait.html", {"pool": pool, "label": pool_label(pool),
+                                                    "why_not": _why_not(request, pool)})

@@ -87,7 +87,8 @@ def test_live_numbers_on_worked_data(world: dict[str, Any]) -> None:
         "pools": [{"slug": "100-60-rated", "waiting": 1}, {"slug": "100-60-casual", "waiting": 0},
                   {"slug": "50-20-casual", "waiting": 2}],  # active pools in order; cancelled: not waiting
         "live_match": {"id": world["public"].pk, "url": f"/watch/{world['public'].pk}/",
-                       "players": [{"name": "ana", "rating": 1700}, {"name": "bea", "rating": 1600}],
+                       "players": [{"name": "ana", "rating": 1700, "is_bot": False, "bot_level": None},
+                                   {"name": "bea", "rating": 1600, "is_bot": False, "bot_level": None}],
                        "target": 100, "rated": True},  # the private 3900 one is not offered
     }
 
@@ -253,3 +254,27 @@ def test_a_guest_sees_the_rated_pool_buttons_disabled_with_why(
         assert 'aria-disabled="true"' in rated
         assert f'<span class="pool-why" data-testid="pool-why-100-60-rated">{why}</span>' in rated
         assert 'data-testid="pool-why-50-20-casual"' not in page
+
+
+def test_a_house_bot_in_the_live_match_is_named_in_the_readers_language(client: Client) -> None:
+    """The live numbers are read once for every reader (in the server's language); the page names a
+    house bot of the live match in the reader's own, its number kept (bot-3-2: "Robô 3 · Padrão 2")."""
+    import time
+
+    from django.core.cache import cache
+
+    from web import home_live
+
+    bot = User.objects.create(username="bot-3-2", is_bot=True, bot_level=3)
+    member = User.objects.create(username="rui")
+    Match.objects.create(rules={"target": 100}, player0=member, player1=bot, status=MatchStatus.ACTIVE,
+                         bot_level=3, first_dealer=0, turn_timer_seconds=60, started_at=timezone.now())
+    numbers = home.live_numbers()
+    assert numbers["live_match"]["players"][1] == {"name": "Bot 3 · Standard 2", "rating": numbers[
+        "live_match"]["players"][1]["rating"], "is_bot": True, "bot_level": 3}
+    cache.set(home_live.LAST_KEY, {"at": time.time(), "numbers": numbers})
+    page = client.get(reverse("web:home"), headers={"accept-language": "pt-BR"}).content.decode()
+    assert 'title="Robô 3 · Padrão 2">Robô 3 · Padrão 2</span>' in page
+    assert '<span data-key="bot_name_3">Robô 3 · Padrão</span>' in page  # for home.js (socket updates)
+    page = client.get(reverse("web:home"), headers={"accept-language": "en"}).content.decode()
+    assert 'title="Bot 3 · Standard 2">Bot 3 · Standard 2</span>' in page

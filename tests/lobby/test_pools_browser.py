@@ -64,7 +64,7 @@ def test_two_strangers_meet_in_a_rated_pool_and_both_see_their_rating_change(
             _log_in(each, base, name)
             each.goto(base + "/play/")
             row = each.get_by_test_id(f"pool-{pool.slug}")
-            assert "100 points" in row.inner_text() and "rated" in row.inner_text()
+            assert "100 points · 60 s a move · Rated" in row.inner_text()
             # a phone's width: nothing sticks out sideways
             assert each.evaluate("document.documentElement.scrollWidth") <= 390
         # The clock starts when the second stranger clicks Join (the pairing cannot start before) and

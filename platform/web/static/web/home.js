@@ -3,6 +3,7 @@
 // (text only: names go in with textContent, never as HTML). Each number's noun follows it in the right
 // plural form of the page language (the template's .i18n-strings hold both forms).
 import { tn } from "../games/js/i18n.js";
+import { playerName } from "../games/js/text.js";
 import { MatchSocket } from "../games/js/socket.js";
 
 const root = document.getElementById("home-live");
@@ -25,8 +26,9 @@ function showLiveMatch(match) {
       // The same shape as the template's player_name filter: a bounded name with its title.
       const span = document.createElement("span");
       span.className = "player-name";
-      span.title = player.name;
-      span.textContent = player.name;
+      const name = player.is_bot ? playerName(player) : player.name; // a house bot: in the page language
+      span.title = name;
+      span.textContent = name;
       nameBox.replaceChildren(span);
     }
     setText(box.querySelector(`[data-live-rating="${seat}"]`), player.rating);
