@@ -28,7 +28,7 @@ from engine.replay_format import HandReplay, hand_frames, verify_text
 from engine.rules import RuleSet
 from replays import selectors
 
-CACHE_VERSION = 1
+CACHE_VERSION = 2
 """Bump when what is held changes shape (old entries are then never read)."""
 CHUNK = 50
 """Hands held per cache entry: a 2,000-hand file is 40 entries (the embedded profile's local-memory

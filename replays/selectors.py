@@ -42,7 +42,7 @@ from games.live import ENGINE_TYPES, cache_get, engine_event, rebuild
 from games.models import Match, MatchEvent, MatchStatus, ResultReason
 from replays.models import ReplayAccess
 
-CACHE_VERSION = 2
+CACHE_VERSION = 3
 """Bump when the viewer's data changes shape (old cache entries are then never read)."""
 CACHE_SECONDS = 7 * 24 * 3600
 
@@ -348,11 +348,23 @@ def hand_view(
 _BRIEF_RESULT = ("kind", "knocker", "winner", "points")
 
 
+def _end_reason(record: dict[str, Any], end: dict[str, Any]) -> str:
+    """How the match ended, as the viewer says it: ``target``, ``resign``, ``timeout`` (a resignation on
+    time), or ``left`` (the engine's resignation of a player who left the table, claimed by the other:
+    the record's ``match.result_reason``, docs/protocol.md "Leaving")."""
+    if end.get("timeout"):
+        return "timeout"
+    if end["reason"] == "resign" and (record.get("match") or {}).get("result_reason") == ResultReason.LEFT:
+        return "left"
+    return str(end["reason"])
+
+
 def viewer_data(verified: VerifiedReplay, *, whole: bool = True) -> dict[str, Any]:
     """What the replay page's JavaScript draws, from a verified record (site match or uploaded file)::
 
         {"match": {"id", "preset", "rules", "target", "players": [{"seat", "name", "is_bot", "bot_level"}],
-                   "winner", "reason" (target/resign/timeout), "scores" (final), "hand_scores", "hands_won"},
+                   "winner", "reason" (target/resign/timeout/left), "scores" (final), "hand_scores",
+                   "hands_won"},
          "hands": [hand_view(...) of each hand]}
 
     ``whole=False`` (an opened file, whose hands load one at a time): each hand is its
@@ -382,7 +394,7 @@ def viewer_data(verified: VerifiedReplay, *, whole: bool = True) -> dict[str, An
                  "is_guest": False, "bot_level": p.get("bot_level")}
                 for p in record["players"]
             ],
-            "winner": end["winner"], "reason": "timeout" if end.get("timeout") else end["reason"],
+            "winner": end["winner"], "reason": _end_reason(record, end),
             "scores": list(end["final_scores"]), "hand_scores": list(end["scores"]),
             "hands_won": list(verified.state.hands_won),
         },

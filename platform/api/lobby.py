@@ -17,13 +17,15 @@ from rest_framework.response import Response
 from api.base import ApiView, parse_query
 from api.pagination import PageQuery, envelope, page_of, paged
 from api.players import PlayerRefSerializer, player_ref
+from lobby.labels import pool_label
 from lobby.models import EntryStatus, Pool, Seek, SeekStatus
 from ratings import elo
 
 
 class PoolSerializer(serializers.Serializer[Any]):
     slug = serializers.SlugField(help_text="Its address: /play/pool/<slug>/ joins it.")
-    name = serializers.CharField()
+    name = serializers.CharField(help_text="Its label, in English: what it plays, e.g. \"50 points · 20 s a"
+                                 " move · Rated\" (the pages show the same label in the reader's language).")
     target = serializers.IntegerField(help_text="Points to win the match (50 or 100).")
     turn_timer_seconds = serializers.IntegerField(min_value=1, help_text="Seconds per move.")
     rated = serializers.BooleanField(help_text="Rated pools move Elo; guests join casual pools only.")
@@ -41,7 +43,7 @@ class PoolsView(ApiView):
         waiting = Count("entries", filter=Q(entries__status=EntryStatus.WAITING))
         pools = Pool.objects.filter(active=True).annotate(waiting=waiting).order_by("position", "pk")
         page = page_of(pools, page=query["page"], limit=query["limit"])
-        rows = [{"slug": p.slug, "name": p.name, "target": p.target,
+        rows = [{"slug": p.slug, "name": pool_label(p, "en"), "target": p.target,
                  "turn_timer_seconds": p.turn_timer_seconds, "rated": p.rated, "rules_preset": "classic",
                  "waiting": p.waiting} for p in page.object_list]
         return Response(envelope(request, page, query["limit"], PoolSerializer(rows, many=True).data))

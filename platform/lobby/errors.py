@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils import translation
+from django.utils.functional import Promise
 from django.utils.translation import gettext
 from django.utils.translation import gettext_noop as N_
 
@@ -19,9 +21,11 @@ MESSAGES: dict[str, str] = {
     "not_authenticated": N_("log in or play as a guest first"),
     "guest_rated": N_("guests play casual games only: sign up to play rated"),
     "match_in_progress": N_("finish your rated match {match_id} first"),
-    "already_waiting": N_("you are already waiting in a pool: cancel that first"),
+    # {pool}: lobby.labels.pool_label_lazy of the pool the player waits in
+    "already_waiting": N_("you are already waiting in the pool {pool}: cancel that first"),
     "already_seeking": N_("you already have an open challenge: cancel that first"),
-    "playban": N_("you left rated matches: you can pair again in {minutes} min"),
+    # {reason}, {wait}: lazy strings of lobby.playbans.refusal_params ("you left a rated match", "4 minutes")
+    "playban": N_("{reason}: you can pair again in {wait}"),
     "bad_frame": N_("malformed message: {detail}"),
     # pools (quick pairing: lobby.pools, lobby.pool_consumers; docs/protocol.md "Pool socket")
     "no_such_pool": N_("there is no open pool {slug}"),
@@ -55,11 +59,6 @@ MESSAGES: dict[str, str] = {
     "challenge_withdrawn": N_("this challenge was withdrawn"),
     "challenge_expired": N_("this challenge has expired"),
     "challenger_busy": N_("{name} is playing a rated match now"),
-    # leaving (issue 21 section 3): the message of a ``playban`` refusal says why (lobby.playbans);
-    # the table's own refusals (claim_too_early, opponent_present, not_between_people) are games'
-    "playban_abandoned": N_("you left a rated match: you can pair again in {minutes} min"),
-    "playban_timeouts": N_("you let the turn timer run out in a rated match: you can pair again in"
-                           " {minutes} min"),
 }
 
 
@@ -71,7 +70,8 @@ def text(code: str, **params: Any) -> str:
 def refuse(code: str, **params: Any) -> GameError:
     """A :class:`GameError` for ``code`` with its English message (``raise refuse("playban", minutes=5)``);
     ``params`` are kept on it (``.params``) so a socket can say it in the reader's language (:func:`said`)."""
-    error = GameError(code, MESSAGES[code].format(**params))
+    with translation.override("en"):  # lazy parameters (a pool's label, a playban's reason) in English
+        error = GameError(code, MESSAGES[code].format(**params))
     error.params = params  # type: ignore[attr-defined]
     return error
 
@@ -83,3 +83,10 @@ def said(error: GameError) -> str:
     if error.code in MESSAGES and params is not None:
         return text(error.code, **params)
     return error.message
+
+
+def said_params(error: GameError) -> dict[str, Any]:
+    """``error``'s parameters as a socket frame may carry them (JSON): lazy strings (a pool's label, a
+    playban's reason and wait) said in the active language; {} for an error without parameters."""
+    params = getattr(error, "params", None) or {}
+    return {key: str(value) if isinstance(value, Promise) else value for key, value in params.items()}

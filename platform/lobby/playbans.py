@@ -24,7 +24,8 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.db.models import Count, Exists, OuterRef, Q
 from django.utils import timezone
-from django.utils.translation import gettext
+from django.utils.functional import lazy
+from django.utils.translation import gettext, gettext_noop, ngettext
 
 from accounts.models import User
 from games.models import Match, MatchStatus
@@ -94,11 +95,63 @@ def on_match_left(sender: Any, *, match: Match, seats: list[int], why: str, now:
 # ------------------------------------------------------------------------------------------- reads
 
 
+REASON_TEXTS: dict[str, str] = {
+    PlaybanReason.ABANDONED: gettext_noop("you left a rated match"),
+    PlaybanReason.TIMEOUTS: gettext_noop("you let the turn timer run out in a rated match"),
+}
+"""What the latest offence was, as the refusal starts ("you left a rated match ...")."""
+
+
+def wait_text(seconds: float) -> str:
+    """How long a wait of ``seconds`` is, in the active language, rounded up to the minute (at least one):
+    "4 minutes", "1 hour", "23 hours 59 minutes" ("23 horas e 59 minutos")."""
+    minutes = max(1, math.ceil(seconds / 60))
+    if minutes < 60:
+        return ngettext("%(n)d minute", "%(n)d minutes", minutes) % {"n": minutes}
+    hours, rest = divmod(minutes, 60)
+    hours_text = ngettext("%(n)d hour", "%(n)d hours", hours) % {"n": hours}
+    if not rest:
+        return hours_text
+    return gettext("%(hours)s %(minutes)s") % {
+        "hours": hours_text, "minutes": ngettext("%(n)d minute", "%(n)d minutes", rest) % {"n": rest}}
+
+
+def reason_text(reason: str, left: int) -> str:
+    """Why the player waits, in the active language: the latest offence (``reason``, a
+    :class:`PlaybanReason` value) and, when ``left`` (their playbans within :data:`MEMORY`, this one
+    included) is more than one, how many rated matches they left: "you left a rated match (3 rated
+    matches left in the last 24 hours)"."""
+    text = gettext(REASON_TEXTS[reason])
+    if left > 1:
+        text += ngettext(" (%(n)d rated match left in the last 24 hours)",
+                         " (%(n)d rated matches left in the last 24 hours)", left) % {"n": left}
+    return text
+
+
+_lazy_reason = lazy(reason_text, str)
+_lazy_wait = lazy(wait_text, str)
+
+
+def refusal_params(*, ban: Playban, now: datetime | None = None) -> dict[str, Any]:
+    """The parameters of the ``playban`` refusal (``lobby.errors``: "{reason}: you can pair again in
+    {wait}") for ``ban``: ``reason`` and ``wait`` are lazy strings, said in the language active when the
+    message is formatted (English for the ``GameError``, the reader's on a page or a socket);
+    ``minutes`` (left, rounded up, at least 1) and ``left`` (rated matches left within :data:`MEMORY`)
+    are numbers; ``why`` is ``ban.reason``. One query (the count)."""
+    now = now or timezone.now()
+    seconds = (ban.ends_at - now).total_seconds()
+    left = max(1, Playban.objects.filter(user_id=ban.user_id, created_at__gt=now - MEMORY,
+                                         created_at__lte=now).count())
+    return {"reason": _lazy_reason(ban.reason, left), "wait": _lazy_wait(seconds),
+            "minutes": max(1, math.ceil(seconds / 60)), "left": left, "why": ban.reason}
+
+
 @dataclass(frozen=True, slots=True)
 class Notice:
     """A playban as the player is told it: ``reason`` (:class:`PlaybanReason` value), ``reason_text``
-    and ``message`` (the refusal's sentence, "you left a rated match: you can pair again in 4 min"), both
-    in the active language, ``ends_at``, ``minutes`` left (rounded up, at least 1) and ``match_id``.
+    and ``message`` (the refusal's sentence, "you left a rated match (2 rated matches left in the last
+    24 hours): you can pair again in 14 minutes"), both in the active language, ``ends_at``, ``minutes``
+    left (rounded up, at least 1), ``left`` (rated matches left within :data:`MEMORY`) and ``match_id``.
     A page shows it with ``{% include "lobby/_playban.html" with playban=notice %}``."""
 
     reason: str
@@ -106,24 +159,25 @@ class Notice:
     message: str
     ends_at: datetime
     minutes: int
+    left: int
     match_id: int | None
 
 
 def notice(*, user: Any, now: datetime | None = None) -> Notice | None:
     """The playban in force for ``user`` at ``now`` as it is shown (the /play/ page, the lobby, the
-    refusal), or None (no playban, or an anonymous user). One query."""
+    refusal), or None (no playban, or an anonymous user). Two queries."""
     if not getattr(user, "is_authenticated", False):
         return None
     now = now or timezone.now()
     ban = active(user=user, now=now)
     if ban is None:
         return None
-    minutes = max(1, math.ceil((ban.ends_at - now).total_seconds() / 60))
+    params = refusal_params(ban=ban, now=now)
     from lobby.errors import text  # errors imports games.services; keep this module's imports light
 
     return Notice(reason=ban.reason, reason_text=gettext(PlaybanReason(ban.reason).label),
-                  message=text(f"playban_{ban.reason}", minutes=minutes), ends_at=ban.ends_at,
-                  minutes=minutes, match_id=ban.match_id)
+                  message=text("playban", **params), ends_at=ban.ends_at,
+                  minutes=params["minutes"], left=params["left"], match_id=ban.match_id)
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import math
 import secrets
 import time
 from typing import Any
@@ -30,8 +29,8 @@ from django.utils.translation.trans_real import parse_accept_lang_header
 
 from games import conf, ratelimit
 from games.db import NoConnectionSweepPerMessage, db_call
-from games.services import GameError, active_rated_match_id
-from lobby import playbans, pools, waves
+from games.services import GameError
+from lobby import pools, waves
 from lobby.errors import text
 from lobby.models import PoolEntry
 from web.log_context import bind_socket
@@ -91,17 +90,15 @@ def _in_thread(fn: Any) -> Any:
     return sync_to_async(fn, thread_sensitive=False)
 
 
-def _refusal_params(code: str, user: Any, slug: str) -> dict[str, Any]:
-    """The parameters of ``code``'s message (read again for the reader's language: the service's
-    ``GameError`` carries only the English text)."""
-    if code == "match_in_progress":
-        return {"match_id": active_rated_match_id(user_id=user.pk)}
-    if code == "playban":
-        ban = playbans.active(user=user)
-        seconds = 60.0 if ban is None else (ban.ends_at - timezone.now()).total_seconds()
-        return {"minutes": max(1, math.ceil(seconds / 60))}
-    if code == "no_such_pool":
-        return {"slug": slug[:40]}
+def _refusal_extra(error: GameError) -> dict[str, Any]:
+    """The fields a refusal's ``error`` frame carries beside its message: ``playban``
+    (``{"reason", "left", "minutes"}``), ``pool`` (the slug of the pool an ``already_waiting`` player
+    waits in)."""
+    params = getattr(error, "params", {})
+    if error.code == "playban":
+        return {"playban": {"reason": params["why"], "left": params["left"], "minutes": params["minutes"]}}
+    if error.code == "already_waiting":
+        return {"pool": params["pool_slug"]}
     return {}
 
 
@@ -143,8 +140,7 @@ class PoolConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavaila
         try:
             joined = await db_call(pools.pool_join)(user=self.user, slug=self.slug, bot_fallback=bot)
         except GameError as exc:
-            params = await db_call(_refusal_params)(exc.code, self.user, self.slug)
-            await self.refuse(exc.code, **params)
+            await self.refuse(exc.code, extra=_refusal_extra(exc), **getattr(exc, "params", {}))
             return
         entry = joined.entry
         self.entry_id, self.pool_id, self.joined_at = entry.pk, entry.pool_id, entry.joined_at
@@ -182,10 +178,11 @@ class PoolConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavaila
         self._slots.append((namespace, key, slot))
         return True
 
-    async def refuse(self, code: str, **params: Any) -> None:
-        """Send the ``error`` of ``code`` in the reader's language and close with its 44xx code."""
+    async def refuse(self, code: str, extra: dict[str, Any] | None = None, **params: Any) -> None:
+        """Send the ``error`` of ``code`` in the reader's language (with ``extra`` fields, if any) and
+        close with its 44xx code."""
         self.done = True
-        await self._send(self._error(code, **params))
+        await self._send({**self._error(code, **params), **(extra or {})})
         await self.close(code=CLOSE_CODES[code])
 
     def _error(self, code: str, **params: Any) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from django.views.decorators.http import require_GET
 from games.services import GameError
 from lobby import busy, playbans
 from lobby.errors import said, text
+from lobby.labels import pool_label
 from lobby.models import EntryStatus, Pool
 
 SHOWN_REFUSALS = ("guest_rated", "playban", "match_in_progress")
@@ -59,7 +60,8 @@ def play(request: HttpRequest) -> HttpResponse:
         why = _why_not(request, pool)
         if why is None and refused is not None and refused.code != "playban":
             why = said(refused)  # the playban's sentence is in the notice above the pools
-        rows.append({"pool": pool, "why_not": why, "disabled": refused is not None or why is not None})
+        rows.append({"pool": pool, "label": pool_label(pool), "why_not": why,
+                     "disabled": refused is not None or why is not None})
     match_id = next((getattr(r, "params", {}).get("match_id") for r in refusals.values()
                      if r is not None and r.code == "match_in_progress"), None)
     return render(request, "lobby/play.html", {
@@ -74,4 +76,5 @@ def pool_wait(request: HttpRequest, slug: str) -> HttpResponse:
     pool = Pool.objects.filter(slug=slug, active=True).first()
     if pool is None:
         raise Http404(text("no_such_pool", slug=slug[:40]))
-    return render(request, "lobby/pool_wait.html", {"pool": pool, "why_not": _why_not(request, pool)})
+    return render(request, "lobby/pool_wait.html", {"pool": pool, "label": pool_label(pool),
+                                                    "why_not": _why_not(request, pool)})

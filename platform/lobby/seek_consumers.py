@@ -34,7 +34,7 @@ from games import conf, ratelimit, user_sockets
 from games.consumers import SESSION_ENDED_CLOSE_CODE
 from games.services import GameError
 from lobby import challenge_push, challenge_sweep, seeks
-from lobby.errors import said, text
+from lobby.errors import said, said_params, text
 from web.socket_end import EndsCleanly
 from web.unavailable import RefusesWhenUnavailable
 
@@ -130,7 +130,7 @@ class MemberSocket(EndsCleanly, RefusesWhenUnavailable):
         """The ``error`` message of a service's refusal: its code, and its message in the reader's
         language (``lobby.errors.said``) with the refusal's parameters."""
         with translation.override(self.lang):
-            return {"type": "error", "code": exc.code, "message": said(exc), **getattr(exc, "params", {})}
+            return {"type": "error", "code": exc.code, "message": said(exc), **said_params(exc)}
 
     async def refuse(self, code: str, close_code: int, **params: Any) -> None:
         await self.send_json(self.error(code, **params))

@@ -411,7 +411,7 @@ class ChartPoint(NamedTuple):
 
 
 _CHART_COLUMNS = ("match_id", "before", "after", "won", "at", "opponent__username", "opponent__display_name",
-                  "opponent__is_bot", "opponent__bot_level")
+                  "opponent__is_bot", "opponent__bot_level", "match__result_reason")
 
 
 def _public_name(username: str | None, display_name: str | None, is_bot: bool | None,
@@ -431,7 +431,8 @@ def profile_get(*, user: User) -> dict[str, Any] | None:
     ``record``: ``{"members": (wins, losses), "bots": (wins, losses)}``; ``chart`` (:mod:`ratings.chart`,
     with ``chart_points``: one :class:`ChartPoint` per rated match drawn, oldest first);
     ``matches``: the last :data:`LAST_MATCHES` rated matches (``match_id``, ``opponent``, ``won``,
-    ``before``, ``after``, ``change``, ``at``, ``replay_url``); ``is_bot``. 5 queries for a member."""
+    ``before``, ``after``, ``change``, ``at``, ``replay_url``, ``result_reason``); ``is_bot``. 5 queries
+    for a member."""
     if user.is_guest:
         return None
     info = rating_get(user=user)
@@ -448,7 +449,7 @@ def profile_get(*, user: User) -> dict[str, Any] | None:
     names: dict[str | None, str] = {}  # one name per distinct opponent, not per row
     shown = elo.shown
     points = []
-    for point, (match_id, before, after, won, at, username_, display, is_bot, level) in zip(
+    for point, (match_id, before, after, won, at, username_, display, is_bot, level, _reason) in zip(
         drawn.points[1:], rows, strict=True
     ):
         name = names.get(username_)
@@ -458,7 +459,7 @@ def profile_get(*, user: User) -> dict[str, Any] | None:
         points.append(ChartPoint(point.x, point.y, shown_after, shown_before, shown_after - shown_before,
                                  match_id, won, name, at))
     matches = []
-    for (match_id, before, after, won, at, username_, *_rest), point in zip(
+    for (match_id, before, after, won, at, username_, *_rest, reason), point in zip(
         reversed(rows[-LAST_MATCHES:]), reversed(points[-LAST_MATCHES:]), strict=True
     ):
         matches.append({
@@ -466,6 +467,7 @@ def profile_get(*, user: User) -> dict[str, Any] | None:
             "opponent_url": None if username_ is None else profile_url(username_),
             "before": point.before, "after": point.rating, "change": elo.shown_change(before, after),
             "at": datetime.fromtimestamp(at, tz=UTC), "replay_url": replay_url(match_id),
+            "result_reason": reason,
         })
     # rank_get() without its first query: the rating is at hand.
     rank = None if info.provisional else ranks_of([(user.pk, info.rating)])[user.pk]

@@ -18,6 +18,7 @@ Definitions (documented in docs/protocol.md "Home socket"):
 
 from __future__ import annotations
 
+import re
 import time
 from datetime import datetime
 from typing import Any
@@ -29,6 +30,7 @@ from django.utils import timezone
 from accounts.models import User
 from games.models import Match, MatchStatus
 from games.selectors import matches_finished_of
+from lobby.labels import pool_label
 from lobby.models import EntryStatus, Pool
 from ratings import elo
 from ratings.selectors import board_page, rating_get, replay_url, seat_rating_expr
@@ -60,11 +62,13 @@ def matches_in_play() -> int:
 
 
 def pools_waiting() -> list[dict[str, Any]]:
-    """The active pools in their order: ``slug``, ``name``, ``target`` (points), ``turn_timer_seconds``,
-    ``rated``, ``waiting`` (players waiting now), ``url`` (its waiting screen). One query."""
+    """The active pools in their order: ``slug``, ``name``, ``label`` (``lobby.labels.pool_label`` in the
+    active language), ``target`` (points), ``turn_timer_seconds``, ``rated``, ``waiting`` (players waiting
+    now), ``url`` (its waiting screen). One query."""
     pools = Pool.objects.filter(active=True).annotate(
         waiting=Count("entries", filter=Q(entries__status=EntryStatus.WAITING))).order_by("position", "pk")
-    return [{"slug": p.slug, "name": p.name, "target": p.target, "turn_timer_seconds": p.turn_timer_seconds,
+    return [{"slug": p.slug, "name": p.name, "label": pool_label(p), "target": p.target,
+             "turn_timer_seconds": p.turn_timer_seconds,
              "rated": p.rated, "waiting": p.waiting, "url": pool_url(p.slug)} for p in pools]
 
 
@@ -75,7 +79,8 @@ def _seat_rating(seat: int) -> Any:
 
 def live_match() -> dict[str, Any] | None:
     """The live match to watch (module docstring), or None: ``id``, ``url`` (``/watch/<id>/``),
-    ``players`` (two ``{"name", "rating"}``, seat 0 first; ratings shown rounded), ``target``, ``rated``.
+    ``players`` (two ``{"name", "rating", "is_bot", "bot_level"}``, seat 0 first; ratings shown rounded;
+    a house bot's name in the reader's language is :func:`localized`'s job), ``target``, ``rated``.
     One query, linear in the matches in play: 27 ms of PostgreSQL execution over 2,000 of them (1,000
     public) and 12,000 members (EXPLAIN ANALYZE); the home socket reads it at most once a second for the
     whole site, and the page reuses that read (``web.home_live.fresh_numbers``)."""
@@ -93,11 +98,34 @@ def live_match() -> dict[str, Any] | None:
     return {
         "id": match.pk,
         "url": reverse("replays:watch", args=[match.pk]),
-        "players": [{"name": match.player0.public_name, "rating": elo.shown(match.r0)},
-                    {"name": match.player1.public_name, "rating": elo.shown(match.r1)}],
+        "players": [_live_player(match.player0, match.r0), _live_player(match.player1, match.r1)],
         "target": (match.rules or {}).get("target"),
         "rated": match.rated,
     }
+
+
+def _live_player(user: User, rating: float) -> dict[str, Any]:
+    return {"name": user.public_name, "rating": elo.shown(rating), "is_bot": user.is_bot,
+            "bot_level": user.bot_level if user.is_bot else None}
+
+
+def bot_name(name: str, level: int) -> str:
+    """A house bot's public name (level ``level``, ``name`` as another language said it, e.g. "Bot 3 ·
+    Standard 2") in the active language: "Robô 3 · Padrão 2" (an extra account's number kept)."""
+    number = re.search(r"\s(\d+)$", name)
+    username = f"bot-{level}" + (f"-{number.group(1)}" if number else "")
+    return User(username=username, is_bot=True, bot_level=level).public_name
+
+
+def localized(numbers: dict[str, Any]) -> dict[str, Any]:
+    """``numbers`` (:func:`live_numbers`, read once for every reader) with the live match's house bots
+    named in the active language (the home socket's readers get the same from home.js)."""
+    match = numbers.get("live_match")
+    if not match:
+        return numbers
+    players = [{**p, "name": bot_name(p["name"], p["bot_level"])} if p.get("bot_level") else p
+               for p in match["players"]]
+    return {**numbers, "live_match": {**match, "players": players}}
 
 
 def live_numbers(*, now: float | None = None, pools: list[dict[str, Any]] | None = None) -> dict[str, Any]:
@@ -128,7 +156,8 @@ def top_players() -> list[dict[str, Any]]:
 
 def last_matches(*, user: User, limit: int = LAST_MATCHES) -> list[dict[str, Any]]:
     """``user``'s last ``limit`` finished matches, newest first: ``id``, ``opponent`` (public name),
-    ``won``, ``scores`` (theirs, the opponent's), ``rated``, ``finished_at``, ``replay_url``."""
+    ``won``, ``scores`` (theirs, the opponent's), ``rated``, ``finished_at``, ``replay_url``,
+    ``result_reason`` (how it ended: ``{{ m.result_reason|end_note:m.won }}``)."""
     rows = []
     for match in matches_finished_of(user_id=user.pk)[:limit]:
         seat = match.seat_of(user.pk)
@@ -140,6 +169,7 @@ def last_matches(*, user: User, limit: int = LAST_MATCHES) -> list[dict[str, Any
             "won": match.winner == seat,
             "scores": (scores[seat], scores[1 - seat]) if len(scores) == 2 else (0, 0),
             "rated": match.rated, "finished_at": match.finished_at, "replay_url": replay_url(match.pk),
+            "result_reason": match.result_reason,
         })
     return rows
 
@@ -152,11 +182,14 @@ def home_get(*, user: Any, now: datetime | None = None, live: dict[str, Any] | N
     ``top`` (:func:`top_players`), and for a member (not a guest) ``me``: ``rating`` (shown),
     ``provisional``, ``rated_matches``, ``matches`` (:func:`last_matches`); else ``me`` None;
     ``live_public``: how many public matches are in play (``replays.live_list.live_count``, the
-    ``/watch/`` list's total, house-bot boards included; read with the page, not kept live)."""
+    ``/watch/`` list's total, house-bot boards included; read with the page, not kept live);
+    ``rated_locked``: the reader may not join a rated pool (anonymous, or a guest): its button is shown
+    disabled with the reason."""
     now = now or timezone.now()
     pools = pools_waiting()
     if live is None:
         live = live_numbers(now=now.timestamp(), pools=pools)
+    live = localized(live)
     tournament = next_tournament(now=now)
     member = user is not None and user.is_authenticated and not user.is_guest and not user.is_bot
     registered = bool(tournament and member and tournament.registrations.filter(user_id=user.pk).exists())
@@ -168,4 +201,5 @@ def home_get(*, user: Any, now: datetime | None = None, live: dict[str, Any] | N
               "matches": last_matches(user=user)}
     return {"live": live, "pools": pools, "tournament": tournament, "registered": registered,
             "registered_ids": {tournament.pk} if registered and tournament is not None else set(),
-            "top": top_players(), "me": me, "live_public": live_count()}
+            "top": top_players(), "me": me, "live_public": live_count(),
+            "rated_locked": not (user is not None and user.is_authenticated and not user.is_guest)}

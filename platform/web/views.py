@@ -10,11 +10,13 @@ from django.shortcuts import render
 from django.template import loader
 from django.templatetags.static import static
 from django.utils.cache import patch_cache_control
+from django.utils.translation import get_language
 from django.views import defaults
 from django.views.decorators.cache import cache_control, never_cache
 from django.views.decorators.http import require_GET, require_safe
 
 from accounts.selectors import house_bots_list
+from games.forms import bot_level_choices
 from web import health, home_live
 from web.errors import NotFound
 from web.home import home_get
@@ -31,7 +33,8 @@ def home(request: HttpRequest) -> HttpResponse:
     next tournament, the top 10, play a bot or a friend; for a member their rating and last matches
     (``web.home.home_get``)."""
     context = home_get(user=request.user, live=home_live.fresh_numbers())  # the socket's read, if fresh
-    return render(request, "web/home.html", {"bots": list(house_bots_list()), **context})
+    return render(request, "web/home.html", {"bots": list(house_bots_list()), **context,
+                                             "bot_levels": bot_level_choices(get_language() or "en")})
 
 
 @require_GET

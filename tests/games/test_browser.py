@@ -367,7 +367,7 @@ def test_refused_move_reconnect_resign_and_my_matches(daphne_server: Any, page: 
     end.get_by_role("link", name="My matches").click()
     row = page.get_by_test_id("matches").locator("tbody tr")
     assert row.count() == 1
-    assert "Lost" in row.inner_text() and "(resignation)" in row.inner_text()
+    assert "Lost" in row.inner_text() and "(resigned)" in row.inner_text()
     assert errors == []
 
 

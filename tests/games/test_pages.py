@@ -139,7 +139,7 @@ def test_my_matches_shows_opponent_rules_result_and_score(
     assert [r for r, _ in rows] == ["in_progress", "lost"]  # newest first
     in_progress, resigned = rows[0][1], rows[1][1]
     assert "Clássica" in in_progress and "até 100" in in_progress and "Em andamento" in in_progress
-    assert "Brasileira" in resigned and "Derrota" in resigned and "(desistência)" in resigned
+    assert "Brasileira" in resigned and "Derrota" in resigned and "(desistiu)" in resigned
     assert "robô · nível 2" in resigned
     assert f'href="{reverse("games:table", args=[lost.pk])}"' in resigned
 

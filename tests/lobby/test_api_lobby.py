@@ -32,13 +32,16 @@ def test_pools_with_their_waiting_counts(client: Client) -> None:
     body = client.get("/api/v1/pools/").json()
     assert body["count"] == 3 and body["page"] == 1 and body["next"] is None
     assert body["results"] == [
-        {"slug": "100-60-rated", "name": Pool.objects.get(slug="100-60-rated").name, "target": 100,
+        {"slug": "100-60-rated", "name": "100 points · 60 s a move · Rated", "target": 100,
          "turn_timer_seconds": 60, "rated": True, "rules_preset": "classic", "waiting": 1},
-        {"slug": "100-60-casual", "name": Pool.objects.get(slug="100-60-casual").name, "target": 100,
+        {"slug": "100-60-casual", "name": "100 points · 60 s a move · Casual", "target": 100,
          "turn_timer_seconds": 60, "rated": False, "rules_preset": "classic", "waiting": 0},
-        {"slug": "50-20-casual", "name": casual.name, "target": 50, "turn_timer_seconds": 20, "rated": False,
-         "rules_preset": "classic", "waiting": 2},
+        {"slug": "50-20-casual", "name": "50 points · 20 s a move · Casual", "target": 50,
+         "turn_timer_seconds": 20, "rated": False, "rules_preset": "classic", "waiting": 2},
     ]
+    # the API's label is English whatever the reader's language
+    portuguese = client.get("/api/v1/pools/", headers={"accept-language": "pt-BR"}).json()
+    assert portuguese["results"][0]["name"] == "100 points · 60 s a move · Rated"
     assert client.get("/api/v1/pools/?limit=2&page=2").json()["results"][0]["slug"] == "50-20-casual"
     assert client.get("/api/v1/pools/?page=9").status_code == 404
     assert client.get("/api/v1/pools/?limit=0").json()["error"] == "bad_query"

@@ -83,3 +83,34 @@ def test_the_home_page_fits_a_phone_and_updates_live(daphne_server: Any, page: A
     page.wait_for_function(
         "document.querySelector('[data-pool-waiting=\"50-20-casual\"]').textContent === '1'")
     assert page.evaluate("performance.getEntriesByType('navigation').length") == 1  # no reload happened
+
+
+def test_the_live_nouns_follow_the_numbers_in_both_languages(daphne_server: Any, page: Any) -> None:
+    """home.js writes each new count's noun in the page language's plural form: en 0 players / 1 player,
+    pt-BR 1 jogador / 2 jogadores (0 is singular in Portuguese); a house bot of the live match is named
+    in the page language (the socket's numbers are read once, in English)."""
+    ensure_default_pools()
+    pool = Pool.objects.get(slug="50-20-casual")
+    noun = "document.querySelector('[data-pool-noun=\"50-20-casual\"]').textContent"
+    count = "document.querySelector('[data-pool-waiting=\"50-20-casual\"]').textContent"
+    page.goto(daphne_server.url + "/")
+    page.wait_for_function("document.getElementById('home-live').dataset.updates >= 1", timeout=30_000)
+    assert page.evaluate(noun) == "players waiting"
+    PoolEntry.objects.create(pool=pool, user=User.objects.create(username="g-1", is_guest=True), rating=1500)
+    page.wait_for_function(f"{count} === '1' && {noun} === 'player waiting'", timeout=30_000)
+    # a house bot in the live match: the socket's numbers name it in English, the page in pt-BR
+    bot = User.objects.create(username="bot-3", is_bot=True, bot_level=3)
+    Match.objects.create(rules={"target": 100}, player0=User.objects.create(username="rui"), player1=bot,
+                         status=MatchStatus.ACTIVE, bot_level=3, first_dealer=0, started_at=timezone.now())
+    page.context.add_cookies([{"name": "django_language", "value": "pt-br", "url": daphne_server.url}])
+    page.goto(daphne_server.url + "/")
+    page.wait_for_function("document.getElementById('home-live').dataset.updates >= 1", timeout=30_000)
+    assert page.evaluate(noun) == "jogador esperando"
+    page.wait_for_function(  # the ticker's next read carries the match (the page's may predate it)
+        "document.querySelector('[data-live-player=\"1\"]').textContent === 'Robô 3 · Padrão'"
+        " && !document.getElementById('live-match').hidden", timeout=30_000)
+    PoolEntry.objects.create(pool=pool, user=User.objects.create(username="g-2", is_guest=True), rating=1500)
+    page.wait_for_function(f"{count} === '2' && {noun} === 'jogadores esperando'", timeout=30_000)
+    online = page.evaluate("document.querySelector('[data-live-noun=\"players_online\"]').textContent")
+    shown = int(page.evaluate("document.querySelector('[data-live=\"players_online\"]').textContent"))
+    assert online == ("jogador online" if shown <= 1 else "jogadores online")

@@ -87,7 +87,8 @@ def test_live_numbers_on_worked_data(world: dict[str, Any]) -> None:
         "pools": [{"slug": "100-60-rated", "waiting": 1}, {"slug": "100-60-casual", "waiting": 0},
                   {"slug": "50-20-casual", "waiting": 2}],  # active pools in order; cancelled: not waiting
         "live_match": {"id": world["public"].pk, "url": f"/watch/{world['public'].pk}/",
-                       "players": [{"name": "ana", "rating": 1700}, {"name": "bea", "rating": 1600}],
+                       "players": [{"name": "ana", "rating": 1700, "is_bot": False, "bot_level": None},
+                                   {"name": "bea", "rating": 1600, "is_bot": False, "bot_level": None}],
                        "target": 100, "rated": True},  # the private 3900 one is not offered
     }
 
@@ -195,3 +196,85 @@ def test_the_page_reuses_the_sockets_fresh_read(world: dict[str, Any], client: C
     cache.set(home_live.LAST_KEY, {"at": time.time() - 3 * home_live.interval(), "numbers": numbers})
     page = client.get(reverse("web:home")).content.decode()
     assert '<strong data-live="matches_in_play">2</strong>' in page
+
+
+@pytest.mark.parametrize(("language", "forms"), [
+    ("en", {1: ("player online", "match in play"), 2: ("players online", "matches in play")}),
+    ("pt-BR", {1: ("jogador online", "partida em andamento"),
+               2: ("jogadores online", "partidas em andamento")}),
+])
+def test_the_live_numbers_agree_in_number(world: dict[str, Any], client: Client, language: str,
+                                          forms: dict[int, tuple[str, str]]) -> None:
+    """Each live number's noun is singular or plural as the number asks (ngettext), in both languages;
+    the page carries both forms of each noun for home.js to pick when a number changes."""
+    import time
+
+    from django.core.cache import cache
+
+    from web import home_live
+
+    for n, (online, in_play) in forms.items():
+        numbers = {**home.live_numbers(), "players_online": n, "matches_in_play": n}
+        cache.set(home_live.LAST_KEY, {"at": time.time(), "numbers": numbers})
+        page = client.get(reverse("web:home"), headers={"accept-language": language}).content.decode()
+        assert (f'<strong data-live="players_online">{n}</strong> <span data-live-noun="players_online">'
+                f'{online}</span>') in page
+        assert (f'<strong data-live="matches_in_play">{n}</strong> <span data-live-noun="matches_in_play">'
+                f'{in_play}</span>') in page
+    waiting = "players waiting" if language == "en" else "jogadores esperando"
+    assert (f'<strong data-pool-waiting="50-20-casual">2</strong> <span data-pool-noun="50-20-casual">'
+            f'{waiting}</span>') in page
+    one, other = (("player waiting", "players waiting") if language == "en"
+                  else ("jogador esperando", "jogadores esperando"))
+    assert f'<span data-key="players_waiting" data-form="one">{one}</span>' in page
+    assert f'<span data-key="players_waiting" data-form="other">{other}</span>' in page
+    assert f'<span data-key="players_online" data-form="one">{forms[1][0]}</span>' in page
+    assert f'<span data-key="matches_in_play" data-form="other">{forms[2][1]}</span>' in page
+
+
+@pytest.mark.parametrize("who", ["anonymous", "guest", "member"])
+@pytest.mark.parametrize(("language", "why"), [("en", "Log in to play rated"),
+                                               ("pt-BR", "Entre na sua conta para jogar valendo rating")])
+def test_a_guest_sees_the_rated_pool_buttons_disabled_with_why(
+        world: dict[str, Any], client: Client, who: str, language: str, why: str) -> None:
+    """Anonymous readers and guests: each rated pool's button is disabled (no link) and says why; the
+    casual ones link to their waiting screen. A member gets every button enabled, no reason."""
+    if who == "guest":
+        client.force_login(User.objects.create(username="guest-1", is_guest=True))
+    elif who == "member":
+        client.force_login(world["ana"])
+    page = client.get(reverse("web:home"), headers={"accept-language": language}).content.decode()
+    rated = page[page.index('data-testid="pool-100-60-rated"') - 80:]
+    rated = rated[:rated.index("</a>")]
+    assert 'href="/play/pool/50-20-casual/"' in page
+    if who == "member":
+        assert 'href="/play/pool/100-60-rated/"' in rated and 'aria-disabled' not in rated and why not in page
+    else:
+        assert 'href="/play/pool/100-60-rated/"' not in page
+        assert 'aria-disabled="true"' in rated
+        assert f'<span class="pool-why" data-testid="pool-why-100-60-rated">{why}</span>' in rated
+        assert 'data-testid="pool-why-50-20-casual"' not in page
+
+
+def test_a_house_bot_in_the_live_match_is_named_in_the_readers_language(client: Client) -> None:
+    """The live numbers are read once for every reader (in the server's language); the page names a
+    house bot of the live match in the reader's own, its number kept (bot-3-2: "Robô 3 · Padrão 2")."""
+    import time
+
+    from django.core.cache import cache
+
+    from web import home_live
+
+    bot = User.objects.create(username="bot-3-2", is_bot=True, bot_level=3)
+    member = User.objects.create(username="rui")
+    Match.objects.create(rules={"target": 100}, player0=member, player1=bot, status=MatchStatus.ACTIVE,
+                         bot_level=3, first_dealer=0, turn_timer_seconds=60, started_at=timezone.now())
+    numbers = home.live_numbers()
+    assert numbers["live_match"]["players"][1] == {"name": "Bot 3 · Standard 2", "rating": numbers[
+        "live_match"]["players"][1]["rating"], "is_bot": True, "bot_level": 3}
+    cache.set(home_live.LAST_KEY, {"at": time.time(), "numbers": numbers})
+    page = client.get(reverse("web:home"), headers={"accept-language": "pt-BR"}).content.decode()
+    assert 'title="Robô 3 · Padrão 2">Robô 3 · Padrão 2</span>' in page
+    assert '<span data-key="bot_name_3">Robô 3 · Padrão</span>' in page  # for home.js (socket updates)
+    page = client.get(reverse("web:home"), headers={"accept-language": "en"}).content.decode()
+    assert 'title="Bot 3 · Standard 2">Bot 3 · Standard 2</span>' in page

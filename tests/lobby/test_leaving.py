@@ -25,7 +25,7 @@ from games.live import load
 from games.models import Match, MatchEvent, MatchStatus, SeatPresence
 from games.services import GameError
 from lobby import busy, playbans
-from lobby.errors import text
+from lobby.errors import said
 from lobby.models import Playban
 from ratings import services as rating_services
 from ratings.models import RatingChange
@@ -397,6 +397,36 @@ def test_recording_a_playban_twice_keeps_one_row(people: tuple[Any, Any, Any]) -
 
 
 @pytest.mark.django_db
+def test_a_playban_message_counts_the_rated_matches_left_and_words_the_wait(
+        people: tuple[Any, Any, Any]) -> None:
+    """The refusal names the latest offence, how many rated matches were left in 24 h (from the second
+    on) and the wait in minutes or hours, with singular and plural right in both languages."""
+    from django.utils import translation
+
+    alice, bob, _ = people
+    matches = [_match(alice, bob, rated=True) for _ in range(4)]
+    t0 = timezone.now() - timedelta(hours=3, minutes=1)
+    for hours, (match, reason) in enumerate(zip(matches, ["abandoned", "abandoned", "abandoned", "timeouts"],
+                                                strict=True)):
+        playbans.record(user_id=bob.pk, match=match, reason=reason, now=t0 + timedelta(hours=hours))
+    # the 4th, at t0 + 3 h (a minute ago), lasts 24 h: 23 h 59 min left
+    shown = playbans.notice(user=bob)
+    assert shown is not None and (shown.reason, shown.left, shown.minutes) == ("timeouts", 4, 23 * 60 + 59)
+    assert shown.message == ("you let the turn timer run out in a rated match (4 rated matches left in the"
+                             " last 24 hours): you can pair again in 23 hours 59 minutes")
+    with translation.override("pt-br"):
+        assert playbans.notice(user=bob).message == (  # type: ignore[union-attr]
+            "você deixou o tempo da jogada acabar numa partida valendo rating (4 partidas valendo rating"
+            " abandonadas nas últimas 24 horas): você poderá procurar adversário de novo em 23 horas e"
+            " 59 minutos")
+    with translation.override("pt-br"):
+        assert [playbans.wait_text(s) for s in (1, 60, 61, 3600, 3660, 7200 + 120)] == [
+            "1 minuto", "1 minuto", "2 minutos", "1 hora", "1 hora e 1 minuto", "2 horas e 2 minutos"]
+    assert [playbans.wait_text(s) for s in (1, 61, 3600, 3660)] == [
+        "1 minute", "2 minutes", "1 hour", "1 hour 1 minute"]
+
+
+@pytest.mark.django_db
 def test_a_playban_refuses_pairing_with_its_reason(people: tuple[Any, Any, Any]) -> None:
     from django.utils import translation
 
@@ -407,20 +437,24 @@ def test_a_playban_refuses_pairing_with_its_reason(people: tuple[Any, Any, Any])
     with pytest.raises(GameError) as refused:
         busy.check_free(user=bob, rated=True)
     assert (refused.value.code, refused.value.message) == (
-        "playban", "you left a rated match: you can pair again in 4 min")
+        "playban", "you left a rated match: you can pair again in 4 minutes")
+    with translation.override("pt-br"):  # the same refusal, said in the reader's language
+        assert said(refused.value) == ("você abandonou uma partida valendo rating: você poderá procurar"
+                                       " adversário de novo em 4 minutos")
     shown = playbans.notice(user=bob, now=now)
-    assert shown is not None and (shown.reason, shown.minutes, shown.match_id) == ("abandoned", 4, match.pk)
+    assert shown is not None and (shown.reason, shown.minutes, shown.left, shown.match_id) == (
+        "abandoned", 4, 1, match.pk)
     with translation.override("pt-br"):
-        assert text("playban_abandoned", minutes=4) == (
-            "você abandonou uma partida valendo rating: poderá procurar adversário de novo em 4 min")
         notice = playbans.notice(user=bob, now=now)
         assert notice is not None and notice.reason_text == "abandonou uma partida valendo rating"
+        assert notice.message == ("você abandonou uma partida valendo rating: você poderá procurar adversário"
+                                  " de novo em 4 minutos")
     assert playbans.notice(user=alice, now=now) is None
     from django.template.loader import render_to_string
 
     html = render_to_string("lobby/_playban.html", {"playban": playbans.notice(user=bob, now=now)})
     assert 'data-reason="abandoned" data-minutes="4"' in html
-    assert "you left a rated match: you can pair again in 4 min" in html
+    assert "you left a rated match: you can pair again in 4 minutes" in html
     assert render_to_string("lobby/_playban.html", {"playban": None}).strip() == ""
 
 
@@ -446,3 +480,44 @@ def test_the_profile_counts_left_rated_matches(people: tuple[Any, Any, Any]) -> 
     assert "left 1 of 2 rated matches" in page.content.decode()
     page = Client(HTTP_ACCEPT_LANGUAGE="pt-br").get("/u/alice/")
     assert "abandonou 0 de 1 partida valendo rating" in page.content.decode()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_claimed_win_is_shown_as_the_opponent_left_everywhere(
+    people: tuple[Any, Any, Any], eager_tasks: None
+) -> None:
+    """After a claimed win over a player who left, every match list says so, from each side, en and
+    pt-BR (My matches, the profiles' last rated matches, the home page), never as a resignation; the
+    replay's viewer data says ``left`` (the end card and the header word it)."""
+    import json
+
+    from django.urls import reverse
+
+    from ratings.selectors import profile_url
+    from replays.selectors import replay_build
+
+    alice, bob, _ = people
+    match = _match(alice, bob, rated=True)
+    start = match.started_at
+    assert start is not None
+    presence.opened(match_id=match.pk, seat=0, now=start)
+    presence.closed(match_id=match.pk, seat=1, now=start)
+    services.match_claim(match_id=match.pk, user=alice, msg_id="w1", now=start + timedelta(seconds=60))
+
+    def seen(user: Any, url: str, language: str) -> str:
+        client = Client(HTTP_ACCEPT_LANGUAGE=language)
+        client.force_login(user)
+        page = client.get(url).content.decode()
+        assert "resignation" not in page and "desistência" not in page
+        return page
+
+    notes = {("en", True): "the opponent left", ("en", False): "left the table",
+             ("pt-BR", True): "o adversário saiu", ("pt-BR", False): "saiu da mesa"}
+    for language in ("en", "pt-BR"):
+        for user, won in ((alice, True), (bob, False)):
+            note = f'data-testid="end-note">({notes[language, won]})</span>'
+            assert note in seen(user, reverse("games:my_matches"), language), (language, won)
+            assert note in seen(user, profile_url(user.username), language), (language, won)
+            assert note in seen(user, "/", language), (language, won)
+    match.refresh_from_db()
+    assert json.loads(replay_build(match=match).json)["match"]["reason"] == "left"

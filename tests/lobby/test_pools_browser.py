@@ -64,7 +64,7 @@ def test_two_strangers_meet_in_a_rated_pool_and_both_see_their_rating_change(
             _log_in(each, base, name)
             each.goto(base + "/play/")
             row = each.get_by_test_id(f"pool-{pool.slug}")
-            assert "100 points" in row.inner_text() and "rated" in row.inner_text()
+            assert "100 points · 60 s a move · Rated" in row.inner_text()
             # a phone's width: nothing sticks out sideways
             assert each.evaluate("document.documentElement.scrollWidth") <= 390
         # Both land on one table without a reload. How fast (idle: ~2.4 s from the second Join to both
@@ -162,4 +162,59 @@ def test_waiting_screen_counts_switches_the_bot_fallback_and_cancels(daphne_serv
     page.wait_for_url(base + "/play/")
     entry.refresh_from_db()
     assert entry.status == "cancelled"
+    assert errors == []
+
+
+def test_a_refused_join_shows_only_the_reason_and_the_way_back(daphne_server: Any, page: Any) -> None:
+    """A join the socket refuses leaves no sign of a wait on the screen: no status, no counters, no bot
+    choice, no Cancel; the reason (the already_waiting one names the pool, in the reader's language) and
+    "Back to the pools". A guest on a rated pool: the reason and the way back, no socket at all."""
+    from django.contrib.auth import get_user_model
+
+    from games.models import Match
+    from lobby import pools
+    from lobby.models import Pool, PoolEntry
+
+    rated, _ = Pool.objects.update_or_create(slug="100-60-rated", defaults={
+        "name": "100 points · 60 s · rated", "target": 100, "turn_timer_seconds": 60, "rated": True,
+        "active": True})
+    casual, _ = Pool.objects.update_or_create(slug="50-20-casual", defaults={
+        "name": "50 points · 20 s · casual", "target": 50, "turn_timer_seconds": 20, "rated": False,
+        "active": True})
+    users = get_user_model().objects
+    rosa = users.create_user(username="rosa", password=PASSWORD)
+    tiago = users.create_user(username="tiago", password=PASSWORD)
+    base = daphne_server.url
+    errors: list[Any] = []
+    page.on("pageerror", lambda error: errors.append(error))
+    page.set_viewport_size({"width": 390, "height": 844})
+    hidden = ("pool-live", "pool-status", "pool-waited", "pool-count", "pool-bot", "pool-cancel")
+
+    def refused_with(message: str) -> None:
+        error = page.get_by_test_id("pool-error")
+        error.wait_for(state="visible")
+        assert error.inner_text() == message
+        assert page.get_by_test_id("pool-back").is_visible()
+        for testid in hidden:
+            assert not page.get_by_test_id(testid).is_visible(), testid
+
+    # already waiting in the casual pool (another tab): the rated pool's screen names the casual one
+    pools.pool_join(user=rosa, slug=casual.slug)
+    page.context.add_cookies([{"name": "django_language", "value": "pt-br", "url": base}])
+    _log_in(page, base, "rosa")
+    page.goto(base + f"/play/pool/{rated.slug}/")
+    refused_with("você já está esperando na fila 50 pontos · 20 s por jogada · Casual: cancele essa espera"
+                 " primeiro")
+    assert PoolEntry.objects.filter(user=rosa).count() == 1
+    # in a rated match: the match is named, in English
+    Match.objects.create(rules={}, player0=tiago, player1=users.create_user(username="uma"), status="active",
+                         rated=True, scores=[0, 0], timeout_strikes=[0, 0])
+    page.context.clear_cookies()
+    _log_in(page, base, "tiago")
+    page.goto(base + f"/play/pool/{casual.slug}/")
+    match_id = Match.objects.get(player0=tiago).pk
+    refused_with(f"finish your rated match {match_id} first")
+    assert not PoolEntry.objects.filter(user=tiago).exists()
+    page.get_by_test_id("pool-back").click()
+    page.wait_for_url(base + "/play/")
     assert errors == []

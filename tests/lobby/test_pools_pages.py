@@ -27,10 +27,14 @@ def test_play_lists_the_active_pools_with_their_counts(
     page = _client(alice).get("/play/").content.decode()
     rated = page[page.index(f'data-testid="pool-{rated_pool.slug}"'):]
     rated = rated[:rated.index("</li>")]
-    assert "100 points" in rated and "60 s a move" in rated and "rated" in rated and "1 waiting" in rated
+    assert "100 points · 60 s a move · Rated" in rated
+    assert "1 player waiting" in rated
     assert f'href="/play/pool/{rated_pool.slug}/"' in rated
     casual = page[page.index(f'data-testid="pool-{casual_pool.slug}"'):]
-    assert "0 waiting" in casual[:casual.index("</li>")]
+    assert "0 players waiting" in casual[:casual.index("</li>")]
+    pools.pool_join(user=alice, slug=casual_pool.slug)
+    page = _client(alice, "pt-BR").get("/play/").content.decode()
+    assert "1 jogador esperando" in page and "0 jogadores esperando" not in page
     assert 'href="/play/bot/"' in page and 'href="/play/friend/"' in page
     casual_pool.active = False
     casual_pool.save()
@@ -83,7 +87,7 @@ def test_play_shows_the_readers_playban_with_its_reason(alice: Any, bob: Any, ra
     Playban.objects.create(user=alice, reason="abandoned", ends_at=ends)
     page = _client(alice).get("/play/").content.decode()
     assert 'data-reason="abandoned"' in page and 'data-minutes="15"' in page
-    assert "you left a rated match: you can pair again in 15 min" in page
+    assert "you left a rated match: you can pair again in 15 minutes" in page
     assert 'data-testid="playban"' not in _client(bob).get("/play/").content.decode()
 
 
@@ -155,3 +159,35 @@ def test_a_playban_disables_join_on_play_and_the_lobbys_challenge_form(
     with pytest.raises(GameError) as info:
         pools.pool_join(user=alice, slug=casual_pool.slug)
     assert info.value.code == "playban"
+
+
+@pytest.mark.parametrize(("language", "rated_label", "casual_label", "bot_line"), [
+    ("en", "100 points · 60 s a move · Rated", "50 points · 20 s a move · Casual",
+     "If nobody comes in 30 s, play a house bot instead"),
+    ("pt-BR", "100 pontos · 60 s por jogada · Valendo rating", "50 pontos · 20 s por jogada · Casual",
+     "Se ninguém vier em 30 s, jogue contra um robô da casa"),
+])
+def test_one_pool_label_on_play_the_home_buttons_and_the_waiting_screen(
+    alice: Any, rated_pool: Any, casual_pool: Any, language: str, rated_label: str, casual_label: str,
+    bot_line: str,
+) -> None:
+    """lobby.labels.pool_label names each pool the same way on /play/, the home page's one-click buttons
+    and the waiting screen, in the reader's language; the API says it in English."""
+    from lobby.labels import pool_label
+
+    assert (pool_label(rated_pool, language.lower()), pool_label(casual_pool, language.lower())) == (
+        rated_label, casual_label)
+    client = _client(alice, language)
+    play = client.get("/play/").content.decode()
+    home = client.get("/").content.decode()
+    for pool, label in ((rated_pool, rated_label), (casual_pool, casual_label)):
+        row = play[play.index(f'data-testid="pool-{pool.slug}"'):]
+        assert f'data-testid="pool-label">{label}</strong>' in row[:row.index("</li>")]
+        assert f'<span class="pool-name" data-testid="pool-label-{pool.slug}">{label}</span>' in home
+        wait = client.get(f"/play/pool/{pool.slug}/").content.decode()
+        assert f'<h1 id="wait-title" data-testid="pool-label">{label}</h1>' in wait
+    assert bot_line in wait
+    api = {row["slug"]: row["name"]
+           for row in Client(HTTP_ACCEPT_LANGUAGE=language).get("/api/v1/pools/").json()["results"]}
+    assert (api[rated_pool.slug], api[casual_pool.slug]) == (
+        "100 points · 60 s a move · Rated", "50 points · 20 s a move · Casual")

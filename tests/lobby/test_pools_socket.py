@@ -91,7 +91,11 @@ async def test_refusals_on_connect(
     try:
         assert (await _recv(comm))["type"] == "waiting"
         frame, close = await _refused(alice, f"/ws/pool/{casual_pool.slug}/")
-        assert (frame["code"], close) == ("already_waiting", 4409)
+        assert frame == {  # it names the pool the player waits in (lobby.labels.pool_label), and its slug
+            "type": "error", "code": "already_waiting", "pool": rated_pool.slug,
+            "message": "you are already waiting in the pool 100 points · 60 s a move · Rated: cancel that"
+                       " first",
+        } and close == 4409
     finally:
         await comm.disconnect()
     match = await database_sync_to_async(Match.objects.create)(
@@ -280,3 +284,37 @@ async def test_a_flood_is_refused_then_closed_and_the_wait_leaves_like_any_lost_
         await comm.disconnect()
     entry = await database_sync_to_async(PoolEntry.objects.get)()
     assert entry.status == EntryStatus.WAITING and entry.disconnected_at is not None
+
+
+async def test_a_playban_refusal_says_why_and_how_long_in_the_readers_language(
+    alice: Any, bob: Any, rated_pool: Any, manual_waves: None,
+) -> None:
+    """The pool socket's ``playban`` refusal names the reason, the rated matches left in 24 h and the
+    wait, in English and pt-BR, with the numbers beside it; nothing is written."""
+    from datetime import timedelta
+
+    from lobby.models import Playban
+
+    def ban() -> None:
+        now = timezone.now()
+        for minutes_ago, length in ((90, 15), (1, 15)):  # two within 24 h; the second ends in 14 min
+            match = Match.objects.create(rules={}, player0=alice, player1=bob, status="finished", rated=True,
+                                         scores=[0, 0], timeout_strikes=[0, 0])
+            Playban.objects.create(user=alice, match=match, reason="abandoned",
+                                   ends_at=now - timedelta(minutes=minutes_ago - length, seconds=-30))
+            Playban.objects.filter(match=match).update(created_at=now - timedelta(minutes=minutes_ago))
+
+    await database_sync_to_async(ban)()
+    path = f"/ws/pool/{rated_pool.slug}/"
+    frame, close = await _refused(alice, path)
+    assert frame == {
+        "type": "error", "code": "playban",
+        "message": "you left a rated match (2 rated matches left in the last 24 hours): you can pair again"
+                   " in 15 minutes",
+        "playban": {"reason": "abandoned", "left": 2, "minutes": 15},
+    } and close == 4403
+    frame, close = await _refused(alice, path, "pt-BR")
+    assert frame["message"] == ("você abandonou uma partida valendo rating (2 partidas valendo rating"
+                                " abandonadas nas últimas 24 horas): você poderá procurar adversário de novo"
+                                " em 15 minutos") and close == 4403
+    assert not await database_sync_to_async(PoolEntry.objects.exists)()

@@ -211,3 +211,48 @@ async def test_a_creator_reconnecting_just_after_the_accept_is_sent_to_the_table
     await recv(other)
     assert await other.receive_nothing(timeout=0.5)
     await other.disconnect()
+
+
+async def test_a_refusal_with_a_pool_or_a_playban_is_worded_and_sent_whole(alice: Any, bob: Any) -> None:
+    """Accepting while waiting in a pool, then under a playban: the lobby socket sends each refusal with
+    its message and parameters in the reader's language (the pool's label, the playban's reason and
+    wait: lazy strings, said as text in the frame)."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from lobby import pools
+    from lobby.models import EntryStatus, Playban, Pool, PoolEntry
+
+    seek = await create(user=alice, choice=CASUAL)
+
+    def wait_in_a_pool() -> None:
+        pool = Pool.objects.create(slug="t-50-20-casual", name="x", target=50, turn_timer_seconds=20,
+                                   rated=False)
+        pools.pool_join(user=bob, slug=pool.slug)
+
+    await database_sync_to_async(wait_in_a_pool)()
+    comm = await ws_connect(bob, "/ws/lobby/", language="pt-br")
+    try:
+        await recv(comm)
+        await comm.send_to(text_data=json.dumps({"type": "accept", "seek": seek.pk}))
+        refused = await recv_type(comm, "error")
+        assert refused == {"type": "error", "code": "already_waiting",
+                           "message": "você já está esperando na fila 50 pontos · 20 s por jogada · Casual:"
+                                      " cancele essa espera primeiro",
+                           "pool": "50 pontos · 20 s por jogada · Casual", "pool_slug": "t-50-20-casual",
+                           "seek": seek.pk}
+
+        def ban() -> None:
+            PoolEntry.objects.filter(user=bob).update(status=EntryStatus.CANCELLED)
+            Playban.objects.create(user=bob, reason="timeouts", ends_at=timezone.now() + timedelta(minutes=9))
+
+        await database_sync_to_async(ban)()
+        await comm.send_to(text_data=json.dumps({"type": "accept", "seek": seek.pk}))
+        refused = await recv_type(comm, "error")
+        assert (refused["code"], refused["message"], refused["wait"], refused["left"]) == (
+            "playban", "você deixou o tempo da jogada acabar numa partida valendo rating: você poderá"
+                       " procurar adversário de novo em 9 minutos", "9 minutos", 1)
+        assert not await database_sync_to_async(Match.objects.exists)()
+    finally:
+        await comm.disconnect()

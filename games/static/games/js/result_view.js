@@ -164,7 +164,10 @@ export function renderMatchEnd(box, state) {
     else text = t(bot ? "reason_abandoned_bot" : "reason_abandoned_away");
     box.append(el("p", "headline", text));
   } else if (reason === "left") {
-    box.append(el("p", "headline", match.winner === you ? t("reason_left_them", { name: seatName(match, 1 - you) }) : t("reason_left_you")));
+    let text;
+    if (isSpectator(match)) text = t("reason_left_watch", { name: seatName(match, 1 - match.winner), winner: seatName(match, match.winner) });
+    else text = match.winner === you ? t("reason_left_them", { name: seatName(match, 1 - you) }) : t("reason_left_you");
+    box.append(el("p", "headline", text));
   } else if (reason === "resign") {
     box.append(el("p", "headline", match.winner === you ? t("reason_resign_them", { name: seatName(match, 1 - you) }) : t("reason_resign_you")));
   } else if (reason === "timeout") {

@@ -8,7 +8,7 @@ import { $, fitOverlay, setText, show, store, stored } from "./dom.js";
 import { ShuffleChecks } from "./fairness.js";
 import { renderActions, renderPiles, renderSeats, renderStatus } from "./felt_view.js";
 import { enableArrowKeys, renderHand } from "./hand_view.js";
-import { has, t } from "./i18n.js";
+import { has, t, tn } from "./i18n.js";
 import { fetchRating, renderRatingLine } from "./rating_view.js";
 import { renderRematch } from "./rematch_view.js";
 import { renderHandResult, renderMatchEnd } from "./result_view.js";
@@ -135,7 +135,8 @@ function renderGone() {
   if (!visible) return;
   const left = Math.max(0, Math.ceil(g.claim_in - elapsed));
   const win = g.claim === "win";
-  setText("opponent-gone-text", left > 0 ? t("opponent_gone_wait", { s: left }) : t(win ? "opponent_gone_claim_win" : "opponent_gone_claim_end"));
+  const waiting = tn(win ? "opponent_gone_wait_win" : "opponent_gone_wait_end", left, { s: left });
+  setText("opponent-gone-text", left > 0 ? waiting : t(win ? "opponent_gone_claim_win" : "opponent_gone_claim_end"));
   const btn = $("btn-claim");
   btn.hidden = left > 0;
   btn.textContent = t(win ? "claim_win" : "claim_end");

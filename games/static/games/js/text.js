@@ -80,10 +80,18 @@ export function moveLines(state) {
   return lines;
 }
 
+/** Why a hand without a result ended the match: a player left the table (the win claimed), the turn
+ * timer (a loss on time) or a resignation (all stored as the engine's resignation). */
+export function endedMidHand(match) {
+  if (match && match.result_reason === "left") return t("result_left");
+  if (match && match.result_reason === "timeout") return t("result_timeout");
+  return t("result_resigned");
+}
+
 /** One sentence for a finished hand's outcome (state.last_hand), from the viewer's side. */
 export function headline(match, lh) {
   const r = lh.result;
-  if (!r) return t("result_resigned");
+  if (!r) return endedMidHand(match);
   if (r.kind === "dead") return t("result_dead");
   const mine = r.winner === match.you;
   if (match.you === null || match.you === undefined) {

@@ -13,6 +13,7 @@ const bot = $("pool-bot");
 const cancel = $("pool-cancel");
 const errorLine = $("pool-error");
 const back = $("pool-back");
+const live = $("pool-live");
 let socket = null;
 let over = false;
 let joined = false; // a `waiting` came on the current socket: later errors refuse a frame, not the join
@@ -28,6 +29,13 @@ function finish(message, isError) {
   cancel.hidden = true;
   bot.disabled = true;
   back.hidden = false;
+}
+
+/** The join was refused (on connect: already playing, a playban, already waiting, ...): the screen
+ * becomes the reason and the way back; nothing of a wait (status, counters, the bot choice, Cancel). */
+function refused(message) {
+  finish(message, true);
+  live.hidden = true;
 }
 
 function onMessage(msg) {
@@ -51,7 +59,8 @@ function onMessage(msg) {
       errorLine.hidden = false;
       return;
     }
-    finish(msg.message, true);
+    if (joined) finish(msg.message, true);
+    else refused(msg.message);
   }
 }
 

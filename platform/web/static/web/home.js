@@ -1,6 +1,9 @@
 // The home page's live numbers: /ws/home/ (docs/protocol.md "Home socket") through the site's
 // reconnecting socket. Each `home` message carries every number; this only writes them into the page
-// (text only: names go in with textContent, never as HTML).
+// (text only: names go in with textContent, never as HTML). Each number's noun follows it in the right
+// plural form of the page language (the template's .i18n-strings hold both forms).
+import { tn } from "../games/js/i18n.js";
+import { playerName } from "../games/js/text.js";
 import { MatchSocket } from "../games/js/socket.js";
 
 const root = document.getElementById("home-live");
@@ -23,8 +26,9 @@ function showLiveMatch(match) {
       // The same shape as the template's player_name filter: a bounded name with its title.
       const span = document.createElement("span");
       span.className = "player-name";
-      span.title = player.name;
-      span.textContent = player.name;
+      const name = player.is_bot ? playerName(player) : player.name; // a house bot: in the page language
+      span.title = name;
+      span.textContent = name;
       nameBox.replaceChildren(span);
     }
     setText(box.querySelector(`[data-live-rating="${seat}"]`), player.rating);
@@ -41,11 +45,16 @@ function apply(msg) {
   }
   if (msg.type !== "home") return;
   if (note) note.hidden = true;
-  setText(root.querySelector('[data-live="players_online"]'), msg.players_online);
-  setText(root.querySelector('[data-live="matches_in_play"]'), msg.matches_in_play);
+  for (const key of ["players_online", "matches_in_play"]) {
+    setText(root.querySelector(`[data-live="${key}"]`), msg[key]);
+    setText(root.querySelector(`[data-live-noun="${key}"]`), tn(key, msg[key]));
+  }
   for (const pool of msg.pools || []) {
     document.querySelectorAll("[data-pool-waiting]").forEach((el) => {
       if (el.dataset.poolWaiting === pool.slug) setText(el, pool.waiting);
+    });
+    document.querySelectorAll("[data-pool-noun]").forEach((el) => {
+      if (el.dataset.poolNoun === pool.slug) setText(el, tn("players_waiting", pool.waiting));
     });
   }
   showLiveMatch(msg.live_match);

@@ -11,7 +11,7 @@ import { renderLimitCard } from "../../games/js/felt_view.js";
 import { renderHand } from "../../games/js/hand_view.js";
 import { has, t, tn } from "../../games/js/i18n.js";
 import { renderHandResult, renderMatchEnd } from "../../games/js/result_view.js";
-import { actionText, headline, playerName } from "../../games/js/text.js";
+import { actionText, endedMidHand, headline, playerName } from "../../games/js/text.js";
 import { AnalysisView, markElement } from "./analysis_view.js";
 
 const root = $("replay-app");
@@ -239,7 +239,7 @@ let handButtons = null;
 function renderHandList() {
   if (handButtons === null) {
     handButtons = hands.map((hand, i) => {
-      const b = el("button", "linkish", t("hand_item", { n: hand.number, what: hand.result ? headline(match, { result: hand.result }) : t("result_resigned") }));
+      const b = el("button", "linkish", t("hand_item", { n: hand.number, what: hand.result ? headline(match, { result: hand.result }) : endedMidHand(match) }));
       b.type = "button";
       b.addEventListener("click", () => go(i, 0));
       return b;
@@ -395,5 +395,11 @@ const nameTag = (seat) => {
 $("replay-players").replaceChildren(
   nameTag(0), " – ", nameTag(1), ` · ${match.scores[0]}–${match.scores[1]}`,
 );
+if (match.result_reason === "left" && match.winner !== null && match.winner !== undefined) {
+  // A claimed win over a player who left is stored as a resignation: the header says what happened.
+  const note = el("span", "end-note", ` · ${t("reason_left_watch", { name: name(1 - match.winner), winner: name(match.winner) })}`);
+  note.dataset.testid = "replay-end";
+  $("replay-players").append(note);
+}
 const startHand = hands.findIndex((h) => h.number === start.hand);
 go(startHand < 0 ? 0 : startHand, start.step);
