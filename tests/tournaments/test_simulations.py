@@ -60,8 +60,9 @@ def test_the_api_list_leaves_simulations_out_unless_asked(both: dict[str, Tourna
     assert names(client) == ["real-open", "real-finished"]
     assert names(client, "?status=running") == []
     assert names(client, "?simulations=false") == ["real-open", "real-finished"]
+    # the API's order (docs/api.md): running, then upcoming soonest first, then finished latest first
     assert names(client, "?simulations=true") == [
-        "real-open", "sim-open", "sim-running", "sim-finished", "real-finished"
+        "sim-running", "sim-open", "real-open", "sim-finished", "real-finished"
     ]
     assert names(client, "?simulations=true&status=running") == ["sim-running"]
     rows = client.get("/api/v1/tournaments/?simulations=true&status=finished").json()["results"]
