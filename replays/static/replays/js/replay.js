@@ -146,7 +146,7 @@ function renderSeat(seat, frame) {
   const p = match.players[seat];
   if (p.is_bot) b.append(badge(t("bot_level", { n: p.bot_level })));
   if (dealer === seat) b.append(badge(t("dealer")));
-  if (frame.to_act === seat) b.append(badge(t("their_turn"), "turn"));
+  if (frame.to_act === seat) b.append(badge(t("to_play"), "turn"));
   $(`seat-${seat}`).classList.toggle("to-act", frame.to_act === seat);
   const hand = hands[pos.hand].arrangements[frame.hands[seat]];
   const fresh = frame.seat === seat && frame.card ? new Set([frame.card]) : new Set();

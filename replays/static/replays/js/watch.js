@@ -30,7 +30,7 @@ function renderSeat(seat) {
   const p = state.match.players[seat];
   if (p && p.is_bot) b.append(badge(t("bot_level", { n: p.bot_level })));
   if (h && h.dealer === seat) b.append(badge(t("dealer")));
-  if (h && h.to_act === seat) b.append(badge(t("their_turn"), "turn"));
+  if (h && h.to_act === seat) b.append(badge(t("to_play"), "turn"));
   const known = h ? h.known[seat] : [];
   const count = h ? h.card_counts[seat] : 0;
   const hidden = $(`hidden-${seat}`);
