@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from celery import current_app
+from playwright.sync_api import expect
 
 from games import services as game_services
 from games.models import Match, MatchStatus
@@ -71,6 +72,9 @@ def test_member_joins_hourly_plays_round_one_live_standings_round_two(
     page.get_by_role("navigation").get_by_role("link", name="Tournaments").click()
     row = page.locator(f"tr[data-tournament='{hourly.pk}']")
     assert "Hourly Quick" in row.inner_text()
+    # the countdown has units ("15 min 09 s"), never a bare "15:09" that reads as a clock time
+    countdown = row.locator("[data-countdown]")
+    expect(countdown).to_have_text(re.compile(r"^(\d+ h \d\d min|\d+ min \d\d s|\d+ s)$"))
     row.get_by_test_id("join").click()
     assert "You are registered" in page.locator(".messages").inner_text()
 

@@ -9,11 +9,18 @@
       el.textContent = when.toLocaleString(lang, { weekday: "short", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit", timeZoneName: "short" });
     });
   }
+  // "1 h 05 min", "15 min 09 s", "42 s": with units, so "Starts in 18:41" is never read as a clock time
+  // (fresh-clone trial); h, min and s are written the same in English and Portuguese.
+  function countdownText(left) {
+    const h = Math.floor(left / 3600), m = Math.floor((left % 3600) / 60), s = left % 60;
+    if (h) return h + " h " + String(m).padStart(2, "0") + " min";
+    if (m) return m + " min " + String(s).padStart(2, "0") + " s";
+    return s + " s";
+  }
   function countdowns() {
     document.querySelectorAll("[data-countdown]").forEach(function (el) {
       const left = Math.max(0, Math.round((new Date(el.dataset.countdown) - Date.now()) / 1000));
-      const h = Math.floor(left / 3600), m = Math.floor((left % 3600) / 60), s = left % 60;
-      el.textContent = (h ? h + ":" + String(m).padStart(2, "0") : m) + ":" + String(s).padStart(2, "0");
+      el.textContent = countdownText(left);
     });
   }
   localTimes(document);
