@@ -58,8 +58,10 @@ def _play(
                 except TimeoutError:
                     break
                 # "rating": the finished match is rated (both seats are members) and its change is pushed;
-                # "rematch": a friend match's end says where its rematch stands
-                assert msg["type"] in ("state", "ack", "rating", "rematch"), msg
+                # "rematch": a friend match's end says where its rematch stands; "opponent_gone": the
+                # restart closed both seats' sockets, and on a loaded machine one seat may reconnect after
+                # the server has told the other it is gone (then "gone": false once it is back)
+                assert msg["type"] in ("state", "ack", "rating", "rematch", "opponent_gone"), msg
                 if msg["type"] == "ack":
                     done += 1
                 elif msg["type"] == "state":

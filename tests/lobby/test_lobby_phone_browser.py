@@ -12,6 +12,7 @@ import pytest
 from lobby import seeks
 from lobby.seeks import Settings
 from ratings.models import PlayerRating
+from tests.games.test_browser_polish import off_loop
 from tests.games.wsclient import session_cookie
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -53,7 +54,8 @@ def world(django_user_model: Any) -> Any:
 def test_the_lobby_fits_a_phone_with_several_open_challenges(
     daphne_server: Any, page: Any, django_user_model: Any
 ) -> None:
-    reader = world(django_user_model)
+    # off Playwright's loop: each seek's after-commit push uses async_to_sync (embedded profile's layer)
+    reader = off_loop(lambda: world(django_user_model))
     page.set_viewport_size({"width": 390, "height": 844})
     for locale in ("en", "pt-br"):
         page.context.clear_cookies()

@@ -13,6 +13,7 @@ import pytest
 
 from tests.browser_waits import BROWSER_WAIT_MS, SOCKET_WAIT_S
 from tests.games.test_browser import make_a_move
+from tests.games.test_browser_polish import off_loop
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 PASSWORD = "felt-green-42-knock"
@@ -199,7 +200,8 @@ def test_a_refused_join_shows_only_the_reason_and_the_way_back(daphne_server: An
             assert not page.get_by_test_id(testid).is_visible(), testid
 
     # already waiting in the casual pool (another tab): the rated pool's screen names the casual one
-    pools.pool_join(user=rosa, slug=casual.slug)
+    # off Playwright's loop: the join's after-commit push uses async_to_sync (embedded profile's layer)
+    off_loop(lambda: pools.pool_join(user=rosa, slug=casual.slug))
     page.context.add_cookies([{"name": "django_language", "value": "pt-br", "url": base}])
     _log_in(page, base, "rosa")
     page.goto(base + f"/play/pool/{rated.slug}/")
