@@ -25,8 +25,9 @@ from django.urls import reverse
 
 from games import chat, conf, presence, ratelimit, rematch, scheduling, selectors, services
 from games.db import NoConnectionSweepPerMessage, db_call
-from games.services import GameError, group_name, seat_group
-from games.user_sockets import user_group
+from games.services import GameError
+from push import send as push
+from push.groups import match_group, seat_group, sessions_group
 from replays.selectors import may_see
 from web.log_context import bind_socket
 from web.socket_end import EndsCleanly, outage
@@ -46,12 +47,6 @@ a socket that got no newer ``state`` reads it itself (``MatchConsumer._stale_wat
 MAX_ID_LENGTH = 64
 MAX_SEQ = 2**53 - 1  # the largest integer JavaScript clients represent exactly
 SESSION_ENDED_CLOSE_CODE = 4001  # not fatal for the client: it reconnects and learns if it is logged out
-RATING_WATCH_DELAYS = (0.5, 1.0, 1.5, 2.0, 3.0, 5.0, 5.0, 10.0, 10.0, 15.0, 15.0, 20.0, 30.0)
-"""Seconds between the consumer's reads of a finished rated match's rating change (118 s in all): the
-rating task may run in a process whose channel layer cannot reach this one (the embedded profile's
-Celery worker, whose in-process layer is not Daphne's), or late (a slow or restarted worker), so the
-consumer looks in the database itself and sends the ``rating`` message; whichever of it and the
-worker's push comes first is sent, the other is dropped (``_send_rating``)."""
 
 
 def _shown(value: Any) -> str:
@@ -95,7 +90,7 @@ class MatchConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavail
     _over = False  # the latest state sent was of a finished or aborted match
     _rematch_sent: dict[str, Any] | None = None  # the latest ``rematch`` message sent (games.rematch)
     _rating_sent = False  # this seat's ``rating`` message went out (from the push or the watch)
-    _rating_task: asyncio.Task[None] | None = None  # the watch of a finished rated match (_watch_rating)
+    _rating_task: asyncio.Task[None] | None = None  # the one read of a finished rated match's rating
     _bot_opponent = False  # the other seat is a house bot (moved by the server)
     _stale_task: asyncio.Task[None] | None = None  # the watch of the bot's next state (_stale_watch)
     _people = False  # a match between people (or a friend table): its seats' presence is tracked
@@ -141,8 +136,8 @@ class MatchConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavail
         if self._people:
             # before the group notice below: the opponent's socket reads this seat as here
             await db_call(presence.opened)(match_id=self.match_id, seat=seat)
-        await self.channel_layer.group_add(user_group(self.user.pk), self.channel_name)
-        await self.channel_layer.group_add(group_name(self.match_id), self.channel_name)
+        await self.channel_layer.group_add(sessions_group(self.user.pk), self.channel_name)
+        await self.channel_layer.group_add(match_group(self.match_id), self.channel_name)
         await self.channel_layer.group_add(seat_group(self.match_id, seat), self.channel_name)
         # A tournament board: this player's first clock starts now (unless the grace already ended it);
         # the state sent below carries the new deadline.
@@ -207,8 +202,8 @@ class MatchConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavail
             if self._people:
                 await self.step("presence close",
                                 db_call(presence.closed)(match_id=self.match_id, seat=self.seat))
-            for group in (group_name(self.match_id), seat_group(self.match_id, self.seat),
-                          user_group(self.user.pk)):
+            for group in (match_group(self.match_id), seat_group(self.match_id, self.seat),
+                          sessions_group(self.user.pk)):
                 await self.step("group discard", self.channel_layer.group_discard(group, self.channel_name))
             if (self._rematch_sent is not None or self._people) and self._slot_task is not None:
                 # the slot is released and the seat counted down: the opponent sees this player left
@@ -383,8 +378,9 @@ class MatchConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavail
                                                  preset=message.get("preset"))
         except chat.ChatRefused as exc:
             raise GameError(exc.code, exc.message) from None
-        await self.channel_layer.group_send(
-            group_name(self.match_id), {"type": "chat.message", "seat": seat, "preset": message["preset"]})
+        await push.send([(match_group(self.match_id),
+                          {"type": "chat.message", "seat": seat, "preset": message["preset"]})],
+                        self.channel_layer)
 
     # ------------------------------------------------------------------------------------- group
 
@@ -407,23 +403,19 @@ class MatchConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavail
             self._rating_sent = True
             await self._send(message)
 
-    async def _watch_rating(self) -> None:
-        """A rated match has finished on this socket: read this seat's rating change after each of
-        :data:`RATING_WATCH_DELAYS` until there is one (then send it) or a push sent it first."""
+    async def _read_rating(self) -> None:
+        """A rated match has finished on this socket: read this seat's rating change once and send it if
+        it is there. Otherwise the rating task has not committed yet, and its ``rating.update`` push
+        (``ratings.services``, through ``push.send``; from the embedded profile's worker forwarded to
+        this process, ``push.forward``) reaches this socket, which joined the match's group before this
+        read. A push lost to an outage is recorded and logged; the table's next connect reads it here.
+        (This replaced 13 reads over 118 s: the push from the worker never reached the embedded
+        profile's Daphne.)"""
         from ratings.selectors import match_rating_get  # the ratings app depends on games, not back
 
-        for delay in RATING_WATCH_DELAYS:
-            await asyncio.sleep(delay)
-            if self._rating_sent or self._closing:
-                return
-            try:
-                message = await db_call(match_rating_get)(match_id=self.match_id, user_id=self.user.pk)
-            except Exception as exc:  # a database hiccup: try again at the next delay
-                log.warning("match %s: rating read failed: %s: %s", self.match_id, type(exc).__name__, exc)
-                continue
-            if message is not None:
-                await self._send_rating(message)
-                return
+        message = await db_call(match_rating_get)(match_id=self.match_id, user_id=self.user.pk)
+        if message is not None:
+            await self._send_rating(message)
 
     async def match_update(self, event: dict[str, Any]) -> None:
         """Group message from services after a commit. On the seat's group it carries this seat's
@@ -491,7 +483,7 @@ class MatchConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavail
         return presence.opponent_gone_payload(match, self.seat)
 
     async def _tell_presence(self) -> None:
-        await self.channel_layer.group_send(group_name(self.match_id), {"type": "presence.update"})
+        await push.send([(match_group(self.match_id), {"type": "presence.update"})], self.channel_layer)
 
     async def _send_rematch(self, *, force: bool = False) -> None:
         """Send this seat's ``rematch`` message unless it equals the last one sent (``force``: send it
@@ -533,7 +525,7 @@ class MatchConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavail
             await self._send_rematch()  # a friend match's end: where the rematch stands
             rated = payload["match"]["status"] == "finished" and payload["match"].get("rated")
             if rated and self._rating_task is None and not self._rating_sent:
-                self._rating_task = self.spawn(self._watch_rating())
+                self._rating_task = self.spawn(self._read_rating())
 
     def _watch_for_stale(self, payload: dict[str, Any]) -> None:
         """After sending ``payload``: if the bot is to move next, start :meth:`_stale_watch` (replacing

@@ -15,13 +15,10 @@ of one, between two people. Bot matches have "Play again" instead; tournament ma
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from dataclasses import dataclass
 from typing import Any
 
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
 from django.db import IntegrityError, transaction
 from django.urls import reverse
 from django.utils import timezone
@@ -30,7 +27,9 @@ from accounts.models import User
 from engine.rules import RuleSet
 from games import ratelimit, services
 from games.models import Match, MatchStatus, RematchOffer, RematchStatus
-from games.services import GameError, group_name
+from games.services import GameError
+from push.groups import match_group
+from push.send import send_on_commit
 
 log = logging.getLogger(__name__)
 
@@ -282,26 +281,8 @@ def rematch_payload(*, match: Match, seat: int, opponent_present: bool | None) -
     }
 
 
-NOTIFY_TIMEOUT = 2.0
-"""Seconds the after-commit notice may take before it is given up (as ``services.BROADCAST_TIMEOUT``)."""
-
-
 def _notify_on_commit(match_id: int) -> None:
     """After the commit: a card-free ``rematch.update`` to the match's sockets (``match_<id>``); each
-    then sends its seat its own ``rematch`` message. Best effort, like every broadcast: a failure is
-    logged; a player's table reads the offer again on its next connect."""
-
-    async def bounded(layer: Any) -> None:
-        notice = {"type": "rematch.update"}
-        await asyncio.wait_for(layer.group_send(group_name(match_id), notice), NOTIFY_TIMEOUT)
-
-    def send() -> None:
-        layer = get_channel_layer()
-        if layer is None:
-            return
-        try:
-            async_to_sync(bounded)(layer)
-        except Exception as exc:  # committed is committed
-            log.warning("match %s: rematch notice failed: %s: %s", match_id, type(exc).__name__, exc)
-
-    transaction.on_commit(send, robust=True)
+    then sends its seat its own ``rematch`` message (``push.send``; a player's table reads the offer
+    again on its next connect)."""
+    send_on_commit([(match_group(match_id), {"type": "rematch.update"})])

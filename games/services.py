@@ -15,7 +15,6 @@ ids or the order matches are played in. The deal's commitment salt stays secret-
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import random
 import secrets
@@ -25,15 +24,12 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
-from asgiref.sync import async_to_sync
-from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
 from accounts.models import User
 from accounts.selectors import house_bot_get
-from config import channel_layer
 from engine.actions import Action, ActionKind
 from engine.cards import Card, card_value
 from engine.deck import deck_commitment, new_salt, seeded_deck, shuffled_deck, sub_seed
@@ -47,6 +43,8 @@ from games.live import LiveMatch, cache_put, load
 from games.models import Match, MatchEvent, MatchStatus, ResultReason
 from games.signals import match_finished, match_left
 from games.write_sql import events_insert, match_drive_row, match_locked_or_none, match_update_cas
+from push.groups import seat_group, watch_group
+from push.send import Outcome, send_on_commit
 
 log = logging.getLogger(__name__)
 
@@ -95,19 +93,7 @@ class Applied:
     seq: int
     last_seq: int
     repeat: bool = False
-    broadcast: Broadcast | None = field(default=None, compare=False)
-
-
-class Broadcast:
-    """What became of one commit's after-commit broadcast (:func:`_broadcast_on_commit`): ``failed`` is
-    set, in the committing thread, before the service returns, when the channel layer's send failed or
-    timed out. The table's consumer then sends the acting socket its ``state`` itself: else that player
-    had its ``ack`` but no new ``state`` until it asked (issue 14's fault run: 15 s of silence)."""
-
-    __slots__ = ("failed",)
-
-    def __init__(self) -> None:
-        self.failed = False
+    broadcast: Outcome | None = field(default=None, compare=False)
 
 
 def new_deck() -> list[Card]:
@@ -732,65 +718,37 @@ def _save_cas(match: Match, before: int) -> None:
         raise IntegrityError("match advanced concurrently")
 
 
-BROADCAST_TIMEOUT = 2.0
-"""Seconds the after-commit ``group_send`` may take before it is given up (a stalled Redis)."""
-
-
-def _broadcast_on_commit(match: Match, live: LiveMatch | None) -> Broadcast:
+def _broadcast_on_commit(match: Match, live: LiveMatch | None) -> Outcome:
     """After commit, send each seated person their own ``state`` (built once here, from the ``match``
     row and engine state ``live`` the write holds: no read) on their seat's group, and spectators a
-    card-free ``{"type": "match.update", "seq"}`` on ``watch_<id>``. A seat's state carries that
-    seat's cards, so it goes to ``seat_group`` only, never to a group another seat or a spectator is
-    in. A bot's seat has no socket and gets nothing. ``match`` must not change after this call.
+    card-free ``{"type": "match.update", "seq"}`` on ``watch_<id>``, through the one after-commit path
+    (``push.send``: batched, bounded, its failures recorded). A seat's state carries that seat's cards,
+    so it goes to ``seat_group`` only, never to a group another seat or a spectator is in. A bot's seat
+    has no socket and gets nothing. ``match`` must not change after this call.
 
-    The write is already committed and will be acknowledged: a failing or stalled channel layer must
-    never turn it into an error, so the sends are bounded by ``BROADCAST_TIMEOUT`` together and a
-    failure is logged as one line and marked on the returned :class:`Broadcast` (the table's consumer
-    then sends the acting socket its state; the other sockets get it on their next ``sync``, reconnect
-    or broadcast). A pooled Redis connection that died under the layer is retried once on a new one
-    (``config.channel_layer``), so a single dead connection no longer fails the broadcast.
-
-    Which event loop sends: with the in-process layer, asgiref's (Daphne's own loop from a Daphne
-    thread, which owns the sockets' queues); with a shared layer (Redis), the process's one loop of
-    ``ratings.push``, which keeps the layer's connection pool: ``async_to_sync`` outside Daphne (a
-    Celery worker, the simulation) ran each move's sends on a new loop with a new Redis connection,
-    about 40% of the wall time of a bot-vs-bot move on the production profile."""
+    The write is already committed and will be acknowledged: a failing or stalled channel layer never
+    turns it into an error; the returned :class:`push.send.Outcome` says ``failed`` (the table's
+    consumer then sends the acting socket its state; the other sockets get it on their next ``sync``,
+    reconnect or broadcast). A pooled Redis connection that died under the layer is retried once on a
+    new one (``config.channel_layer``), so a single dead connection no longer fails the broadcast."""
     match_id, seq = match.pk, match.last_seq
     humans = [seat for seat in (0, 1) if match.player_id(seat) is not None
               and seat not in (match.bot_seats or [])]
 
-    async def bounded(layer: Any, messages: list[tuple[str, dict[str, Any]]]) -> None:
-        # In order, batched on Redis (config.channel_layer): two round trips for the three messages.
-        await asyncio.wait_for(channel_layer.group_send_many(layer, messages), BROADCAST_TIMEOUT)
+    def messages() -> list[tuple[str, dict[str, Any]]]:
+        from games.selectors import match_state_payload  # selectors import this module
 
-    def send() -> None:
-        layer = get_channel_layer()
-        if layer is None:
-            return
-        try:
-            from games.selectors import match_state_payload  # selectors import this module
+        built: list[tuple[str, dict[str, Any]]] = [
+            (seat_group(match_id, seat), {
+                "type": "match.update", "seq": seq,
+                "state": match_state_payload(match=match, seat=seat, live=live),
+            })
+            for seat in humans
+        ]
+        built.append((watch_group(match_id), {"type": "match.update", "seq": seq}))
+        return built
 
-            messages = [
-                (seat_group(match_id, seat), {
-                    "type": "match.update", "seq": seq,
-                    "state": match_state_payload(match=match, seat=seat, live=live),
-                })
-                for seat in humans
-            ]
-            messages.append((watch_group(match_id), {"type": "match.update", "seq": seq}))
-            if isinstance(layer, InMemoryChannelLayer):
-                async_to_sync(bounded)(layer, messages)
-            else:
-                from ratings import push
-
-                push.run_on_process_loop(bounded(layer, messages), BROADCAST_TIMEOUT + 1.0)
-        except Exception as exc:  # committed is committed: report, never raise into the caller
-            outcome.failed = True
-            log.warning("match %s: broadcast after commit failed: %s: %s", match_id, type(exc).__name__, exc)
-
-    outcome = Broadcast()
-    transaction.on_commit(send, robust=True)
-    return outcome
+    return send_on_commit(messages)
 
 
 def _finished_on_commit(match: Match) -> None:
@@ -802,22 +760,6 @@ def _finished_on_commit(match: Match) -> None:
         match_finished.send(sender=Match, match_id=match_id, rated=rated)
 
     transaction.on_commit(send)
-
-
-def group_name(match_id: int) -> str:
-    """Channels group of a match's connected players (card-free messages to every seat)."""
-    return f"match_{match_id}"
-
-
-def seat_group(match_id: int, seat: int) -> str:
-    """Channels group of the sockets of the player at ``seat``: the only group that gets that seat's
-    ``state`` (its cards)."""
-    return f"match_{match_id}_seat{seat}"
-
-
-def watch_group(match_id: int) -> str:
-    """Channels group of a match's spectators: card-free ``match.update`` notices only."""
-    return f"watch_{match_id}"
 
 
 # --------------------------------------------------------------------------------------------- server moves
@@ -1080,7 +1022,7 @@ class Claimed:
     seq: int
     last_seq: int
     repeat: bool = False
-    broadcast: Broadcast | None = field(default=None, compare=False)
+    broadcast: Outcome | None = field(default=None, compare=False)
 
 
 def match_claim(*, match_id: int, user: User, msg_id: str = "", now: Any = None) -> Claimed:

@@ -2,51 +2,30 @@
 (which ends their other sessions: Django checks the session's password hash). Issue 8: a socket opened
 before logout kept acting after it.
 
-Each ``MatchConsumer`` joins the group :func:`user_group` of its user; after the commit of the change, a
-``user.session_ended`` message closes every one of them, on every server process (docs/protocol.md
-"Connection": close code 4001). A socket whose session is still valid (the browser that changed the
-password keeps its session) simply reconnects.
+Each ``MatchConsumer`` (and lobby socket) joins its user's group ``push.groups.sessions_group``; after
+the commit of the change, a ``user.session_ended`` message closes every one of them, on every server
+process (docs/protocol.md "Connection": close code 4001). A socket whose session is still valid (the
+browser that changed the password keeps its session) simply reconnects.
 """
 
 from __future__ import annotations
 
-import asyncio
-import logging
 from typing import Any
 
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
 from django.conf import settings
 from django.contrib.auth.signals import user_logged_out
 from django.db import transaction
 from django.db.models.signals import pre_save
 from django.dispatch import receiver
 
-log = logging.getLogger(__name__)
-
-SEND_TIMEOUT = 2.0
-"""Seconds the ``group_send`` may take (a stalled Redis must not hang a logout)."""
-
-
-def user_group(user_id: int) -> str:
-    """Channels group of every table socket of one user."""
-    return f"user_{user_id}"
+from push.groups import sessions_group
+from push.send import send_now
 
 
 def close_user_sockets(user_id: int) -> None:
-    """Tell every open table socket of ``user_id`` to close (best effort: failures are logged)."""
-    layer = get_channel_layer()
-    if layer is None:
-        return
-
-    async def send() -> None:
-        message = {"type": "user.session_ended"}
-        await asyncio.wait_for(layer.group_send(user_group(user_id), message), SEND_TIMEOUT)
-
-    try:
-        async_to_sync(send)()
-    except Exception as exc:
-        log.warning("user %s: closing sockets failed: %s: %s", user_id, type(exc).__name__, exc)
+    """Tell every open table and lobby socket of ``user_id`` to close (``push.send``: an outage is
+    recorded and logged; the socket's next message finds the session gone anyway)."""
+    send_now([(sessions_group(user_id), {"type": "user.session_ended"})])
 
 
 @receiver(user_logged_out, dispatch_uid="games.close_sockets_on_logout")

@@ -19,15 +19,12 @@ Where runs happen (a Celery worker, or the Daphne process itself on the embedded
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import secrets
 import time
 from datetime import timedelta
 from typing import Any
 
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Q
@@ -35,10 +32,10 @@ from django.utils import timezone
 
 from engine import analysis as engine_analysis
 from games.models import Match, MatchStatus
-from ratings.push import group_send_many
+from push.groups import analysis_group
+from push.send import send_now
 from replays import selectors
 from replays.models import AnalysisStatus, MatchAnalysis
-from web.socket_end import outage
 
 log = logging.getLogger(__name__)
 
@@ -47,12 +44,6 @@ STALE_AFTER = timedelta(minutes=2)
 """A run that has reported no progress for this long is presumed dead: asking again restarts it."""
 PUSH_EVERY = 0.5
 """Seconds between two progress reports of one run (the row's heartbeat and the page's bar)."""
-PUSH_TIMEOUT = 2.0
-
-
-def analysis_group(match_id: int) -> str:
-    """The channel-layer group of a match's analysis progress."""
-    return f"analysis_{match_id}"
 
 
 def engine_settings() -> engine_analysis.Settings:
@@ -140,32 +131,12 @@ class _Superseded(Exception):
 
 
 def _push(match_id: int, message: dict[str, Any]) -> None:
-    """Send ``message`` to the match's analysis group. An outage of the layer (Redis unreachable, a send
-    past its timeout) is logged, not raised: the row is the truth, and a socket that missed a push reads it
-    on its next sync or reconnect.
+    """Send ``message`` to the match's analysis group now (``push.send``: an outage is recorded and
+    logged, not raised: the row is the truth, and a socket that missed a push reads it on its next sync
+    or reconnect).
 
     :raises Exception: any other error (a bug: it fails the run and its tests)."""
-    layer = get_channel_layer()
-    if layer is None:
-        return
-    group = analysis_group(match_id)
-    try:
-        from replays.analysis_driver import in_process
-
-        if in_process():  # Daphne's own thread (or a test's): the loop that holds the sockets
-            async def bounded() -> None:
-                await asyncio.wait_for(layer.group_send(group, message), PUSH_TIMEOUT)
-
-            async_to_sync(bounded)()
-        else:  # a Celery worker: one event loop per process keeps the Redis connections
-            group_send_many([(group, message)])
-    except Exception as exc:
-        # Only an outage (Redis unreachable, a send past its timeout) is tolerated: the row is the truth.
-        # Anything else is a bug and fails the run (a broad except here once hid an ImportError after a
-        # rename, and no progress reached a page on the production profile).
-        if not (outage(exc) or isinstance(exc, TimeoutError)):
-            raise
-        log.warning("match %s: analysis progress not pushed: %s: %s", match_id, type(exc).__name__, exc)
+    send_now([(analysis_group(match_id), message)])
 
 
 def analysis_run(*, analysis_id: int) -> bool:

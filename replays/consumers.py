@@ -35,13 +35,12 @@ from typing import Any
 
 from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
-from channels.layers import get_channel_layer
 from django.http import QueryDict
 
-from config.channel_layer import group_send_many
 from games import conf, ratelimit
 from games.selectors import match_get
-from games.services import group_name
+from push import send as push
+from push.groups import analysis_group, match_group
 from replays import analyses, analysis_driver, audience, selectors, shared_view, watch
 from web.log_context import bind_socket
 from web.socket_end import EndsCleanly, outage
@@ -211,8 +210,7 @@ async def _send_count_later(match_id: int, wake: asyncio.Event) -> None:
         await _in_thread(audience.clear_flag)(match_id=match_id)
         count = await _in_thread(audience.count)(match_id=match_id)
         message = {"type": "spectators.update", "count": count}
-        await group_send_many(get_channel_layer(), [(group_name(match_id), message),
-                                                    (watch.watch_group(match_id), message)])
+        await push.send([(match_group(match_id), message), (watch.watch_group(match_id), message)])
     except Exception as exc:
         if not outage(exc):
             raise
@@ -341,7 +339,7 @@ class AnalysisConsumer(_ReadOnlySocket):
         if not await self.open_checked():
             return
         analysis_driver.socket_opened()
-        await self.channel_layer.group_add(analyses.analysis_group(self.match_id), self.channel_name)
+        await self.channel_layer.group_add(analysis_group(self.match_id), self.channel_name)
         await self._send_state()
 
     def refusal(self, exc: selectors.ReplayRefused) -> tuple[str, int]:
@@ -358,7 +356,7 @@ class AnalysisConsumer(_ReadOnlySocket):
     async def on_flood(self) -> None:
         self.reading = False
         await self.step("group discard", self.channel_layer.group_discard(
-            analyses.analysis_group(self.match_id), self.channel_name))
+            analysis_group(self.match_id), self.channel_name))
 
     async def on_message(self, kind: str, message: dict[str, Any]) -> None:
         await self._send_state()  # sync

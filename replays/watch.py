@@ -19,7 +19,7 @@ from engine.melds import best_arrangement
 from engine.spectator import spectator_hand
 from games.live import load
 from games.models import Match, MatchEvent, MatchStatus
-from games.services import watch_group
+from push.groups import watch_group
 from replays import audience
 
 __all__ = ["spectators_count", "watch_group", "watch_payload"]

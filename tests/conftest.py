@@ -270,6 +270,30 @@ def _site_celery_app_stays_current() -> Iterator[None]:
     assert current_app._get_current_object() is app, "a Celery(...) client needs set_as_current=False"
 
 
+# --- live pushes ---------------------------------------------------------------------------------
+# Servers and workers the tests start (Daphne, Celery, scripts/serve) check their pushes too.
+os.environ["PUSH_CHECK"] = "1"
+
+
+@pytest.fixture(autouse=True)
+def _push_failures_fail(request: pytest.FixtureRequest, settings: Any) -> Iterator[None]:
+    """Every channel-layer message of the test is checked against its schema (``push.schemas``), and a
+    send that could not be made (``push.send`` records each one) fails the test, unless the test is
+    marked ``push_failure`` (it breaks the layer on purpose). A broken push once hid in a log line."""
+    from push import send
+
+    settings.PUSH_CHECK = True
+    seen: list[send.Failure] = []
+    listeners = send.LISTENERS  # the list itself: a test may replace the module's
+    listeners.append(seen.append)
+    yield
+    listeners.remove(seen.append)
+    if seen and request.node.get_closest_marker("push_failure") is None:
+        pytest.fail("a push could not be sent: " + "; ".join(
+            f"{', '.join(f.types)} to {', '.join(f.groups)}: {type(f.error).__name__}: {f.error}"
+            for f in seen))
+
+
 # --- server moves ---------------------------------------------------------------------------------
 @pytest.fixture(autouse=True)
 def server_moves_in_process(settings: Any) -> Iterator[None]:

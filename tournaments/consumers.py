@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tournaments.live import tournament_group, user_group
+from push.groups import tournament_banner_group, tournament_group
 from web.socket_end import EndsCleanly
 
 
@@ -47,6 +47,6 @@ class MyTournamentsConsumer(_Notices):
         if user is None or not user.is_authenticated:
             await self.close(code=4401)
             return
-        self.group = user_group(user.pk)
+        self.group = tournament_banner_group(user.pk)
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()

@@ -359,6 +359,12 @@ if os.environ.get("GAMES_SERVER_MOVES_IN_PROCESS"):
     GAMES_SERVER_MOVES_IN_PROCESS = env_bool("GAMES_SERVER_MOVES_IN_PROCESS", default=True)
 # ws/echo/: a bare echo consumer, the baseline of scripts/loadtest (off unless GAMES_ECHO_WS=1).
 GAMES_ECHO_WS = env_bool("GAMES_ECHO_WS", default=False)
+# Check every channel-layer message against its schema before it is sent (push.schemas; on in the tests).
+PUSH_CHECK = env_bool("PUSH_CHECK", default=False)
+# The embedded profile's Celery processes post their pushes to Daphne (push.forward; scripts/serve sets
+# both for one run): the URL in the Celery processes only, the shared random token in every process.
+PUSH_FORWARD_URL = os.environ.get("PUSH_FORWARD_URL", "")
+PUSH_FORWARD_TOKEN = os.environ.get("PUSH_FORWARD_TOKEN", "")
 # Tournaments start this many seconds before their start time (a test setting; default 0).
 if os.environ.get("TOURNAMENTS_START_EARLY_SECONDS"):
     TOURNAMENTS_START_EARLY_SECONDS = float(os.environ["TOURNAMENTS_START_EARLY_SECONDS"])

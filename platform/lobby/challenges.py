@@ -31,6 +31,7 @@ from lobby import busy, challenge_push
 from lobby.errors import refuse
 from lobby.models import Challenge, ChallengeStatus, LobbyPreference, Seek, SeekStatus
 from lobby.seeks import Settings, check_settings, lock_users
+from push.send import send_on_commit
 
 CHALLENGE_SECONDS = 60.0
 CHALLENGES_PER_ACCOUNT = 3
@@ -119,7 +120,7 @@ def challenge_create(*, challenger: User, challenged: User, choice: Settings,
         except IntegrityError:  # lobby_one_open_challenge_per_pair: a second tab's request won
             raise refuse("challenge_pending", name=challenged.public_name) from None
         body = payload(challenge)
-        challenge_push.send_on_commit([
+        send_on_commit([
             *challenge_push.notice(challenged.pk, {"type": "challenge", "challenge": body}),
             *challenge_push.notice(challenger.pk, {"type": "challenge_sent", "challenge": body}),
         ])
@@ -185,7 +186,7 @@ def challenge_accept(*, user: User, challenge_id: int, now: datetime | None = No
         challenge.match = match
         challenge.save(update_fields=["status", "answered_at", "match"])
         url = reverse("games:table", args=[match.pk])
-        challenge_push.send_on_commit([
+        send_on_commit([
             *_closed(challenge, ChallengeStatus.ACCEPTED), *challenge_push.lobby_changed(),
             *challenge_push.go_messages(challenge.challenger_id, url),
             *challenge_push.go_messages(user.pk, url),
@@ -212,7 +213,7 @@ def challenge_decline(*, user: User, challenge_id: int, now: datetime | None = N
         challenge.status = status
         challenge.answered_at = now
         challenge.save(update_fields=["status", "answered_at"])
-        challenge_push.send_on_commit(_closed(challenge, status))
+        send_on_commit(_closed(challenge, status))
     return True
 
 
@@ -230,7 +231,7 @@ def challenges_sweep(*, now: datetime | None = None, grace_seconds: float = 0.0)
             return 0
         ended = Challenge.objects.filter(pk__in=[c.pk for c in due], status=ChallengeStatus.OPEN).update(
             status=ChallengeStatus.EXPIRED, answered_at=now)
-        challenge_push.send_on_commit([message for c in due
+        send_on_commit([message for c in due
                                        for message in _closed(c, ChallengeStatus.EXPIRED)])
     return ended
 

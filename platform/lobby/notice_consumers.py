@@ -22,8 +22,9 @@ from typing import Any
 from django.urls import reverse
 
 from games.services import GameError
-from lobby import challenge_push, challenges
+from lobby import challenges
 from lobby.seek_consumers import MemberSocket
+from push.groups import notice_group
 
 NOTICE_SLOTS = -2
 """Pseudo match id of the notices sockets' slots in ``games.ratelimit``."""
@@ -36,12 +37,12 @@ class NoticeConsumer(MemberSocket):
     kinds = ("ping", "sync", "accept", "decline")
 
     async def opened(self) -> None:
-        await self.channel_layer.group_add(challenge_push.notice_group(self.user.pk), self.channel_name)
+        await self.channel_layer.group_add(notice_group(self.user.pk), self.channel_name)
         await self.send_notices()
 
     async def closed(self) -> None:
         await self.step("group discard", self.channel_layer.group_discard(
-            challenge_push.notice_group(self.user.pk), self.channel_name))
+            notice_group(self.user.pk), self.channel_name))
 
     async def send_notices(self) -> None:
         notices = await self.in_language(challenges.open_for)(user=self.user)

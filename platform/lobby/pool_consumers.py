@@ -33,6 +33,7 @@ from games.services import GameError
 from lobby import pools, waves
 from lobby.errors import text
 from lobby.models import PoolEntry
+from push.groups import entry_group, pool_group
 from web.log_context import bind_socket
 from web.socket_end import EndsCleanly
 from web.unavailable import RefusesWhenUnavailable
@@ -149,8 +150,8 @@ class PoolConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavaila
             await self._finish()
             return
         self._limiter = ratelimit.MessageLimiter(time.monotonic())
-        await self.channel_layer.group_add(pools.entry_group(entry.pk), self.channel_name)
-        await self.channel_layer.group_add(pools.pool_group(entry.pool_id), self.channel_name)
+        await self.channel_layer.group_add(entry_group(entry.pk), self.channel_name)
+        await self.channel_layer.group_add(pool_group(entry.pool_id), self.channel_name)
         if not waves.ensure_running() and not joined.resumed:
             waves.wake()  # someone may be waiting for this player: pair now, not at the period's end
         self.waiting = await db_call(pools.waiting_count)(entry.pool_id)
@@ -298,10 +299,10 @@ class PoolConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavaila
     async def release(self) -> None:
         if self.entry_id is not None:
             await self.step("group discard", self.channel_layer.group_discard(
-                pools.entry_group(self.entry_id), self.channel_name))
+                entry_group(self.entry_id), self.channel_name))
             if self.pool_id is not None:
                 await self.step("group discard", self.channel_layer.group_discard(
-                    pools.pool_group(self.pool_id), self.channel_name))
+                    pool_group(self.pool_id), self.channel_name))
             if not self.done:
                 await self.step("pool disconnect", db_call(pools.pool_disconnected)(entry_id=self.entry_id))
         for namespace, key, slot in self._slots:

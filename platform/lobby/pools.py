@@ -27,21 +27,20 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from asgiref.sync import async_to_sync
-from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.conf import settings
 from django.db import transaction
 from django.db.models import OuterRef, Q, Subquery
 from django.utils import timezone
 
 from accounts.models import BOT_LEVELS, User
-from config import channel_layer
 from games.models import Match, MatchStatus
 from games.services import GameError, match_create_seated, match_create_vs_bot
 from lobby import busy
 from lobby.errors import refuse
 from lobby.matching import Waiter, pair_wave
 from lobby.models import EntryStatus, Pool, PoolEntry
+from push.groups import entry_group, pool_group
+from push.send import send_on_commit
 from ratings.selectors import bot_rating, rating_get
 
 log = logging.getLogger(__name__)
@@ -67,38 +66,6 @@ in play is sent ``paired`` again instead of joining anew (a cancel or a reload t
 def leave_after() -> float:
     """``LOBBY_LEAVE_AFTER`` (seconds), else :data:`LEAVE_AFTER`."""
     return float(getattr(settings, "LOBBY_LEAVE_AFTER", LEAVE_AFTER))
-
-
-def pool_group(pool_id: int) -> str:
-    """Channels group of every socket waiting in pool ``pool_id`` (``pool.count``)."""
-    return f"pool_{pool_id}"
-
-
-def entry_group(entry_id: int) -> str:
-    """Channels group of the sockets of one entry (``pool.paired``, ``pool.left``, ``pool.probe``)."""
-    return f"pool_entry_{entry_id}"
-
-
-def send_after_commit(messages: list[tuple[str, dict[str, Any]]]) -> None:
-    """After the current transaction commits, send ``messages`` (``[(group, message)]``, in order) on the
-    default channel layer. In-memory layer (embedded profile): on asgiref's loop, Daphne's own, which
-    owns the sockets' queues (as ``games.services`` broadcasts). Redis: on ``ratings.push``'s process loop.
-    A failure raises from the commit to the caller: nothing is swallowed here."""
-    if not messages:
-        return
-
-    def send() -> None:
-        layer = get_channel_layer()
-        if layer is None:
-            return
-        if isinstance(layer, InMemoryChannelLayer):
-            async_to_sync(channel_layer.group_send_many)(layer, messages)
-        else:
-            from ratings import push
-
-            push.run_on_process_loop(channel_layer.group_send_many(layer, messages), push.PUSH_TIMEOUT)
-
-    transaction.on_commit(send)
 
 
 def waiting_count(pool_id: int) -> int:
@@ -161,7 +128,7 @@ def pool_join(*, user: User, slug: str, bot_fallback: bool = False, now: datetim
         # a wait its socket left (or whose server died) that no wave has ended yet: end it now, so the
         # player is not refused "already waiting" by their own ghost
         _end(own, EntryStatus.LEFT, now)
-        send_after_commit([(entry_group(own.pk), {"type": "pool.left", "reason": "disconnected"}),
+        send_on_commit([(entry_group(own.pk), {"type": "pool.left", "reason": "disconnected"}),
                            _count_message(own.pool_id)])
     recent = (PoolEntry.objects.filter(user=user, pool=pool, status__in=(EntryStatus.PAIRED, EntryStatus.BOT),
                                        ended_at__gte=now - timedelta(seconds=PAIRED_RESEND_SECONDS),
@@ -172,7 +139,7 @@ def pool_join(*, user: User, slug: str, bot_fallback: bool = False, now: datetim
     busy.check_free(user=user, rated=pool.rated)
     entry = PoolEntry.objects.create(pool=pool, user=user, rating=float(rating_get(user=user).shown),
                                      bot_fallback=bool(bot_fallback), seen_at=now)
-    send_after_commit([_count_message(pool.pk)])
+    send_on_commit([_count_message(pool.pk)])
     return Joined(entry)
 
 
@@ -214,7 +181,7 @@ def pool_cancel(*, entry_id: int, user: User, now: datetime | None = None) -> Ca
         match_id = entry.match_id if entry.status in (EntryStatus.PAIRED, EntryStatus.BOT) else None
         return Cancelled(False, match_id)
     _end(entry, EntryStatus.CANCELLED, now)
-    send_after_commit([(entry_group(entry.pk), {"type": "pool.left", "reason": "cancelled"}),
+    send_on_commit([(entry_group(entry.pk), {"type": "pool.left", "reason": "cancelled"}),
                        _count_message(entry.pool_id)])
     return Cancelled(True)
 
@@ -227,7 +194,7 @@ def pool_disconnected(*, entry_id: int, now: datetime | None = None) -> bool:
     now = now or timezone.now()
     done = PoolEntry.objects.filter(pk=entry_id, status=EntryStatus.WAITING).update(disconnected_at=now) == 1
     if done:
-        send_after_commit([(entry_group(entry_id), {"type": "pool.probe"})])
+        send_on_commit([(entry_group(entry_id), {"type": "pool.probe"})])
     return done
 
 
@@ -356,7 +323,7 @@ def run_wave(*, pool_id: int, now: datetime | None = None, min_gap: float | None
             messages.append((entry_group(entry_id), {"type": "pool.left", "reason": reason}))
         wave.waiting = waiting_count(pool_id)
         messages.append((pool_group(pool_id), {"type": "pool.count", "waiting": wave.waiting}))
-        send_after_commit(messages)
+        send_on_commit(messages)
     return wave
 
 

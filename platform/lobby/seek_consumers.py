@@ -30,11 +30,12 @@ from django.conf import settings
 from django.urls import reverse
 from django.utils import translation
 
-from games import conf, ratelimit, user_sockets
+from games import conf, ratelimit
 from games.consumers import SESSION_ENDED_CLOSE_CODE
 from games.services import GameError
-from lobby import challenge_push, challenge_sweep, seeks
+from lobby import challenge_sweep, seeks
 from lobby.errors import said, said_params, text
+from push.groups import LOBBY_GROUP, lobby_user_group, sessions_group
 from web.socket_end import EndsCleanly
 from web.unavailable import RefusesWhenUnavailable
 
@@ -90,7 +91,7 @@ class MemberSocket(EndsCleanly, RefusesWhenUnavailable):
         self.spawn(self._keep_slot())
         self._limiter = ratelimit.MessageLimiter(time.monotonic())
         # Logging out (or a password change) closes this socket too, as it closes the tables' (4001).
-        await self.channel_layer.group_add(user_sockets.user_group(user.pk), self.channel_name)
+        await self.channel_layer.group_add(sessions_group(user.pk), self.channel_name)
         await self.opened()
         self.reading = True
         challenge_sweep.socket_opened()
@@ -193,7 +194,7 @@ class MemberSocket(EndsCleanly, RefusesWhenUnavailable):
         await self.step("slot release", _in_thread(ratelimit.socket_slot_release)(
             match_id=self.slots, user_id=self.user.pk, slot=self._slot, owner=self.channel_name))
         await self.step("group discard", self.channel_layer.group_discard(
-            user_sockets.user_group(self.user.pk), self.channel_name))
+            sessions_group(self.user.pk), self.channel_name))
         await self.closed()
 
     async def user_session_ended(self, event: dict[str, Any]) -> None:
@@ -210,8 +211,8 @@ class LobbyConsumer(MemberSocket):
     _pending: asyncio.Task[None] | None = None
 
     async def opened(self) -> None:
-        await self.channel_layer.group_add(challenge_push.LOBBY_GROUP, self.channel_name)
-        await self.channel_layer.group_add(challenge_push.user_group(self.user.pk), self.channel_name)
+        await self.channel_layer.group_add(LOBBY_GROUP, self.channel_name)
+        await self.channel_layer.group_add(lobby_user_group(self.user.pk), self.channel_name)
         self.spawn(self._stay_seen())
         await self.send_seeks()
         match_id = await self.in_language(seeks.recently_accepted_match_id)(user=self.user)
@@ -227,7 +228,7 @@ class LobbyConsumer(MemberSocket):
     async def closed(self) -> None:
         # The last stamp: the leave time counts from now, not from the last refresh.
         await self.step("presence", _in_thread(challenge_sweep.seen)(self.user.pk))
-        for group in (challenge_push.LOBBY_GROUP, challenge_push.user_group(self.user.pk)):
+        for group in (LOBBY_GROUP, lobby_user_group(self.user.pk)):
             await self.step("group discard", self.channel_layer.group_discard(group, self.channel_name))
 
     async def send_seeks(self) -> None:

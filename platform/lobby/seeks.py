@@ -30,6 +30,7 @@ from games.models import Match
 from lobby import busy, challenge_push
 from lobby.errors import refuse, text
 from lobby.models import Seek, SeekStatus
+from push.send import send_on_commit
 from ratings.elo import shown
 from ratings.selectors import rating_get
 
@@ -121,7 +122,7 @@ def seek_create(*, user: User, choice: Settings, rating_min: int | None = None,
                 )
         except IntegrityError:  # lobby_one_open_seek: a second tab's request won
             raise refuse("already_seeking") from None
-        challenge_push.send_on_commit(challenge_push.lobby_changed())
+        send_on_commit(challenge_push.lobby_changed())
     return seek
 
 
@@ -139,7 +140,7 @@ def seek_cancel(*, user: User, seek_id: int) -> bool:
             return False
         seek.status = SeekStatus.CANCELLED
         seek.save(update_fields=["status"])
-        challenge_push.send_on_commit(challenge_push.lobby_changed())
+        send_on_commit(challenge_push.lobby_changed())
     return True
 
 
@@ -217,7 +218,7 @@ def seek_accept(*, user: User, seek_id: int, now: datetime | None = None) -> Mat
         seek.match = match
         seek.save(update_fields=["status", "accepted_by", "match"])
         url = reverse("games:table", args=[match.pk])
-        challenge_push.send_on_commit([*challenge_push.lobby_changed(),
+        send_on_commit([*challenge_push.lobby_changed(),
                                        *challenge_push.go_messages(seek.creator_id, url)])
     return match
 
@@ -259,7 +260,7 @@ def seeks_sweep(*, now: datetime | None = None, grace_seconds: float = 0.0,
             ended += (Seek.objects.filter(pk__in=left, status=SeekStatus.OPEN)
                       .update(status=SeekStatus.CANCELLED))
         if ended:
-            challenge_push.send_on_commit(challenge_push.lobby_changed())
+            send_on_commit(challenge_push.lobby_changed())
     return ended
 
 

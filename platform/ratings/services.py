@@ -22,8 +22,9 @@ from django.utils import timezone
 from accounts.models import User
 from config import fault_points
 from games.models import Match, MatchStatus
-from games.services import group_name
-from ratings import elo, push
+from push.groups import match_group
+from push.send import send_on_commit
+from ratings import elo
 from ratings.models import PlayerRating, RatingChange
 from ratings.selectors import bot_rating, rating_message
 
@@ -196,11 +197,11 @@ def _rate_one(match: Match, rows: dict[int, PlayerRating], now: datetime) -> lis
 
 def _push_on_commit(pushes: list[tuple[int, dict[int, dict[str, object]]]]) -> None:
     messages = [
-        (group_name(match_id), {"type": "rating.update", "seats": {str(k): v for k, v in seats.items()}})
+        (match_group(match_id), {"type": "rating.update", "seats": {str(k): v for k, v in seats.items()}})
         for match_id, seats in pushes if seats
     ]
     if messages:
-        transaction.on_commit(lambda: push.group_send_many(messages), robust=True)
+        send_on_commit(messages)
 
 
 def _unrated(**since: object) -> QuerySet[Match]:

@@ -44,6 +44,8 @@ from django.core.cache import cache
 from django.db import DatabaseError
 from redis.exceptions import RedisError
 
+from push.groups import HOME_GROUP
+from push.send import send as push_send
 from replays import audience
 from web import home
 from web.socket_end import outage
@@ -51,7 +53,7 @@ from web.unavailable import describe
 
 log = logging.getLogger(__name__)
 
-GROUP = "home"
+GROUP = HOME_GROUP
 """Channels group of every home socket (all processes)."""
 LAST_KEY = "home:last"
 """The ticker's last read, ``{"at": seconds since 1970, "numbers"}`` (:func:`fresh_numbers`)."""
@@ -89,11 +91,13 @@ def claim_slot(now: float) -> bool:
 
 
 async def send_numbers(numbers: dict[str, Any]) -> None:
-    """Send ``numbers`` to every home socket (the group :data:`GROUP`, all processes)."""
-    layer = get_channel_layer()
-    if layer is None:
+    """Send ``numbers`` to every home socket (the group :data:`GROUP`, all processes), through
+    ``push.send`` (an outage is recorded and logged; the next change sends the numbers again).
+
+    :raises RuntimeError: there is no channel layer (a configuration error)."""
+    if get_channel_layer() is None:
         raise RuntimeError("no channel layer: the home numbers cannot be sent")
-    await layer.group_send(GROUP, {"type": "home.update", "numbers": numbers})
+    await push_send([(GROUP, {"type": "home.update", "numbers": numbers})])
 
 
 def _read_changed(now: float) -> dict[str, Any] | None:

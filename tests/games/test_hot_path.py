@@ -15,6 +15,7 @@ from django.test.utils import CaptureQueriesContext
 from games import selectors, services
 from games.live import cache_clear, load
 from games.models import Match
+from push import send as push_send
 from tests.games.wsclient import choose
 
 # bot_waits: the server's own driver must not move the bot behind the tests' backs (they make the bot's
@@ -35,7 +36,7 @@ class RecordingLayer:
 @pytest.fixture
 def layer(monkeypatch: pytest.MonkeyPatch) -> RecordingLayer:
     recording = RecordingLayer()
-    monkeypatch.setattr(services, "get_channel_layer", lambda: recording)
+    monkeypatch.setattr(push_send, "get_channel_layer", lambda: recording)
     return recording
 
 

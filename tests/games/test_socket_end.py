@@ -14,6 +14,7 @@ from channels.layers import get_channel_layer
 
 from games import ratelimit, services
 from games.models import Match
+from push.groups import match_group
 from tests.games.wsclient import connect, send
 from web import socket_end
 
@@ -112,7 +113,7 @@ async def test_failing_handler_releases_the_slot(alice: Any, bob: Any, consumers
     comm, _ = await connect(alice, match.pk)
     [consumer] = consumers
     layer = get_channel_layer()
-    await layer.group_send(services.group_name(match.pk), {"type": "spectators.update", "count": "many"})
+    await layer.group_send(match_group(match.pk), {"type": "spectators.update", "count": "many"})
     with pytest.raises(ValueError, match="invalid literal for int"):
         await comm.receive_output()
     assert consumer.live_tasks() == []

@@ -11,6 +11,7 @@ from channels.db import database_sync_to_async
 
 from games import consumers, services
 from games.models import Match
+from push.send import Outcome
 from tests.games.wsclient import choose, connect, recv, send
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -29,7 +30,7 @@ async def test_a_lost_bot_broadcast_is_read_and_sent_after_the_bots_latest_move(
     def broadcast(match: Any, live: Any) -> Any:
         if getattr(bot_writing, "on", False):
             dropped.append(match.last_seq)
-            return services.Broadcast()  # lost: nothing sent, and nothing says so
+            return Outcome()  # lost: nothing sent, and nothing says so
         return library_broadcast(match, live)
 
     def bot_turn(**kwargs: Any) -> Any:

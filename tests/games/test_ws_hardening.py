@@ -20,6 +20,7 @@ from django.test import Client
 from games import ratelimit, services, user_sockets
 from games.models import Match, MatchEvent
 from games.ratelimit import MessageLimiter, TokenBucket
+from push import send as push_send
 from tests.games.test_ws_errors import expect_error
 from tests.games.wsclient import choose, connect, drain, recv, recv_until, send
 
@@ -65,6 +66,7 @@ class Records(logging.Handler):
         self.seen.append(record)
 
 
+@pytest.mark.push_failure
 @pytest.mark.parametrize("mode", ["raise", "hang"])
 async def test_committed_move_is_acked_when_the_broadcast_fails(
     mode: str, alice: Any, bob: Any, monkeypatch: pytest.MonkeyPatch
@@ -80,18 +82,20 @@ async def test_committed_move_is_acked_when_the_broadcast_fails(
     mover = state["hand"]["to_act"]
     comm, state = await connect(users[mover], match.pk)
     layer = BrokenLayer(mode)
-    monkeypatch.setattr(services, "get_channel_layer", lambda: layer)
-    monkeypatch.setattr(services, "BROADCAST_TIMEOUT", 0.3)
+    monkeypatch.setattr(push_send, "get_channel_layer", lambda: layer)
+    monkeypatch.setattr(push_send, "PUSH_TIMEOUT", 0.3)
     records = Records()
-    logging.getLogger("games.services").addHandler(records)
+    logging.getLogger("push.send").addHandler(records)
     await send(comm, {"type": "action", "action": choose(state["hand"]), "seq": state["seq"], "id": "m-1"})
     ack, seen = await recv_until(comm, "ack")
     assert ack == {"type": "ack", "id": "m-1", "seq": state["seq"] + 1, "repeat": False}, seen
     assert not [m for m in seen if m["type"] == "error"]
     assert await stored_ids(match.pk) == ["m-1"]
     assert layer.calls == 1
-    logging.getLogger("games.services").removeHandler(records)
-    warnings = [r for r in records.seen if "broadcast after commit failed" in r.getMessage()]
+    logging.getLogger("push.send").removeHandler(records)
+    warnings = [r for r in records.seen if r.getMessage().startswith(
+        f"push of match.update to match_{match.pk}_seat0, match_{match.pk}_seat1, watch_{match.pk} not sent: "
+        + ("ConnectionError: Redis is down" if mode == "raise" else "TimeoutError"))]
     assert len(warnings) == 1 and warnings[0].exc_info is None, records.seen
     after = await recv(comm)  # the state the failed broadcast carried, from the consumer's own read
     assert (after["type"], after["seq"]) == ("state", state["seq"] + 1), after
@@ -110,6 +114,7 @@ def state_now(match_id: int, seat: int) -> dict[str, Any]:
     return json.loads(json.dumps(selectors.match_state_payload(match=match, seat=seat)))  # as sent
 
 
+@pytest.mark.push_failure
 async def test_failed_broadcast_and_failed_state_read_is_one_warning_not_an_error(
     alice: Any, bob: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -126,7 +131,7 @@ async def test_failed_broadcast_and_failed_state_read_is_one_warning_not_an_erro
     await probe.disconnect()
     mover = state["hand"]["to_act"]
     comm, state = await connect(users[mover], match.pk)
-    monkeypatch.setattr(services, "get_channel_layer", lambda: BrokenLayer("raise"))
+    monkeypatch.setattr(push_send, "get_channel_layer", lambda: BrokenLayer("raise"))
     payload = MatchConsumer._state_payload
 
     def unreachable(self: Any) -> None:

@@ -16,6 +16,7 @@ from games.models import Match, MatchStatus
 from games.services import GameError
 from lobby import pools
 from lobby.models import EntryStatus, Playban, PoolEntry, Seek
+from push.groups import entry_group, pool_group
 from ratings.selectors import bot_rating
 from tests.lobby.conftest import set_rating
 
@@ -301,29 +302,31 @@ def test_the_paired_message_is_sent_after_commit(
     assert layer is not None and len(callbacks) >= 1
     [(_, _, match_id)] = wave.pairs
     assert sent == [
-        (pools.entry_group(a.pk), {"type": "pool.paired", "match": match_id,
+        (entry_group(a.pk), {"type": "pool.paired", "match": match_id,
                                    "opponent": {"name": "bob", "rating": 1500}, "bot": False}),
-        (pools.entry_group(b.pk), {"type": "pool.paired", "match": match_id,
+        (entry_group(b.pk), {"type": "pool.paired", "match": match_id,
                                    "opponent": {"name": "alice", "rating": 1500}, "bot": False}),
-        (pools.pool_group(rated_pool.pk), {"type": "pool.count", "waiting": 0}),
+        (pool_group(rated_pool.pk), {"type": "pool.count", "waiting": 0}),
     ]
 
 
-def test_a_send_that_fails_raises(
-    alice: Any, rated_pool: Any, django_capture_on_commit_callbacks: Any,
+@pytest.mark.push_failure
+def test_a_send_that_fails_is_recorded_and_the_write_stands(
+    alice: Any, rated_pool: Any, django_capture_on_commit_callbacks: Any, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from config import channel_layer
+    from push import send
 
     async def broken(layer_: Any, messages: Any) -> None:
         raise ConnectionError("layer down")
 
-    original = channel_layer.group_send_many
-    channel_layer.group_send_many = broken  # type: ignore[assignment]
-    try:
-        with pytest.raises(ConnectionError), django_capture_on_commit_callbacks(execute=True):
-            pools.pool_join(user=alice, slug=rated_pool.slug)
-    finally:
-        channel_layer.group_send_many = original  # type: ignore[assignment]
+    monkeypatch.setattr(channel_layer, "group_send_many", broken)
+    seen: list[send.Failure] = []
+    monkeypatch.setattr(send, "LISTENERS", [seen.append])
+    with django_capture_on_commit_callbacks(execute=True):
+        pools.pool_join(user=alice, slug=rated_pool.slug)
+    assert [(f.types, f.groups, f.is_outage) for f in seen] == [
+        (("pool.count",), (f"pool_{rated_pool.pk}",), True)]
     assert PoolEntry.objects.get().status == EntryStatus.WAITING  # the write stands
 
 

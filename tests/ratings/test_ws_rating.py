@@ -72,34 +72,29 @@ def test_match_rating_json_for_a_table_opened_later(alice: Any, bob: Any, carol:
     assert missing.status_code == 404 and missing.json() == {"error": "not rated", "rated": False}
 
 
-async def test_the_consumer_sends_the_rating_when_the_workers_push_cannot_reach_it(
+async def test_a_table_opened_after_a_lost_push_reads_the_rating_once(
         alice: Any, bob: Any, monkeypatch: Any) -> None:
-    """The embedded profile: the rating task runs in the Celery worker, whose in-process channel layer
-    is not Daphne's, and late (a slow worker). The push never arrives; the consumer reads the rating
-    change itself once it exists and sends the ``rating`` message, once."""
-    import asyncio
+    """The rating task committed but its push reached nobody (an outage; the embedded profile's worker
+    before ``push.forward``): a table opened afterwards reads this seat's change itself, once, with no
+    polling (the consumer once read the database 13 times over 118 s waiting for it)."""
+    from push.send import Outcome
+    from ratings import services, tasks
 
-    from games import consumers
-    from ratings import push, services, tasks
-
-    monkeypatch.setattr(consumers, "RATING_WATCH_DELAYS", (0.2,) * 40, raising=False)  # 8 s in all
-    monkeypatch.setattr(tasks.rate_match, "delay", lambda match_id: None)  # the worker is slow
-    monkeypatch.setattr(push, "group_send_many", lambda messages: None)  # its push reaches nobody
+    monkeypatch.setattr(tasks.rate_match, "delay", lambda match_id: None)  # the worker runs it later
+    monkeypatch.setattr(services, "send_on_commit", lambda messages: Outcome())  # its push reaches nobody
     table = await database_sync_to_async(games_services.table_create)(
         user=alice, rules_preset="classic", target=100, turn_timer=None)
     match = await database_sync_to_async(games_services.table_join)(user=bob, token=table.invite_token)
     await database_sync_to_async(first_moves)(match.pk, {0: alice, 1: bob})
-    comm_a, _ = await connect(alice, match.pk)
+    await database_sync_to_async(games_services.match_resign)(match_id=match.pk, user=bob)
+    written = await database_sync_to_async(services.match_rate)(match_id=match.pk)  # the worker, later
+    assert len(written) == 2
+    comm_a, first = await connect(alice, match.pk)
     try:
-        await database_sync_to_async(games_services.match_resign)(match_id=match.pk, user=bob)
-        before = await _drain(comm_a, until=_finished)
-        assert not [m for m in before if m["type"] == "rating"]  # not rated yet: nothing to send
-        await asyncio.sleep(1.5)
-        written = await database_sync_to_async(services.match_rate)(match_id=match.pk)  # the worker, late
-        after = await _drain(comm_a, until=lambda seen: any(m["type"] == "rating" for m in seen))
-        assert len(written) == 2
+        seen = [first, *await _drain(comm_a, until=lambda seen: any(m["type"] == "rating" for m in seen))]
     finally:
         await comm_a.disconnect()
-    assert [m for m in after if m["type"] == "rating"] == [
+    assert first["match"]["status"] == "finished"
+    assert [m for m in seen if m["type"] == "rating"] == [
         {"type": "rating", "match_id": match.pk, "before": 1500, "after": 1520, "change": "+20",
          "delta": 20.0, "k": 40, "opponent_rating": 1500, "won": True}]

@@ -25,6 +25,7 @@ from django.utils import timezone
 from accounts.models import User
 from games.models import Match, MatchStatus
 from lobby.models import Pool, PoolEntry
+from push import send as push_send
 from ratings.models import PlayerRating
 from replays import audience, live_list
 from tests.lobby.home_pools import ensure_default_pools
@@ -239,7 +240,7 @@ async def test_a_move_made_in_another_process_reaches_an_embedded_spectator(
     spectator = await watcher(table.pk)
     first = [await recv(spectator) for _ in range(2)]
     seq = next(m for m in first if m["type"] == "watch")["seq"]
-    monkeypatch.setattr(services, "get_channel_layer", lambda: None)  # "another process": no notice here
+    monkeypatch.setattr(push_send, "get_channel_layer", lambda: None)  # "another process": no notice here
 
     def move() -> int:
         match = Match.objects.get(pk=table.pk)

@@ -26,7 +26,7 @@ from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.test import override_settings
 
-from games.services import group_name
+from push.groups import match_group
 from replays import audience
 from replays import consumers as replay_consumers
 from tests.browser_waits import SOCKET_WAIT_S
@@ -214,7 +214,7 @@ async def test_joins_and_leaves_send_one_coalesced_count(
         assert view["match"]["spectators"] == 7
         await comm.disconnect()
     await flush()
-    assert spy.counts() == [(group_name(table.pk), 6), (f"watch_{table.pk}", 6)]
+    assert spy.counts() == [(match_group(table.pk), 6), (f"watch_{table.pk}", 6)]
     for comm in [player, *watchers]:
         assert _counts(await frames(comm, 6)) == [6]
     for comm in [player, *watchers]:
@@ -233,7 +233,9 @@ async def test_a_change_during_a_count_send_gets_its_own_send(
     first, _ = await watch(table.pk, "198.51.100.1")
     sent: list[list[tuple[str, dict[str, Any]]]] = []
     late: list[WebsocketCommunicator] = []
-    real = replay_consumers.group_send_many
+    from config import channel_layer
+
+    real = channel_layer.group_send_many
 
     async def joined_meanwhile(layer: Any, messages: list[tuple[str, dict[str, Any]]]) -> None:
         sent.append(messages)
@@ -242,7 +244,7 @@ async def test_a_change_during_a_count_send_gets_its_own_send(
             late.append(comm)
         await real(layer, messages)
 
-    monkeypatch.setattr(replay_consumers, "group_send_many", joined_meanwhile)
+    monkeypatch.setattr(channel_layer, "group_send_many", joined_meanwhile)
     await flush()
     await flush()
     assert [[m["count"] for _, m in batch] for batch in sent] == [[1, 1], [2, 2]]
