@@ -35,6 +35,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from accounts import throttles
+from config.db_router import primary, replica_reads, settled
 from engine.replay_format import MAX_HANDS, ReplayBudgetError, ReplayVerificationError
 from games.forms import bot_level_choices
 from games.models import Match, MatchStatus
@@ -107,6 +108,8 @@ def _viewer(
 
 
 def _load(request: HttpRequest, match_id: int) -> Match:
+    """The match, read on the primary (config.db_router: a replay view reads the rest on the read
+    replica only once the match is ``settled``, so its players see it as it ended)."""
     match = match_get(match_id=match_id)
     selectors.check_can_watch(match=match, user=request.user, token=selectors.share_token(request.GET))
     assert match is not None
@@ -120,6 +123,12 @@ def replay_page(request: HttpRequest, match_id: int) -> HttpResponse:
         match = _load(request, match_id)
     except selectors.ReplayRefused as exc:
         return _refused(request, exc, match_id)
+    with replica_reads(settled(match.finished_at)):
+        return _replay_page(request, match)
+
+
+def _replay_page(request: HttpRequest, match: Match) -> HttpResponse:
+    match_id = match.pk
     try:
         data = selectors.replay_build(match=match)
     except selectors.ReplayFailed as exc:
@@ -135,7 +144,7 @@ def replay_page(request: HttpRequest, match_id: int) -> HttpResponse:
     extra = {
         "match": match,
         "json_url": json_url,
-        "analysis": analyses.analysis_payload(analyses.analysis_get(match=match)),
+        "analysis": analyses.analysis_payload(_analysis_on_primary(match)),
         "analyse_url": reverse("replays:analyse", args=[match.pk]),
         "analysis_ws": f"/ws/analysis/{match.pk}/{analysis_query}",
         "token": token if analysis_query else "",
@@ -149,12 +158,19 @@ def replay_page(request: HttpRequest, match_id: int) -> HttpResponse:
     return _viewer(request, data, extra)
 
 
+def _analysis_on_primary(match: Match) -> Any:
+    """The analysis, on the primary: one just asked for (the POST redirects here) must show."""
+    with primary():
+        return analyses.analysis_get(match=match)
+
+
 @require_GET
 def replay_json(request: HttpRequest, match_id: int) -> HttpResponse:
     """The replay file of a finished match (same access as the page); errors as ``{"error", "message"}``."""
     try:
         match = _load(request, match_id)
-        record = selectors.match_record(match=match)
+        with replica_reads(settled(match.finished_at)):
+            record = selectors.match_record(match=match)
     except selectors.ReplayRefused as exc:
         return _refused_json(exc)
     except selectors.ReplayFailed as exc:

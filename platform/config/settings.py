@@ -21,7 +21,8 @@ the derived ones), ``CELERY_TASK_ALWAYS_EAGER`` (``1`` runs tasks in the calling
 "Leaving a match between people"),
 ``REPLAYS_ANALYSIS_WORLDS`` (worlds per decision of the computer analysis; fewer is faster and noisier),
 ``CACHE_KEY_PREFIX`` (default ``gin``: keys of the Redis cache; tests give each live server its own),
-``TRUST_PROXY_HEADERS`` (``1`` behind nginx: trust its ``X-Forwarded-Proto``; default off).
+``TRUST_PROXY_HEADERS`` (``1`` behind nginx: trust its ``X-Forwarded-Proto``; default off),
+``DATABASE_REPLICA_URL`` (a PostgreSQL read replica: config.db_router) and ``DATABASE_REPLICA_MAX_LAG``.
 """
 
 from __future__ import annotations
@@ -196,6 +197,22 @@ else:
             "TEST": {"NAME": str(Path(tempfile.gettempdir()) / f"gin-test-{os.getpid()}.sqlite3")},
         }
     }
+# A PostgreSQL read replica (streaming replication of the primary): DATABASE_REPLICA_URL adds the alias
+# "replica"; config.db_router sends settled read-mostly reads there (rankings, replays, the API) when a
+# view opts in, everything else to "default". Without it: one alias, the router answers "default".
+# DATABASE_REPLICA_MAX_LAG: seconds after its end from which a finished match is read on the replica.
+DATABASE_REPLICA_URL = os.environ.get("DATABASE_REPLICA_URL", "")
+DATABASE_REPLICA: str | None = None
+DATABASE_REPLICA_MAX_LAG = float(os.environ.get("DATABASE_REPLICA_MAX_LAG", "5"))
+if DATABASE_REPLICA_URL:
+    DATABASE_REPLICA = "replica"
+    DATABASES[DATABASE_REPLICA] = dj_database_url.parse(
+        DATABASE_REPLICA_URL, conn_max_age=CONN_MAX_AGE, conn_health_checks=True
+    )
+    DATABASES[DATABASE_REPLICA].setdefault("OPTIONS", {}).setdefault("connect_timeout", 5)
+    # Tests never create a database on the replica: it mirrors the test database of "default".
+    DATABASES[DATABASE_REPLICA]["TEST"] = {"MIRROR": "default"}
+DATABASE_ROUTERS = ["config.db_router.ReplicaRouter"]
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- auth -----------------------------------------------------------------------------------------
