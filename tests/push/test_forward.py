@@ -17,6 +17,7 @@ from django.test import Client
 from push import forward, send
 from tests.browser_waits import SOCKET_WAIT_S
 from tests.conftest import free_port
+from tests.push.test_send import received
 
 TOKEN = "t" * 43
 SHAPE = 'the body must be {"messages": [[group, message], ...]} with at least one message'
@@ -49,7 +50,7 @@ def test_forwarded_messages_reach_the_group_in_order(member: tuple[Any, str]) ->
     answer = post({"messages": [["g1", {"type": "pool.count", "waiting": 2}],
                                 ["g1", {"type": "lobby.changed"}]]})
     assert answer.status_code == 204
-    assert [async_to_sync(layer.receive)(name) for _ in range(2)] == [
+    assert received(layer, name, 2) == [
         {"type": "pool.count", "waiting": 2}, {"type": "lobby.changed"}]
 
 
