@@ -87,6 +87,9 @@ class MatchConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavail
     _slot_task: asyncio.Task[None] | None = None
     _closing: bool = False
     _sent_seq = -1  # seq of the latest state sent
+    _holds_rules = False  # this socket was sent the match's rules (docs/protocol.md "state", protocol 2)
+    _held_last_hand: int | None = None  # the number of the last hand this socket was sent (None: none)
+    _held_moves: tuple[int, int, Any] | None = None  # (hand number, moves sent, the last one) of ``hand``
     _over = False  # the latest state sent was of a finished or aborted match
     _rematch_sent: dict[str, Any] | None = None  # the latest ``rematch`` message sent (games.rematch)
     _rating_sent = False  # this seat's ``rating`` message went out (from the push or the watch)
@@ -146,7 +149,7 @@ class MatchConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavail
         ):
             match = await db_call(selectors.match_get)(match_id=self.match_id) or match
         scheduling.table_opened(match)
-        await self._send_state()
+        await self._send_state(whole=True)
         if self._people and match.status == "active":
             await self._send_gone()  # the opponent may have left before this socket opened
         if self._rematch_sent is not None or (self._people and match.status == "active"):
@@ -339,7 +342,7 @@ class MatchConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavail
                         type(exc).__name__, exc)
 
     async def on_sync(self, message: dict[str, Any]) -> None:
-        await self._send_state()
+        await self._send_state(whole=True)  # the client may hold nothing it can trust: everything
 
     async def on_ping(self, message: dict[str, Any]) -> None:
         await self._send({"type": "pong", "id": message.get("id")})
@@ -506,18 +509,35 @@ class MatchConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavail
 
     # ------------------------------------------------------------------------------------- state and timers
 
-    async def _send_state(self) -> None:
+    async def _send_state(self, *, whole: bool = False) -> None:
+        """Read this seat's state and send it (``whole``: every part, held or not: connect and ``sync``)."""
         payload = await db_call(self._state_payload)()
         if payload is None:
             return
-        await self._send_payload(payload)
+        await self._send_payload(payload, whole=whole)
 
-    async def _send_payload(self, payload: dict[str, Any]) -> None:
-        """Send a ``state``, unless this socket already got a later one (a read that raced a write)."""
+    async def _send_payload(self, payload: dict[str, Any], *, whole: bool = False) -> None:
+        """Send a ``state``, unless this socket already got a later one (a read that raced a write).
+
+        Protocol 2 (docs/protocol.md "state"): the frame leaves out what this socket holds, the match's
+        rules once sent and a last hand it was sent already (``last_hand_no`` names the one to keep);
+        ``whole`` (connect, ``sync``) sends every part and starts the socket's holdings afresh. A
+        broadcast ``payload`` lacks the rules and an unchanged last hand: when this socket does not hold
+        them (it missed the frame that carried them: a lost or late broadcast) the whole state is read
+        for it instead, so a client never has to keep a last hand or rules it was not sent."""
         if payload["seq"] < self._sent_seq:
             return
+        if whole:
+            self._holds_rules, self._held_last_hand, self._held_moves = False, None, None
+        if not self._holds(payload):
+            read = await db_call(self._state_payload)()
+            if read is None or read["seq"] < self._sent_seq:
+                return
+            log.info("match %s: seat %s lacked a part of state %s: sent seq %s read whole", self.match_id,
+                     self.seat, payload["seq"], read["seq"])
+            payload = read
         self._sent_seq = payload["seq"]
-        await self._send(payload)
+        await self._send(self._leaner(payload))
         self._watch_for_stale(payload)
         was_over = self._over
         self._over = payload["match"]["status"] in ("finished", "aborted")
@@ -526,6 +546,42 @@ class MatchConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavail
             rated = payload["match"]["status"] == "finished" and payload["match"].get("rated")
             if rated and self._rating_task is None and not self._rating_sent:
                 self._rating_task = self.spawn(self._read_rating())
+
+    def _holds(self, payload: dict[str, Any]) -> bool:
+        """Whether this socket holds every part ``payload`` leaves out (a broadcast's rules, last hand)."""
+        if "rules" not in payload["match"] and not self._holds_rules:
+            return False
+        number = payload.get("last_hand_no")
+        return "last_hand" in payload or (number is not None and number == self._held_last_hand)
+
+    def _leaner(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """``payload`` without what this socket holds already, and note what it holds once the frame is
+        sent: the rules; a last hand of the same number (an ended hand never changes); of ``hand.moves``
+        (a seat's view of a hand's moves only grows while it is played) the moves after those sent,
+        with ``hand.moves_from`` their index. A shallow copy: the payload may be shared (the broadcast's,
+        the hand memo's)."""
+        frame = payload
+        match = payload["match"]
+        if self._holds_rules and "rules" in match:
+            frame = {**frame, "match": {k: v for k, v in match.items() if k != "rules"}}
+        self._holds_rules = True
+        if "last_hand" in payload:
+            last = payload["last_hand"]
+            number = None if last is None else last.get("number")
+            if number is not None and number == self._held_last_hand:
+                frame = {k: v for k, v in frame.items() if k != "last_hand"}
+            self._held_last_hand = number
+        hand = payload.get("hand")
+        moves = None if hand is None else hand.get("moves")
+        if hand is None or moves is None or "moves_from" in hand:
+            self._held_moves = None
+            return frame
+        held = self._held_moves
+        if held is not None and held[0] == hand["number"] and 0 < held[1] <= len(moves) \
+                and moves[held[1] - 1] == held[2]:
+            frame = {**frame, "hand": {**hand, "moves": moves[held[1]:], "moves_from": held[1]}}
+        self._held_moves = (hand["number"], len(moves), moves[-1]) if moves else None
+        return frame
 
     def _watch_for_stale(self, payload: dict[str, Any]) -> None:
         """After sending ``payload``: if the bot is to move next, start :meth:`_stale_watch` (replacing
@@ -579,7 +635,7 @@ class MatchConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavail
             scheme = "https" if self.scope.get("scheme") == "wss" else "http"
             path = reverse("games:join", args=[match.invite_token])
             invite_url = f"{scheme}://{host}{path}" if host else None
-        return selectors.match_state_payload(match=match, seat=self.seat, invite_url=invite_url)
+        return selectors.match_state_payload(match=match, seat=self.seat, invite_url=invite_url, full=True)
 
     async def _send(self, payload: dict[str, Any]) -> None:
         await self.send(text_data=json.dumps(payload, separators=(",", ":")))

@@ -88,8 +88,15 @@ def _abandon(match: Match) -> dict[str, Any] | None:
     return {"why": payload.get("why"), "seat": payload.get("seat"), "seats": payload.get("seats")}
 
 
+PROTOCOL_VERSION = 2
+"""Version of the table socket's ``state`` frames (docs/protocol.md "state"), sent in each as ``v``.
+1 (no ``v``): every state whole. 2: the match's rules and the last hand only when the client may not
+hold them (``games.consumers`` leaves out, per socket, what that socket was sent already)."""
+
+
 def match_state_payload(
-    *, match: Match, seat: int, invite_url: str | None = None, live: LiveMatch | None = None
+    *, match: Match, seat: int, invite_url: str | None = None, live: LiveMatch | None = None,
+    full: bool = False,
 ) -> dict[str, Any]:
     """The ``state`` message for the player at ``seat`` (docs/protocol.md "state").
 
@@ -98,6 +105,11 @@ def match_state_payload(
     :param invite_url: absolute join link to show while the table waits (creator only).
     :param live: the engine state of ``match`` at ``match.last_seq`` when the caller holds it (a write
         that just stored it); else it is loaded.
+    :param full: the whole state (a page, a socket's first state, a ``sync``, the consumer's own reads).
+        False (a write's broadcast): without ``match.rules`` (fixed for the match: every socket got them
+        in its first state) and, unless it is new at this seq, without ``last_hand``; ``last_hand_no``
+        always names the last hand, so the consumer knows whether its socket holds it (else it reads the
+        whole state for that socket).
     """
     if live is None and match.first_dealer is not None:
         live = load(match)
@@ -107,6 +119,7 @@ def match_state_payload(
     hands_won = list(state.hands_won) if state is not None else [0, 0]
     payload: dict[str, Any] = {
         "type": "state",
+        "v": PROTOCOL_VERSION,
         "seq": match.last_seq,
         "match": {
             "id": match.pk,
@@ -133,8 +146,11 @@ def match_state_payload(
             "abandon": _abandon(match),
         },
         "hand": None,
+        "last_hand_no": None,
         "last_hand": None,
     }
+    if not full:
+        del payload["match"]["rules"]
     if state is not None and match.status in (MatchStatus.FINISHED, MatchStatus.ABORTED):
         # The match-end screen's per-hand summary: every finished hand (public once the match is over).
         payload["match"]["hands"] = [
@@ -149,12 +165,18 @@ def match_state_payload(
         # The match ended with this hand (by the target, or a resignation mid-hand): show it all.
         payload["last_hand"] = _reveal(current, deals[0] if deals else None, state.scores, match)
         payload["last_hand"]["moves"] = _moves(current, seat, deals[0] if deals else None, auto)
+        payload["last_hand_no"] = payload["last_hand"]["number"]
         return payload
     if match.status == MatchStatus.ACTIVE:
         payload["hand"] = _hand_payload(live, seat, deals[0] if deals else None)
         payload["hand"]["moves"] = _moves(current, seat, deals[0] if deals else None, auto)
     if live.previous_hand is not None and len(deals) > 1:
-        payload["last_hand"] = _previous_hand(live, match, seat)
+        payload["last_hand_no"] = deals[1].hand
+        if full or not current.history or deals[1].hand is None:
+            # new at this seq: the write that ended it dealt this hand, which has no move yet
+            payload["last_hand"] = _previous_hand(live, match, seat)
+        else:
+            del payload["last_hand"]
     return payload
 
 

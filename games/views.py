@@ -179,7 +179,7 @@ def table(request: HttpRequest, match_id: int) -> HttpResponse:
     invite_url = _invite_url(request, match) if seat == 0 else None
     context = {
         "match": match,
-        "state": selectors.match_state_payload(match=match, seat=seat, invite_url=invite_url),
+        "state": selectors.match_state_payload(match=match, seat=seat, invite_url=invite_url, full=True),
         "ws_path": f"/ws/match/{match.pk}/",
         "seat": seat,
         "invite_url": invite_url,

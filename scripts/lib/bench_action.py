@@ -64,8 +64,11 @@ def main(argv: list[str]) -> int:
         spent["views"] += time.process_time() - t
         return payload
 
+    sent_now: list[dict[str, Any]] = []  # the messages of the action being timed (sized after it)
+
     def note(messages: list[tuple[str, dict[str, Any]]]) -> None:
         for _, message in messages:
+            sent_now.append(message)
             if "state" in message:
                 latest[message["state"]["match"]["you"]] = message["state"]
 
@@ -88,6 +91,8 @@ def main(argv: list[str]) -> int:
 
         layer.group_send_many = timed_batch
 
+    import msgpack
+
     from games.db import db_call
     from tests.games.wsclient import choose
 
@@ -96,6 +101,7 @@ def main(argv: list[str]) -> int:
     wall: list[float] = []
     views: list[float] = []
     sends: list[float] = []
+    sizes: list[int] = []  # bytes of the action's layer messages, msgpack-packed as channels-redis packs them
 
     async def run() -> int:
         """Play until ``warmup + actions`` actions are accepted, on one event loop (as in Daphne: the
@@ -119,6 +125,7 @@ def main(argv: list[str]) -> int:
                 seat = state["hand"]["to_act"]
                 mine = latest[seat]
                 spent["views"] = spent["sends"] = 0.0
+                sent_now.clear()
                 u0 = resource.getrusage(resource.RUSAGE_SELF).ru_utime
                 c0, w0 = time.process_time(), time.perf_counter()
                 await db_call(services.match_apply_action)(
@@ -135,6 +142,7 @@ def main(argv: list[str]) -> int:
                     wall.append(w1 - w0)
                     views.append(spent["views"])
                     sends.append(spent["sends"])
+                    sizes.append(sum(len(msgpack.packb(m, use_bin_type=True)) for m in sent_now))
                 done += 1
                 state = latest[0]
         return matches
@@ -153,6 +161,8 @@ def main(argv: list[str]) -> int:
     print(f"    both views    : {ms(views)}")
     print(f"    layer sends   : {ms(sends)}")
     print(f"  wall per action : {ms(wall)}")
+    print(f"  layer bytes     : mean {statistics.fmean(sizes):.0f}  p50 {statistics.median(sizes):.0f}  "
+          f"max {max(sizes)} per action (both states and the spectators' notice, msgpack)")
     return 0
 
 

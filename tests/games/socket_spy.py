@@ -15,7 +15,8 @@ MATCH_SOCKET = re.compile(r".*/ws/match/\d+/$")
 
 
 class SocketSpy:
-    """Route ``page``'s match sockets: ``latest`` is the last ``state`` dict the server sent, ``routes``
+    """Route ``page``'s match sockets: ``latest`` is the last ``state`` the server sent, whole (its frames
+    merged as the page merges them, docs/protocol.md "state" protocol 2), ``routes``
     every routed socket (the newest last). Install before the page opens the table."""
 
     def __init__(self, page: Any) -> None:
@@ -25,13 +26,16 @@ class SocketSpy:
         page.route_web_socket(MATCH_SOCKET, self._route)
 
     def _route(self, ws: Any) -> None:
+        from tests.games.wsclient import Held
+
         server = ws.connect_to_server()
         self.routes.append(ws)
+        held = Held()  # per socket, as the page's frames.js: a socket's first state is whole
 
         def from_server(message: str | bytes) -> None:
             msg = json.loads(message)
-            if msg.get("type") == "state":
-                self.latest = msg
+            if msg.get("type") == "state" and held.merge(msg):
+                self.latest = held.state
             ws.send(message)
 
         server.on_message(from_server)

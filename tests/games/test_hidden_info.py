@@ -41,7 +41,7 @@ def test_no_concealed_card_in_any_payload(alice: Any, bob: Any, seeded_decks: li
         stock = {card_name(c) for c in hand.stock}
         payloads = {}
         for seat in (0, 1):
-            payload = selectors.match_state_payload(match=match, seat=seat)
+            payload = selectors.match_state_payload(match=match, seat=seat, full=True)
             payloads[seat] = payload
             other = 1 - seat
             secret = {card_name(c) for c in hand.hands[other] if c not in hand.known[other]} | stock

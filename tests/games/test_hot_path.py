@@ -130,7 +130,8 @@ def test_broadcast_sends_each_seat_its_own_state_and_spectators_no_card(
     alice: Any, bob: Any, seeded_decks: list[int], layer: RecordingLayer
 ) -> None:
     """Over whole hands of a friend match: after every write seat k's group gets exactly the state a
-    fresh read builds for seat k, and the spectators' group only ``{"type", "seq"}``."""
+    fresh read builds for seat k (a broadcast's: without the rules, and without the last hand but in
+    the state right after it ended), and the spectators' group only ``{"type", "seq"}``."""
     table = services.table_create(user=alice, rules_preset="classic", target=50, turn_timer=None)
     services.table_join(user=bob, token=table.invite_token)
     users = {0: alice, 1: bob}
@@ -150,6 +151,11 @@ def test_broadcast_sends_each_seat_its_own_state_and_spectators_no_card(
             message = layer.sent[k][1]
             assert message["state"] == selectors.match_state_payload(match=fresh, seat=k)
             assert message["state"]["match"]["you"] == k and message["seq"] == fresh.last_seq
+            # protocol 2: no rules; the last hand only in the state that follows its end (a new hand)
+            state = message["state"]
+            assert state["v"] == selectors.PROTOCOL_VERSION and "rules" not in state["match"]
+            new = state["last_hand_no"] is None or state["hand"] is None or not state["hand"]["moves"]
+            assert ("last_hand" in state) == new
         assert layer.sent[2][1] == {"type": "match.update", "seq": fresh.last_seq}
         hands.add(layer.sent[0][1]["state"]["match"]["hand_number"])
     assert len(hands) >= 2  # a hand ended on the way: its reveal was compared too
@@ -296,7 +302,8 @@ def test_previous_hand_reveal_is_built_once_per_hand_and_seat(
 
     def states(live: Any) -> tuple[Match, list[dict[str, Any]]]:
         match = Match.objects.select_related("player0", "player1").get(pk=table.pk)
-        return match, [selectors.match_state_payload(match=match, seat=seat, live=live) for seat in (0, 1)]
+        return match, [selectors.match_state_payload(match=match, seat=seat, live=live, full=True)
+                       for seat in (0, 1)]
 
     step = 0
     while load(Match.objects.get(pk=table.pk)).state.hand_number < 2:
@@ -319,7 +326,7 @@ def test_previous_hand_reveal_is_built_once_per_hand_and_seat(
     match = Match.objects.select_related("player0", "player1").get(pk=table.pk)
     deal_at = load(match).deals[0].created_at
     settings.GAMES_HAND_PAUSE = 30
-    shown = selectors.match_state_payload(match=match, seat=0)["last_hand"]
+    shown = selectors.match_state_payload(match=match, seat=0, full=True)["last_hand"]
     assert shown["show_until"] == selectors._iso(deal_at + timedelta(seconds=30))
     while (live := load(Match.objects.get(pk=table.pk))).state.hand_number < 3:
         play(f"r{step}")

@@ -134,3 +134,46 @@ def due_move(seat: int, state: dict[str, Any], acted: set[tuple[int, int]]) -> d
         return None
     acted.add((seat, state["seq"]))
     return {"type": "action", "action": choose(state["hand"]), "seq": state["seq"]}
+
+
+class Held:
+    """What a table client holds between ``state`` frames (docs/protocol.md "state", protocol 2), as the
+    table's script merges them: a frame without ``match.rules`` keeps the rules held, a frame without
+    ``last_hand`` keeps the last hand held (the one numbered ``last_hand_no``), a ``hand`` with
+    ``moves_from`` k has the moves from index k on (the ones before: those held of that hand).
+    ``state`` is the latest merged, whole state."""
+
+    def __init__(self) -> None:
+        self.state: dict[str, Any] | None = None
+        self.rules: Any = None
+        self.last_hand: Any = None
+        self.holds_last_hand = False
+
+    def merge(self, frame: dict[str, Any]) -> bool:
+        """Merge a ``state`` frame; False (and nothing changed) when it leaves out something this client
+        does not hold: the table then sends ``sync``."""
+        match = dict(frame["match"])
+        if "rules" in match:
+            rules = match["rules"]
+        elif self.rules is not None:
+            rules = match["rules"] = self.rules
+        else:
+            return False
+        if "last_hand" in frame:
+            last = frame["last_hand"]
+        elif self.holds_last_hand and self.last_hand is not None \
+                and self.last_hand.get("number") == frame.get("last_hand_no"):
+            last = self.last_hand
+        else:
+            return False
+        hand = frame.get("hand")
+        if hand is not None and "moves_from" in hand:
+            before = (self.state or {}).get("hand")
+            start = hand["moves_from"]
+            if before is None or before["number"] != hand["number"] or len(before["moves"]) < start:
+                return False
+            hand = {k: v for k, v in hand.items() if k != "moves_from"}
+            hand["moves"] = before["moves"][:start] + hand["moves"]
+        self.rules, self.last_hand, self.holds_last_hand = rules, last, True
+        self.state = {**frame, "match": match, "hand": hand, "last_hand": last}
+        return True

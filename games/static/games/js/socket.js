@@ -1,6 +1,7 @@
 // The table's WebSocket: one connection to /ws/match/<id>/, reopened with exponential backoff (and
-// jitter) whenever it drops. The server sends a full `state` on every (re)connect, so nothing but the
-// socket itself is kept here. Protocol: docs/protocol.md.
+// jitter) whenever it drops. The server sends a whole `state` on every (re)connect, so nothing but the
+// socket itself is kept here (the table merges a socket's later frames: frames.js). Protocol:
+// docs/protocol.md.
 
 const FATAL_CLOSE_CODES = new Set([4401, 4403, 4404]);
 

@@ -7,6 +7,7 @@ import { QuickChat } from "./chat_view.js";
 import { $, fitOverlay, setText, show, store, stored } from "./dom.js";
 import { ShuffleChecks } from "./fairness.js";
 import { renderActions, renderPiles, renderSeats, renderStatus } from "./felt_view.js";
+import { StateFrames } from "./frames.js";
 import { enableArrowKeys, renderHand } from "./hand_view.js";
 import { has, t, tn } from "./i18n.js";
 import { fetchRating, renderRatingLine } from "./rating_view.js";
@@ -48,6 +49,7 @@ const ui = {
   gone: null, // the latest `opponent_gone` message with the opponent gone, and `at` (Date.now() on arrival)
   claimSent: null, // the id of a `claim` sent and not answered yet
 };
+const frames = new StateFrames(); // what this socket's state frames left out, put back (frames.js)
 const checks = new ShuffleChecks(() => render(), root.dataset.verifyUrl);
 const sounds = new Sounds();
 const clientTag = Math.random().toString(36).slice(2, 8);
@@ -151,7 +153,7 @@ function resign() {
 
 // ---- receiving -------------------------------------------------------------------------------------
 function onMessage(msg) {
-  if (msg.type === "state") onState(msg);
+  if (msg.type === "state") onFrame(msg);
   else if (msg.type === "spectators") showSpectators(msg.count);
   else if (msg.type === "rematch") onRematch(msg);
   else if (msg.type === "chat") quickChat.receive(msg, $("opp-name").textContent);
@@ -206,6 +208,14 @@ function showSpectators(count) {
   if (!box || !Number.isInteger(count)) return;
   box.hidden = count <= 0;
   box.textContent = t("spectators_n", { n: count });
+}
+
+/** A `state` frame: the whole state it stands for (frames.js), or a `sync` when it leaves out something
+ * this socket does not hold (the whole state answers; this frame shows nothing meanwhile). */
+function onFrame(frame) {
+  const whole = frames.merge(frame);
+  if (whole) onState(whole);
+  else socket.send({ type: "sync" });
 }
 
 function onState(s) {
@@ -586,6 +596,7 @@ const socket = new MatchSocket(root.dataset.wsPath, {
   onStatus(status, arg) {
     ui.conn = status;
     if (status === "open") {
+      frames.reset(); // a new socket: its first state is whole, nothing is kept from the last one
       ui.justOpened = true;
       ui.gone = null; // the server tells again on connect if the opponent is still gone
     }
