@@ -140,6 +140,7 @@ def _replay(match: Match, live: LiveMatch, rows: Iterable[MatchEvent]) -> LiveMa
 
 
 _cache: dict[int, tuple[int, LiveMatch]] = {}
+_rows: dict[int, Match] = {}
 _lock = threading.Lock()
 
 
@@ -163,9 +164,31 @@ def cache_put(match_id: int, seq: int, live: LiveMatch) -> None:
 
 
 def cache_clear() -> None:
-    """Forget every cached state (tests; after a data repair)."""
+    """Forget every cached state and row (tests; after a data repair)."""
     with _lock:
         _cache.clear()
+        _rows.clear()
+
+
+def row_get(match_id: int) -> Match | None:
+    """The match row this process stored last for ``match_id`` with its players (do not mutate it:
+    ``services`` writes a copy), or None. It carries the row versions it was stored as
+    (``_row_token``, ``games.write_sql.ROW_TOKENS``): a write from it is stored only if the database
+    still holds those versions, so a stale row is never written over, only refused."""
+    with _lock:
+        return _rows.get(match_id)
+
+
+def row_put(match: Match) -> None:
+    """Remember ``match`` (committed as it is, with its ``_row_token``; never mutated afterwards)
+    unless a later seq of it is held."""
+    with _lock:
+        current = _rows.pop(match.pk, None)
+        if current is not None and current.last_seq > match.last_seq:
+            match = current
+        _rows[match.pk] = match
+        while len(_rows) > CACHE_SIZE:
+            _rows.pop(next(iter(_rows)))
 
 
 def load(match: Match) -> LiveMatch:
