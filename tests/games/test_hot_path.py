@@ -196,23 +196,53 @@ def test_one_statement_write_refuses_a_changed_row(alice: Any, bob: Any, seeded_
                 msg_id=step)
         assert applied.seq == match.last_seq + 1 and not applied.repeat
 
-    play("a", ["SELECT", "INSERT", "UPDATE"])
+    locked = ["SELECT", "INSERT", "UPDATE"]
+    play("a", locked)
     play("b", ["WITH"])
     soon = timezone.now().replace(microsecond=0)
     Match.objects.filter(pk=table.pk).update(first_clock_until=soon)  # no seq change
-    play("c", ["WITH", "SELECT", "INSERT", "UPDATE"])
+    play("c", ["WITH", *locked])
     assert Match.objects.get(pk=table.pk).first_clock_until == soon
-    play("d", ["WITH"])
+    # Refused once, the match is written the locked way until a locked read finds this process's row
+    # still current (here at once: nobody else writes it), then in one statement again.
+    play("d", locked)
+    play("e", ["WITH"])
     User.objects.filter(pk=bob.pk).update(display_name="Bobby")
-    play("e", ["WITH", "SELECT", "INSERT", "UPDATE"])
-    play("f", ["WITH"])
+    play("f", ["WITH", *locked])
+    play("g", locked)
+    play("h", ["WITH"])
     match, seat, hand = _actor(table.pk)
     Match.objects.filter(pk=table.pk).update(status="aborted")
-    # the locked read says the match is over; then the check that "g" was not applied before
+    # the locked read says the match is over; then the check that "i" was not applied before
     with pytest.raises(services.GameError) as refused, statements(["WITH", "SELECT", "SELECT"]):
         services.match_apply_action(match_id=match.pk, user=users[seat], action_text=choose(hand),
-                                    client_seq=match.last_seq, msg_id="g")
+                                    client_seq=match.last_seq, msg_id="i")
     assert refused.value.code == "match_over"
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="the one-statement write is PostgreSQL's")
+def test_match_written_by_another_process_too_is_written_the_locked_way(
+    alice: Any, bob: Any, seeded_decks: list[int]
+) -> None:
+    """Where every other move is another process's (its bot moves in a worker, the opponent's socket on
+    another Daphne), each of this process's moves is the locked write alone: the one statement is not
+    tried (and refused) again and again."""
+    from games.live import row_put
+    from games.write_sql import CAS_FIELDS
+
+    table = services.table_create(user=alice, rules_preset="classic", target=100, turn_timer=None)
+    services.table_join(user=bob, token=table.invite_token)
+    users = {0: alice, 1: bob}
+    for step in range(8):
+        match, seat, hand = _actor(table.pk)
+        expected = ["SELECT", "INSERT", "UPDATE"] if step != 1 else ["WITH", "SELECT", "INSERT", "UPDATE"]
+        with statements(expected):
+            services.match_apply_action(match_id=match.pk, user=users[seat], action_text=choose(hand),
+                                        client_seq=match.last_seq, msg_id=f"m{step}")
+        # "another process" writes the row (no move: the same values, a new row version)
+        stored = Match.objects.get(pk=table.pk)
+        stored.save(update_fields=list(CAS_FIELDS))
+    assert row_put is not None
 
 
 def test_action_after_another_process_wrote_reads_the_log_once(
