@@ -572,7 +572,8 @@ def _write_one(
     BEGIN, locked read, insert, update, COMMIT), no transaction bookkeeping, the statement prepared
     once per connection."""
     connection = transaction.get_connection()
-    if connection.in_atomic_block or connection.connection is None or not connection.autocommit:
+    if (connection.vendor != "postgresql" or connection.in_atomic_block or connection.connection is None
+            or not connection.autocommit):
         return None
     held = row_get(match_id)
     token = getattr(held, "_row_token", None)
