@@ -140,6 +140,8 @@ def _replay(match: Match, live: LiveMatch, rows: Iterable[MatchEvent]) -> LiveMa
 
 
 _cache: dict[int, tuple[int, LiveMatch]] = {}
+_rows: dict[int, Match] = {}
+_contested: set[int] = set()
 _lock = threading.Lock()
 
 
@@ -163,9 +165,52 @@ def cache_put(match_id: int, seq: int, live: LiveMatch) -> None:
 
 
 def cache_clear() -> None:
-    """Forget every cached state (tests; after a data repair)."""
+    """Forget every cached state and row (tests; after a data repair)."""
     with _lock:
         _cache.clear()
+        _rows.clear()
+        _contested.clear()
+
+
+def row_get(match_id: int) -> Match | None:
+    """The match row this process stored last for ``match_id`` with its players (do not mutate it:
+    ``services`` writes a copy), or None (also while the match is contested: :func:`row_contest`). It
+    carries the row versions it was stored as
+    (``_row_token``, ``games.write_sql.ROW_TOKENS``): a write from it is stored only if the database
+    still holds those versions, so a stale row is never written over, only refused."""
+    with _lock:
+        return None if match_id in _contested else _rows.get(match_id)
+
+
+def row_contest(match_id: int) -> None:
+    """A write from the held row of ``match_id`` found the match changed (another process writes it too:
+    a worker's bot moves, the other player's socket on another Daphne): :func:`row_get` gives nothing
+    for it until :func:`row_check` sees the database still hold this process's last row."""
+    with _lock:
+        _contested.add(match_id)
+
+
+def row_check(match: Match) -> None:
+    """``match`` was just read locked: when it and its players are still the rows this process stored
+    last (the same row versions), the match is no longer contested (:func:`row_contest`)."""
+    token = getattr(match, "_row_token", None)
+    with _lock:
+        held = _rows.get(match.pk)
+        if (match.pk in _contested and held is not None and token is not None
+                and getattr(held, "_row_token", None) == token):
+            _contested.discard(match.pk)
+
+
+def row_put(match: Match) -> None:
+    """Remember ``match`` (committed as it is, with its ``_row_token``; never mutated afterwards)
+    unless a later seq of it is held."""
+    with _lock:
+        current = _rows.pop(match.pk, None)
+        if current is not None and current.last_seq > match.last_seq:
+            match = current
+        _rows[match.pk] = match
+        while len(_rows) > CACHE_SIZE:
+            _rows.pop(next(iter(_rows)))
 
 
 def load(match: Match) -> LiveMatch:

@@ -24,8 +24,9 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, InterfaceError, OperationalError, transaction
 from django.db.models import Q
+from django.db.models.base import ModelState
 from django.utils import timezone
 
 from accounts.models import User
@@ -39,10 +40,16 @@ from engine.match import cut_for_deal
 from engine.melds import deadwood
 from engine.rules import PRESETS, RuleSet
 from games import aborts, conf, presence, scheduling
-from games.live import LiveMatch, cache_put, load
+from games.live import LiveMatch, cache_get, cache_put, load, row_check, row_contest, row_get, row_put
 from games.models import Match, MatchEvent, MatchStatus, ResultReason
 from games.signals import match_finished, match_left
-from games.write_sql import events_insert, match_drive_row, match_locked_or_none, match_update_cas
+from games.write_sql import (
+    events_insert,
+    match_drive_row,
+    match_locked_or_none,
+    match_update_cas,
+    match_write_one,
+)
 from push.groups import seat_group, watch_group
 from push.send import Outcome, send_on_commit
 
@@ -483,11 +490,20 @@ def _write(
     insert of the events, one conditional update of the match (the engine state comes from the cache
     of ``games.live`` when it holds this seq). A repeated ``msg_id`` is not looked up first: its row
     makes the insert fail (unique per match, seat and id), or the body refuses the now stale message;
-    either way the refusal is answered with the original outcome when the id was applied before."""
+    either way the refusal is answered with the original outcome when the id was applied before.
+
+    First, on PostgreSQL, :func:`_write_one`: the same write validated against the match row and engine
+    state this process stored last, in ONE statement; this locked write runs when it cannot (nothing
+    held, another writer came first, a refusal to answer) and leaves its row for the next one."""
+    applied = _write_one(match_id=match_id, user=user, msg_id=msg_id, body=body)
+    if applied is not None:
+        return applied
+    outermost = not transaction.get_connection().in_atomic_block
     seat: int | None = None
     try:
         with transaction.atomic():
             match = _locked(match_id)
+            row_check(match)
             seat = match.seat_of(user.pk)
             if seat is None:
                 raise GameError("not_seated", "you are not a player of this match")
@@ -499,7 +515,9 @@ def _write(
             strikes = list(match.timeout_strikes or [0, 0])
             strikes[seat] = 0
             match.timeout_strikes = strikes
-            _cache_on_commit(match, live)
+            # The row is kept for _write_one only when this commit is the write's own: in an outer
+            # transaction the row could change again under the same row version before it commits.
+            _cache_on_commit(match, live, row=outermost)
             _refresh(match, live, dealt=any(isinstance(e, DealEvent) for e, _ in events))
             _save_cas(match, before)
             sent = _broadcast_on_commit(match, live)
@@ -513,6 +531,87 @@ def _write(
         if isinstance(exc, GameError):
             raise
         raise GameError("stale_seq", "another move was made first") from None
+
+
+def _write_one(
+    *, match_id: int, user: User, msg_id: str,
+    body: Callable[[LiveMatch, Match, int], list[tuple[Event, dict[str, Any]]]],
+) -> Applied | None:
+    """:func:`_write` in ONE statement, or None when it cannot be done so (nothing was stored: the
+    caller runs the locked write, which answers every refusal and repeat).
+
+    It needs what this process itself stored last of the match (``games.live.row_get``: the match row
+    with its players, as of its row versions; the engine state at its seq), a connection open and no
+    transaction (PostgreSQL): a socket's move. The write is validated against that copy (seat, status,
+    seq, the engine's rules) exactly as the locked write validates it against the row it reads, and
+    stored by ``games.write_sql.match_write_one``: the update of the match only if the match and both
+    players are still the row versions of the copy (the race guard: any other write since, of any
+    column, by any process, and nothing is stored), then the insert of the events, one autocommit
+    statement (committed before this returns, so before the ack). What the locked write does after
+    its commit follows: the cache, the match-finished signal, the server's next move, the broadcast.
+    A match this statement found changed is written the locked way until a locked read finds the row
+    this process stored last still current (``games.live.row_contest``): where another process writes
+    it too (a worker's bot moves, the other player's socket on another Daphne) every move would
+    otherwise cost a refused statement more.
+
+    Cost (issue 10, scripts/bench_action on PostgreSQL): one round trip instead of six (health check,
+    BEGIN, locked read, insert, update, COMMIT), no transaction bookkeeping, the statement prepared
+    once per connection."""
+    connection = transaction.get_connection()
+    if (connection.vendor != "postgresql" or connection.in_atomic_block or connection.connection is None
+            or not connection.autocommit):
+        return None
+    held = row_get(match_id)
+    token = getattr(held, "_row_token", None)
+    if held is None or token is None or None in token or held.status != MatchStatus.ACTIVE:
+        return None
+    seat = held.seat_of(user.pk)
+    state = cache_get(match_id, held.last_seq)
+    if seat is None or state is None:
+        return None
+    match, live = _copy(held), state.clone()
+    try:
+        events = body(live, match, seat)
+    except GameError:
+        return None
+    rows = _rows(match, events, seat=seat, msg_id=msg_id)
+    match.last_seq += len(rows)
+    strikes = list(match.timeout_strikes or [0, 0])
+    strikes[seat] = 0
+    match.timeout_strikes = strikes
+    finished = _refresh_fields(match, live, dealt=any(isinstance(e, DealEvent) for e, _ in events))
+    match.updated_at = timezone.now()
+    try:
+        if not match_write_one(match, token, rows):
+            row_contest(match_id)
+            return None
+    except IntegrityError:  # a taken seq or message id: the locked write tells which
+        row_contest(match_id)
+        return None
+    except (OperationalError, InterfaceError):  # the locked write checks and reopens the connection
+        connection.close_if_unusable_or_obsolete()
+        return None
+    live.record(rows)  # (after the insert, which set their created_at: a deal's is shown)
+    # Committed: the locked write's after-commit work, in its order (each runs at once, no transaction).
+    cache_put(match.pk, match.last_seq, live)
+    row_put(match)
+    _after_refresh(match, finished)
+    sent = _broadcast_on_commit(match, live)
+    return Applied(seq=rows[0].seq, last_seq=match.last_seq, broadcast=sent)
+
+
+def _copy(match: Match) -> Match:
+    """A copy of ``match`` to change (its fields, its ``_row_token``; the players it holds are shared),
+    as ``copy.copy`` makes it (a new ``_state`` with its own related-objects cache) in a fifth of the
+    time."""
+    new = Match.__new__(Match)
+    values = new.__dict__
+    values.update(match.__dict__)
+    state = ModelState()
+    state.db, state.adding = match._state.db, False
+    state.fields_cache = dict(match._state.fields_cache)
+    values["_state"] = state
+    return new
 
 
 def _both_moved(match: Match) -> bool:
@@ -607,17 +706,27 @@ def _store(
     """Insert ``events`` with seqs after ``match.last_seq`` (the first one carries ``seat``/``msg_id``,
     being the client's own move; the derived ones that follow carry neither) and advance
     ``match.last_seq``."""
-    rows = []
-    for i, (event, extra) in enumerate(events):
-        first = i == 0
-        rows.append(MatchEvent(
-            match_id=match.pk, seq=match.last_seq + 1 + i, type=to_json(event)["type"],
-            payload={**to_json(event), **extra}, seat=seat if first else None,
-            msg_id=msg_id if first else "", auto=auto and first,
-        ))
+    rows = _rows(match, events, seat=seat, msg_id=msg_id, auto=auto)
     events_insert(rows)  # games.write_sql: one INSERT of every row
     match.last_seq += len(rows)
     live.record(rows)
+    return rows
+
+
+def _rows(
+    match: Match, events: Sequence[tuple[Event, dict[str, Any]]], *,
+    seat: int | None = None, msg_id: str = "", auto: bool = False,
+) -> list[MatchEvent]:
+    """The unsaved rows of ``events`` with seqs after ``match.last_seq`` (see :func:`_store`)."""
+    rows = []
+    for i, (event, extra) in enumerate(events):
+        first = i == 0
+        payload = to_json(event)
+        rows.append(MatchEvent(
+            match_id=match.pk, seq=match.last_seq + 1 + i, type=payload["type"],
+            payload={**payload, **extra}, seat=seat if first else None,
+            msg_id=msg_id if first else "", auto=auto and first,
+        ))
     return rows
 
 
@@ -630,18 +739,39 @@ def _store_marker(
     return row
 
 
-def _cache_on_commit(match: Match, live: LiveMatch) -> None:
+def _cache_on_commit(match: Match, live: LiveMatch, *, row: bool = False) -> None:
     """After commit, cache ``live`` as the state of ``match`` at its ``last_seq`` then (``games.live``).
 
     Register it before :func:`_refresh`: hooks run in the order registered, and ``_refresh`` registers
     the driver of the next server move, which (in process, due now) loads the state at once: registered
     after it, the cache still held the previous seq and the bot's reply to every player's move replayed
     the whole log (167 replays beside 2,000 writes in a 50-match run, issue 9's cProfile of Daphne)."""
-    transaction.on_commit(lambda: cache_put(match.pk, match.last_seq, live))
+    def put() -> None:
+        cache_put(match.pk, match.last_seq, live)
+        if row and getattr(match, "_row_token", None) is not None:
+            row_put(match)  # the stored row, for the next write's _write_one (``row``: see _write)
+
+    transaction.on_commit(put)
 
 
 def _refresh(match: Match, live: LiveMatch, *, dealt: bool) -> None:
-    """Copy the engine's scores/result into the match row and reset the turn deadline."""
+    """Copy the engine's scores/result into the match row and reset the turn deadline; after the
+    commit, tell that the match finished (if it did now) and drive the server's next move."""
+    _after_refresh(match, _refresh_fields(match, live, dealt=dealt))
+
+
+def _after_refresh(match: Match, finished: bool) -> None:
+    """What :func:`_refresh` registers to run after the commit (at once outside a transaction)."""
+    if finished:
+        _finished_on_commit(match)
+    if match.server_move_at is not None:
+        scheduling.schedule_on_commit(match.pk, match.last_seq, match.server_move_at,
+                                      is_heavy=scheduling.heavy(match.bot_level, match.bot_seats))
+
+
+def _refresh_fields(match: Match, live: LiveMatch, *, dealt: bool) -> bool:
+    """The fields of :func:`_refresh`; whether this write finished the match."""
+    finished = False
     state = live.state
     now = timezone.now()
     match.scores = list(state.final_scores or state.scores)
@@ -653,7 +783,7 @@ def _refresh(match: Match, live: LiveMatch, *, dealt: bool) -> None:
         if match.result_reason not in (ResultReason.TIMEOUT, ResultReason.LEFT):
             match.result_reason = reason
         match.finished_at = now
-        _finished_on_commit(match)
+        finished = True
     if match.turn_timer_seconds and match.status == MatchStatus.ACTIVE and state.current_player is not None:
         pause = conf.hand_pause_seconds() if dealt and state.hand_number > 1 else 0
         match.turn_deadline = _clock_start(match, state.current_player, now) + timedelta(
@@ -661,9 +791,7 @@ def _refresh(match: Match, live: LiveMatch, *, dealt: bool) -> None:
     else:
         match.turn_deadline = None
     match.server_move_at = _server_move_due(match, live, dealt=dealt, now=now)
-    if match.server_move_at is not None:
-        scheduling.schedule_on_commit(match.pk, match.last_seq, match.server_move_at,
-                                      is_heavy=scheduling.heavy(match.bot_level, match.bot_seats))
+    return finished
 
 
 def _clock_start(match: Match, seat: int, now: Any) -> Any:
@@ -807,6 +935,7 @@ def match_play_bot_turn(*, match_id: int, expected_seq: int | None = None) -> in
 
 
 def _play_bot_turn(match_id: int, expected_seq: int | None) -> int | None:
+    outermost = not transaction.get_connection().in_atomic_block
     with transaction.atomic():
         match = _locked_or_none(match_id)
         if match is None or match.status != MatchStatus.ACTIVE or not match.bot_seats:
@@ -826,7 +955,7 @@ def _play_bot_turn(match_id: int, expected_seq: int | None) -> int | None:
         events = _play(live, action, seat, seed)
         before = match.last_seq
         _store(match, live, events, seat=seat)
-        _cache_on_commit(match, live)
+        _cache_on_commit(match, live, row=outermost)  # (the person's next move: see _write_one)
         _refresh(match, live, dealt=any(isinstance(e, DealEvent) for e, _ in events))
         _save_cas(match, before)
         _broadcast_on_commit(match, live)

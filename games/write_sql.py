@@ -22,7 +22,11 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
+import psycopg
 from django.db import connections, router
+from django.db.backends.utils import CursorDebugWrapper, CursorWrapper
+from django.db.models import BooleanField, CharField, DateTimeField, ForeignKey, IntegerField, JSONField
+from django.utils import timezone
 
 from accounts.models import User
 from games.models import Match, MatchEvent
@@ -56,6 +60,8 @@ def locked_sql(alias: str) -> str:
         columns = [f"m.{qn(f.column)}" for f in Match._meta.concrete_fields]
         columns += [f"p{seat}.{qn(f.column)} AS {qn(f'p{seat}_{f.attname}')}"
                     for seat in (0, 1) for f in _player_fields()]
+        if connection.vendor == "postgresql":  # the row versions (see ROW_TOKENS)
+            columns += ["m.xmin::text", "p0.xmin::text", "p1.xmin::text"]
         features = connection.features
         lock = (" FOR UPDATE OF m" if features.has_select_for_update_of
                 else " FOR UPDATE" if features.has_select_for_update else "")
@@ -129,6 +135,8 @@ def match_locked_or_none(match_id: int) -> Match | None:
     values = _converted(connection, _read_converters(connection), row)
     count = len(Match._meta.concrete_fields)
     match = Match.from_db(alias, [f.attname for f in Match._meta.concrete_fields], values[:count])
+    if connection.vendor == "postgresql":
+        match._row_token = tuple(values[-3:])  # type: ignore[attr-defined]
     names = [f.attname for f in _player_fields()]
     id_at = names.index("id")
     for seat in (0, 1):
@@ -181,20 +189,30 @@ def update_sql(alias: str) -> str:
         _update_sql[connection.vendor] = (
             f"UPDATE {qn(Match._meta.db_table)} SET {sets}"
             f" WHERE {qn(Match._meta.pk.column)} = %s AND {qn(Match._meta.get_field('last_seq').column)} = %s"
+            + (" RETURNING xmin::text" if connection.vendor == "postgresql" else "")
         )
     return _update_sql[connection.vendor]
 
 
 def match_update_cas(match: Match, before: int) -> bool:
     """Store ``match``'s :data:`CAS_FIELDS` if its row is still at ``last_seq == before``; whether it
-    was (False: another write advanced it first, and nothing was changed). One query."""
+    was (False: another write advanced it first, and nothing was changed). One query. On PostgreSQL
+    the match's row token (:data:`ROW_TOKENS`) becomes the stored version's."""
     alias = router.db_for_write(Match)
     connection = connections[alias]
     values = [Match._meta.get_field(name).get_db_prep_save(getattr(match, name), connection)
               for name in CAS_FIELDS]
     with connection.cursor() as cursor:
         cursor.execute(update_sql(alias), [*values, match.pk, before])
-        return bool(cursor.rowcount == 1)
+        if connection.vendor != "postgresql":
+            return bool(cursor.rowcount == 1)
+        row = cursor.fetchone()
+    token = getattr(match, "_row_token", None)
+    if row is None:
+        return False
+    if token is not None:
+        match._row_token = (row[0], *token[1:])  # type: ignore[attr-defined]
+    return True
 
 
 def _event_fields() -> list[Any]:
@@ -227,9 +245,153 @@ def events_insert(rows: list[MatchEvent]) -> None:
         return
     alias = router.db_for_write(MatchEvent)
     connection = connections[alias]
-    fields = _event_fields()
-    values = [f.get_db_prep_save(f.pre_save(row, True), connection) for row in rows for f in fields]
+    values = _event_values(rows, connection)
     with connection.cursor() as cursor:
         cursor.execute(insert_sql(alias, len(rows)), values)
     for row in rows:
         row._state.adding, row._state.db = False, alias
+
+
+def _event_values(rows: list[MatchEvent], connection: Any) -> list[Any]:
+    """The values of ``rows`` for :func:`_event_fields`, row by row (``created_at`` set here)."""
+    fields = _event_fields()
+    return [f.get_db_prep_save(f.pre_save(row, True), connection) for row in rows for f in fields]
+
+
+
+# --------------------------------------------------------------------------------------------- one statement
+
+ROW_TOKENS = "xmin"
+"""On PostgreSQL a match read for a write carries ``_row_token``: the ``xmin`` (as text) of the row
+version of the match and of each player it was read from. Every UPDATE of a row makes a new version
+with the xmin of the transaction that wrote it, whoever wrote it (a service, the admin, a tournament,
+a raw ``update()``), so an equal xmin means the very row that was read, not one that only has the same
+``last_seq``. :func:`match_write_one` stores a write only when all three are still those versions."""
+
+_one_sql: dict[int, str] = {}
+
+
+def one_sql(connection: Any, count: int) -> str:
+    """The single statement of :func:`match_write_one` for ``count`` event rows (PostgreSQL): the
+    compare-and-set update of the match (:data:`CAS_FIELDS`; the match and both players still the row
+    versions of the token), then the insert of the events only if that update stored the row; returns
+    the new row's xmin (no row: nothing was stored). Every parameter carries its type (the event values
+    stand in a VALUES list, whose column types come from nowhere else)."""
+    if count not in _one_sql:
+        qn = connection.ops.quote_name
+        match_fields = [Match._meta.get_field(name) for name in CAS_FIELDS]
+        sets = ", ".join(f"{qn(f.column)} = %s::{f.cast_db_type(connection)}" for f in match_fields)
+        user_table, user_pk = qn(User._meta.db_table), qn(User._meta.pk.column)
+        players = " AND ".join(
+            [f"EXISTS (SELECT 1 FROM {user_table} WHERE {user_pk} = %s AND xmin = %s::text::xid)"] * 2)
+        fields = _event_fields()
+        row = f"({', '.join(f'%s::{f.cast_db_type(connection)}' for f in fields)})"
+        columns = ", ".join(qn(f.column) for f in fields)
+        _one_sql[count] = (
+            f"WITH u AS (UPDATE {qn(Match._meta.db_table)} SET {sets}"
+            f" WHERE {qn(Match._meta.pk.column)} = %s AND xmin = %s::text::xid AND {players}"
+            f" RETURNING xmin::text AS token),"
+            f" e AS (INSERT INTO {qn(MatchEvent._meta.db_table)} ({columns})"
+            f" SELECT * FROM (VALUES {', '.join([row] * count)}) AS v WHERE EXISTS (SELECT 1 FROM u))"
+            f" SELECT token FROM u"
+        )
+    return _one_sql[count]
+
+
+_PREPARED = 1 << 30
+"""The connection's ``prepare_threshold`` while :func:`match_write_one` runs: a number (Django leaves it
+None: nothing prepared) that no statement reaches, so only the one statement asked to be is."""
+
+
+class _PreparedCursor(psycopg.Cursor[Any]):
+    """A server-side binding cursor whose statements are prepared (parsed and planned once per
+    connection: the statement is the same text on every move)."""
+
+    def execute(self, query: Any, params: Any = None, *, prepare: bool | None = None,
+                binary: bool | None = None) -> Any:
+        return super().execute(query, params, prepare=True, binary=binary)
+
+
+Prep = Callable[[Any], Any]
+_prep_cache: weakref.WeakKeyDictionary[Any, dict[str, list[tuple[str, Prep]]]] = weakref.WeakKeyDictionary()
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+def _preps(connection: Any, which: str) -> list[tuple[str, Prep]]:
+    """``[(attname, prepare), ...]`` of the :data:`CAS_FIELDS` (``which`` "match") or the event columns
+    ("event") of :func:`match_write_one`: the value as ``get_db_prep_save`` gives it for the values a
+    write holds (ints, strings and their choices, booleans, aware datetimes: as they are; JSON: the
+    driver's JSON adapter with the field's encoder; a JSON field's None: SQL NULL), without the
+    field's generic calls on every value (about 60 us a move). Computed once per connection."""
+    known = _prep_cache.setdefault(connection, {})
+    if which not in known:
+        fields = ([Match._meta.get_field(name) for name in CAS_FIELDS] if which == "match"
+                  else _event_fields())
+        preps: list[tuple[str, Prep]] = []
+        for f in fields:
+            if isinstance(f, JSONField):
+                def prep(value: Any, encoder: Any = f.encoder) -> Any:
+                    return None if value is None else connection.ops.adapt_json_value(value, encoder)
+            elif isinstance(f, (IntegerField, CharField, BooleanField, DateTimeField, ForeignKey)):
+                prep = _same
+            else:  # any other kind of column: the field's own preparation
+                def prep(value: Any, f: Any = f) -> Any:
+                    return f.get_db_prep_save(value, connection)
+            preps.append((f.attname, prep))
+        known[which] = preps
+    return known[which]
+
+
+class _LoggedCursor(CursorDebugWrapper):
+    """Django's logging cursor (``connection.queries``, query-count tests) for a server-side binding
+    cursor: it logs the statement's text as written (Django's ``last_executed_query`` knows only its own
+    client-side cursors' interpolated text)."""
+
+    def execute(self, sql: str, params: Any = None) -> Any:
+        with self.debug_sql(sql, params):
+            return CursorWrapper.execute(self, sql, params)
+
+
+def match_write_one(match: Match, token: tuple[str, str, str], rows: list[MatchEvent]) -> bool:
+    """Store ``match``'s :data:`CAS_FIELDS` and insert the new event ``rows`` in ONE statement, run in
+    autocommit (committed, hence durable, when it returns True), if the match and its players are still
+    the row versions of ``token`` (:data:`ROW_TOKENS`); whether they were (False: nothing was stored:
+    another write came first, or the players changed). On True ``match._row_token`` is the stored row's.
+
+    PostgreSQL only, outside any transaction, on a connection already open (the caller falls back to
+    the locked write otherwise: its first query opens the connection and checks its health).
+
+    :raises IntegrityError: a row's seq, or its seat's message id, is taken (nothing was stored).
+    :raises OperationalError: the connection failed (the statement may or may not have committed).
+    """
+    alias = router.db_for_write(Match)
+    connection = connections[alias]
+    get = match.__dict__.__getitem__
+    params = [prep(get(name)) for name, prep in _preps(connection, "match")]
+    params += [match.pk, token[0], match.player0_id, token[1], match.player1_id, token[2]]
+    event_preps = _preps(connection, "event")
+    now = timezone.now()
+    for row in rows:
+        row.created_at = now  # (auto_now_add: what pre_save sets)
+        values = row.__dict__
+        params += [prep(values[name]) for name, prep in event_preps]
+    raw = connection.connection
+    cursor = _PreparedCursor(raw)
+    wrapper = (_LoggedCursor(cursor, connection) if connection.queries_logged
+               else CursorWrapper(cursor, connection))
+    raw.prepare_threshold = _PREPARED
+    try:
+        with wrapper:
+            wrapper.execute(one_sql(connection, len(rows)), params)
+            stored = wrapper.fetchone()
+    finally:
+        raw.prepare_threshold = None
+    if stored is None:
+        return False
+    match._row_token = (stored[0], *token[1:])  # type: ignore[attr-defined]
+    for row in rows:
+        row._state.adding, row._state.db = False, alias
+    return True

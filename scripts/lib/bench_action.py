@@ -9,8 +9,14 @@ write, both views and the broadcast is timed.
 
 Reports per action: process CPU time (all threads of this process, ``time.process_time``; its user-mode
 part beside it, the rest being the kernel's: socket writes and wake-ups), wall time,
-and the CPU inside the two view builds and inside the channel layer sends. The database server's own
-CPU (PostgreSQL) is not included. Embedded profile: a fresh SQLite in a temporary ``GIN_VAR_DIR``.
+and the CPU inside the two view builds and inside the channel layer sends; the SQL statements each
+action ran through Django's cursors and the psycopg waits (the round trips: transaction control and
+the health check included; an autocommit switch counts one without any network).
+Production profile: also the CPU of the PostgreSQL backend processes serving this process's
+connections (utime + stime of ``/proc/<pid>/stat``, pids from ``connection.info.backend_pid``) over
+the timed actions, in clock ticks (``SC_CLK_TCK``, 10 ms each: only the mean over many actions means
+anything); the server's WAL writer and checkpointer are not included. Embedded profile: a fresh SQLite
+in a temporary ``GIN_VAR_DIR``.
 """
 
 from __future__ import annotations
@@ -92,9 +98,56 @@ def main(argv: list[str]) -> int:
         layer.group_send_many = timed_batch
 
     import msgpack
+    from django.db import connection
 
     from games.db import db_call
     from tests.games.wsclient import choose
+
+    counts = {"statements": 0, "trips": 0}
+    backends: set[int] = set()
+
+    def counted(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
+        counts["statements"] += 1
+        return execute(sql, params, many, context)
+
+    def apply_action(**kwargs: Any) -> Any:
+        """``match_apply_action`` in the pool thread, its statements counted and its backend noted."""
+        with connection.execute_wrapper(counted):
+            try:
+                return services.match_apply_action(**kwargs)
+            finally:
+                raw = connection.connection
+                info = getattr(raw, "info", None)
+                if info is not None and getattr(info, "backend_pid", None):
+                    backends.add(info.backend_pid)
+
+    if connection.vendor == "postgresql":
+        import psycopg
+
+        wait = psycopg.Connection.wait
+
+        def counted_wait(self: Any, gen: Any, *args: Any, **kwargs: Any) -> Any:
+            counts["trips"] += 1
+            return wait(self, gen, *args, **kwargs)
+
+        psycopg.Connection.wait = counted_wait  # type: ignore[method-assign]
+
+    tick = os.sysconf("SC_CLK_TCK")
+
+    def backend_ticks() -> dict[int, int]:
+        """utime + stime of each known backend, in clock ticks."""
+        ticks = {}
+        for pid in backends:
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            ticks[pid] = int(fields[11]) + int(fields[12])  # fields 14 and 15 of proc(5)
+        return ticks
+
+    pg = {"ticks": 0, "actions": 0}
+    statements: list[int] = []
+    trips: list[int] = []
 
     cpu: list[float] = []
     user: list[float] = []
@@ -126,14 +179,18 @@ def main(argv: list[str]) -> int:
                 mine = latest[seat]
                 spent["views"] = spent["sends"] = 0.0
                 sent_now.clear()
+                b0 = backend_ticks()
+                counts["statements"] = counts["trips"] = 0
                 u0 = resource.getrusage(resource.RUSAGE_SELF).ru_utime
                 c0, w0 = time.process_time(), time.perf_counter()
-                await db_call(services.match_apply_action)(
+                await db_call(apply_action)(
                     match_id=table.pk, user=users[seat], action_text=choose(mine["hand"]),
                     client_seq=state["seq"], msg_id=f"b{done}",
                 )
                 c1, w1 = time.process_time(), time.perf_counter()
                 u1 = resource.getrusage(resource.RUSAGE_SELF).ru_utime
+                b1 = backend_ticks()
+                n_statements, n_trips = counts["statements"], counts["trips"]
                 for name in names:
                     await layer.receive(name)
                 if done >= args.warmup:
@@ -143,6 +200,11 @@ def main(argv: list[str]) -> int:
                     views.append(spent["views"])
                     sends.append(spent["sends"])
                     sizes.append(sum(len(msgpack.packb(m, use_bin_type=True)) for m in sent_now))
+                    statements.append(n_statements)
+                    trips.append(n_trips)
+                    if b0 and b0.keys() == b1.keys():
+                        pg["ticks"] += sum(b1.values()) - sum(b0.values())
+                        pg["actions"] += 1
                 done += 1
                 state = latest[0]
         return matches
@@ -163,6 +225,16 @@ def main(argv: list[str]) -> int:
     print(f"  wall per action : {ms(wall)}")
     print(f"  layer bytes     : mean {statistics.fmean(sizes):.0f}  p50 {statistics.median(sizes):.0f}  "
           f"max {max(sizes)} per action (both states and the spectators' notice, msgpack)")
+    print(f"  SQL statements per action: mean {statistics.fmean(statements):.2f} "
+          f"(min {min(statements)}, max {max(statements)})")
+    if connection.vendor == "postgresql":
+        print(f"  psycopg waits (round trips) per action: mean {statistics.fmean(trips):.2f} "
+              f"(min {min(trips)}, max {max(trips)})")
+        if pg["actions"]:
+            per = 1000 * pg["ticks"] / tick / pg["actions"]
+            print(f"  PostgreSQL backend CPU per action: mean {per:.2f} ms "
+                  f"({pg['ticks']} ticks of {1000 / tick:.0f} ms over {pg['actions']} actions, "
+                  f"{len(backends)} backend(s))")
     return 0
 
 

@@ -67,7 +67,11 @@ def _actor(match_id: int) -> tuple[Match, int, dict[str, Any]]:
 
 def test_player_action_is_three_queries(alice: Any, bob: Any, seeded_decks: list[int]) -> None:
     """One locked read of the match with its players, one insert of the events, one conditional
-    update; nothing is read again for the broadcast (the engine state is cached)."""
+    update; nothing is read again for the broadcast (the engine state is cached). On PostgreSQL that is
+    the first move of this process only: every later one is ONE statement (``services._write_one``),
+    which test_player_action_is_one_statement_on_postgresql counts."""
+    from games.live import row_put
+
     table = services.table_create(user=alice, rules_preset="classic", target=100, turn_timer=None)
     services.table_join(user=bob, token=table.invite_token)
     users = {0: alice, 1: bob}
@@ -81,6 +85,165 @@ def test_player_action_is_three_queries(alice: Any, bob: Any, seeded_decks: list
         assert applied.seq == match.last_seq + 1 and not applied.repeat
         if connection.vendor == "postgresql":
             assert any("FOR UPDATE OF" in q["sql"] for q in captured.captured_queries)
+        with services.transaction.atomic():  # forget the stored row: the next write is the locked one
+            row_put(Match.objects.select_related("player0", "player1").get(pk=table.pk))
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="the one-statement write is PostgreSQL's")
+def test_player_action_is_one_statement_on_postgresql(alice: Any, bob: Any, seeded_decks: list[int]) -> None:
+    """After this process stored a match (the first move: the locked write), each move of it is ONE
+    statement, in autocommit: the compare-and-set update guarded by the row versions it holds, and the
+    insert of the events (games.write_sql.match_write_one); the match and the log then equal what the
+    locked write stores, across a deal."""
+    from games.models import MatchEvent
+
+    table = services.table_create(user=alice, rules_preset="classic", target=50, turn_timer=30)
+    services.table_join(user=bob, token=table.invite_token)
+    users = {0: alice, 1: bob}
+    hands = set()
+    for step in range(200):
+        if Match.objects.get(pk=table.pk).status != "active":
+            break
+        match, seat, hand = _actor(table.pk)
+        with CaptureQueriesContext(connection) as captured:
+            applied = services.match_apply_action(
+                match_id=match.pk, user=users[seat], action_text=choose(hand), client_seq=match.last_seq,
+                msg_id=f"m{step}",
+            )
+        stored = Match.objects.get(pk=table.pk)
+        verbs = [q["sql"].split()[0] for q in captured.captured_queries]
+        if step == 0:
+            assert _sql(captured) == ["SELECT", "INSERT", "UPDATE"]
+        elif stored.status == "active":
+            assert verbs == ["WITH"]  # and no BEGIN/COMMIT
+        else:  # the finishing write: then the match-finished receivers' own reads, after the commit
+            assert verbs[0] == "WITH" and "INSERT" not in verbs[1:] and "UPDATE" not in verbs[1:]
+        assert applied.seq == match.last_seq + 1 and applied.last_seq == stored.last_seq
+        assert stored.timeout_strikes == [0, 0]
+        assert (stored.turn_deadline is not None) == (stored.status == "active")
+        rows = MatchEvent.objects.filter(match_id=table.pk, seq__gt=match.last_seq).order_by("seq")
+        assert [r.seq for r in rows] == list(range(match.last_seq + 1, stored.last_seq + 1))
+        assert (rows[0].seat, rows[0].msg_id, rows[0].auto) == (seat, f"m{step}", False)
+        assert all(r.created_at is not None for r in rows)
+        hands.add(load(stored).state.hand_number)
+    cache_clear()  # a replay of the stored log gives the state the writes held
+    fresh = Match.objects.select_related("player0", "player1").get(pk=table.pk)
+    assert len(hands) >= 2 and load(fresh).state.hand_number == max(hands)
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="the one-statement write is PostgreSQL's")
+def test_one_statement_write_stores_what_the_locked_write_stores(
+    alice: Any, bob: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same seeded match (simulation_seed: the same dealer, decks and so moves) played to its end
+    with every move through the locked write, then with the one statement: the same event log (types,
+    payloads, seats, message ids) and the same match row, but for the times of day."""
+    from games.models import MatchEvent
+
+    locked_write_one = services._write_one
+    times = {"created_at", "updated_at", "started_at", "finished_at", "turn_deadline", "server_move_at"}
+
+    def play(one_statement: bool) -> tuple[list[Any], dict[str, Any], int]:
+        monkeypatch.setattr(services, "_write_one",
+                            locked_write_one if one_statement else lambda **kwargs: None)
+        match = services.match_create_seated(player0=alice, player1=bob, target=50, turn_timer=60,
+                                             simulation_seed=7)
+        users = {0: alice, 1: bob}
+        step = 0
+        while Match.objects.get(pk=match.pk).status == "active" and step < 400:
+            current, seat, hand = _actor(match.pk)
+            with CaptureQueriesContext(connection) as captured:
+                services.match_apply_action(match_id=match.pk, user=users[seat], action_text=choose(hand),
+                                            client_seq=current.last_seq, msg_id=f"s{step}")
+            if one_statement and step:
+                assert captured.captured_queries[0]["sql"].startswith("WITH")
+            step += 1
+        stored = Match.objects.get(pk=match.pk)
+        log = list(MatchEvent.objects.filter(match_id=match.pk).order_by("seq")
+                   .values_list("seq", "type", "payload", "seat", "msg_id", "auto"))
+        for key in ("salt", "commitment"):  # a deal's secret salt is random (so is its commitment)
+            for _, type_, payload, *_ in log:
+                if type_ == "deal":
+                    assert payload.pop(key)
+        fields = {f.attname: getattr(stored, f.attname) for f in Match._meta.concrete_fields
+                  if f.attname not in times | {"id"}}
+        return log, fields, step
+
+    locked_log, locked_match, steps = play(one_statement=False)
+    one_log, one_match, _ = play(one_statement=True)
+    assert locked_match["status"] == "finished" and steps > 20
+    assert one_log == locked_log
+    assert one_match == locked_match
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="the one-statement write is PostgreSQL's")
+def test_one_statement_write_refuses_a_changed_row(alice: Any, bob: Any, seeded_decks: list[int]) -> None:
+    """The held row is only a copy: a change of the match by anyone else (even of a column the seq does
+    not track, even without a seq change), or of a player, makes the one statement store nothing, and
+    the locked write then does the move from the database's row (or refuses it as that row says)."""
+    from django.utils import timezone
+
+    from accounts.models import User
+
+    table = services.table_create(user=alice, rules_preset="classic", target=100, turn_timer=None)
+    services.table_join(user=bob, token=table.invite_token)
+    users = {0: alice, 1: bob}
+
+    def play(step: str, expected: list[str]) -> None:
+        match, seat, hand = _actor(table.pk)
+        with statements(expected):
+            applied = services.match_apply_action(
+                match_id=match.pk, user=users[seat], action_text=choose(hand), client_seq=match.last_seq,
+                msg_id=step)
+        assert applied.seq == match.last_seq + 1 and not applied.repeat
+
+    locked = ["SELECT", "INSERT", "UPDATE"]
+    play("a", locked)
+    play("b", ["WITH"])
+    soon = timezone.now().replace(microsecond=0)
+    Match.objects.filter(pk=table.pk).update(first_clock_until=soon)  # no seq change
+    play("c", ["WITH", *locked])
+    assert Match.objects.get(pk=table.pk).first_clock_until == soon
+    # Refused once, the match is written the locked way until a locked read finds this process's row
+    # still current (here at once: nobody else writes it), then in one statement again.
+    play("d", locked)
+    play("e", ["WITH"])
+    User.objects.filter(pk=bob.pk).update(display_name="Bobby")
+    play("f", ["WITH", *locked])
+    play("g", locked)
+    play("h", ["WITH"])
+    match, seat, hand = _actor(table.pk)
+    Match.objects.filter(pk=table.pk).update(status="aborted")
+    # the locked read says the match is over; then the check that "i" was not applied before
+    with pytest.raises(services.GameError) as refused, statements(["WITH", "SELECT", "SELECT"]):
+        services.match_apply_action(match_id=match.pk, user=users[seat], action_text=choose(hand),
+                                    client_seq=match.last_seq, msg_id="i")
+    assert refused.value.code == "match_over"
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="the one-statement write is PostgreSQL's")
+def test_match_written_by_another_process_too_is_written_the_locked_way(
+    alice: Any, bob: Any, seeded_decks: list[int]
+) -> None:
+    """Where every other move is another process's (its bot moves in a worker, the opponent's socket on
+    another Daphne), each of this process's moves is the locked write alone: the one statement is not
+    tried (and refused) again and again."""
+    from games.live import row_put
+    from games.write_sql import CAS_FIELDS
+
+    table = services.table_create(user=alice, rules_preset="classic", target=100, turn_timer=None)
+    services.table_join(user=bob, token=table.invite_token)
+    users = {0: alice, 1: bob}
+    for step in range(8):
+        match, seat, hand = _actor(table.pk)
+        expected = ["SELECT", "INSERT", "UPDATE"] if step != 1 else ["WITH", "SELECT", "INSERT", "UPDATE"]
+        with statements(expected):
+            services.match_apply_action(match_id=match.pk, user=users[seat], action_text=choose(hand),
+                                        client_seq=match.last_seq, msg_id=f"m{step}")
+        # "another process" writes the row (no move: the same values, a new row version)
+        stored = Match.objects.get(pk=table.pk)
+        stored.save(update_fields=list(CAS_FIELDS))
+    assert row_put is not None
 
 
 def test_action_after_another_process_wrote_reads_the_log_once(
