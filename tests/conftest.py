@@ -464,9 +464,15 @@ class DaphneServer:
 
 @pytest.fixture
 def daphne_server_factory(
-    transactional_db: None, tmp_path: Path, request: pytest.FixtureRequest
+    transactional_db: None, tmp_path: Path, request: pytest.FixtureRequest, settings: Any,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> Iterator[Callable[..., DaphneServer]]:
-    """Start Daphne subprocesses on the test database: ``daphne_server_factory(**extra_env)``."""
+    """Start Daphne subprocesses on the test database: ``daphne_server_factory(**extra_env)``.
+
+    A server on the in-memory layer (no ``REDIS_URL``: the embedded profile) takes pushes from the other
+    processes as the embedded profile's does (``push.forward``): this process, and every worker the test
+    starts after it (its environment), post their pushes to the latest such server, so a move the test
+    makes here reaches that server's sockets."""
     from django.db import connection
 
     servers: list[DaphneServer] = []
@@ -498,9 +504,18 @@ def daphne_server_factory(
         base_env["GAMES_BOT_VS_BOT_DELAY"] = str(float(settings.GAMES_BOT_VS_BOT_DELAY))
 
     def start(**extra_env: str) -> DaphneServer:
-        server = DaphneServer(free_port(), {**base_env, **extra_env}, tmp_path / f"daphne-{len(servers)}.log")
+        env = {**base_env, **extra_env}
+        forwarding = not env.get("REDIS_URL")
+        if forwarding:
+            env.setdefault("PUSH_FORWARD_TOKEN", secrets.token_urlsafe(32))
+        server = DaphneServer(free_port(), env, tmp_path / f"daphne-{len(servers)}.log")
         servers.append(server)
         server.start()
+        if forwarding:
+            url = f"{server.url}/internal/push/"
+            settings.PUSH_FORWARD_URL, settings.PUSH_FORWARD_TOKEN = url, env["PUSH_FORWARD_TOKEN"]
+            monkeypatch.setenv("PUSH_FORWARD_URL", url)
+            monkeypatch.setenv("PUSH_FORWARD_TOKEN", env["PUSH_FORWARD_TOKEN"])
         return server
 
     yield start

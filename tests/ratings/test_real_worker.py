@@ -5,6 +5,7 @@ broker never takes the message."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import subprocess
@@ -135,32 +136,36 @@ def test_a_burst_of_finishes_is_rated_in_one_batch_in_the_order_they_finished(
     assert sum(results) == 60 and 1 <= len(results) <= 2, results  # 2 if the sends straddled the 1 s key
 
 
-async def test_the_rating_reaches_the_table_from_a_real_worker_once(
-    alice: Any, bob: Any, worker_queue: str
+def test_the_rating_reaches_the_table_from_a_real_worker_once(
+    alice: Any, bob: Any, daphne_server: Any, worker_queue: str
 ) -> None:
-    """The match-end screen's ``rating`` message when a real worker rates the match: on Redis its push
-    arrives; on the embedded profile (the worker's in-process layer is not this process's) the table's
-    consumer finds the change in the database itself. Either way exactly one ``rating`` frame."""
-    from channels.db import database_sync_to_async
+    """The match-end screen's ``rating`` message when a real worker rates the match, on a real Daphne:
+    on Redis the worker's push arrives through the layer; on the embedded profile (the worker's
+    in-process layer reaches no socket) the worker posts it to Daphne (``push.forward``; the server
+    fixture gives both the run's token, as ``scripts/serve`` does). Either way exactly one ``rating``
+    frame, and the table no longer reads the database for it (it once polled 13 times over 118 s)."""
+    import json
+
+    from websockets.sync.client import connect
 
     from games import services as games_services
-    from tests.games.wsclient import connect, recv
+    from tests.games.wsclient import session_cookie
     from tests.ratings.conftest import first_moves
 
-    table = await database_sync_to_async(games_services.table_create)(
-        user=alice, rules_preset="classic", target=100, turn_timer=None)
-    match = await database_sync_to_async(games_services.table_join)(user=bob, token=table.invite_token)
-    await database_sync_to_async(first_moves)(match.pk, {0: alice, 1: bob})
-    comm, _ = await connect(alice, match.pk)
-    try:
-        await database_sync_to_async(games_services.match_resign)(match_id=match.pk, user=bob)
-        seen: list[dict[str, Any]] = []
-        while not any(m["type"] == "rating" for m in seen):  # (a timeout ends the consumer: one long wait)
-            seen.append(await recv(comm, timeout=BOUND_S))
-        while not await comm.receive_nothing(timeout=3):  # a second copy (push and watch) would come now
-            seen.append(await recv(comm))
-    finally:
-        await comm.disconnect()
+    table = games_services.table_create(user=alice, rules_preset="classic", target=100, turn_timer=None)
+    match = games_services.table_join(user=bob, token=table.invite_token)
+    first_moves(match.pk, {0: alice, 1: bob})
+    seen: list[dict[str, Any]] = []
+    with connect(f"{daphne_server.ws_url}/ws/match/{match.pk}/", origin=daphne_server.url,  # type: ignore[arg-type]
+                 additional_headers={"Cookie": session_cookie(alice)}, open_timeout=BOUND_S) as ws:
+        seen.append(json.loads(ws.recv(timeout=BOUND_S)))
+        games_services.match_resign(match_id=match.pk, user=bob)
+        while not any(m["type"] == "rating" for m in seen):
+            seen.append(json.loads(ws.recv(timeout=BOUND_S)))
+        with contextlib.suppress(TimeoutError):  # a second copy would come now
+            while True:
+                seen.append(json.loads(ws.recv(timeout=3)))
+    assert seen[0]["type"] == "state" and seen[0]["match"]["status"] == "active"
     assert [m for m in seen if m["type"] == "rating"] == [
         {"type": "rating", "match_id": match.pk, "before": 1500, "after": 1520, "change": "+20",
          "delta": 20.0, "k": 40, "opponent_rating": 1500, "won": True}]
