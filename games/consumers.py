@@ -29,6 +29,7 @@ from games.services import GameError
 from push import send as push
 from push.groups import match_group, seat_group, sessions_group
 from replays.selectors import may_see
+from web import strict_json
 from web.log_context import bind_socket
 from web.socket_end import EndsCleanly, outage
 from web.unavailable import RefusesWhenUnavailable, database_unavailable, describe
@@ -235,11 +236,14 @@ class MatchConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavail
             await self._send(too_large)
             return
         try:
-            message = json.loads(text_data)
+            message = strict_json.loads(text_data)
             if "\\u" in text_data:  # an escape may decode to a lone surrogate, which no database stores
                 json.dumps(message, ensure_ascii=False).encode()
         except UnicodeEncodeError:
             await self._send(_error("bad_json", "the frame's JSON has a lone surrogate (\\ud800-\\udfff)"))
+            return
+        except strict_json.StrictJSONError as exc:
+            await self._send(_error("bad_json", f"the frame is not valid JSON: {exc}"))
             return
         except ValueError:
             await self._send(_error("bad_json", "the frame is not valid JSON"))

@@ -42,6 +42,7 @@ from games.selectors import match_get
 from push import send as push
 from push.groups import analysis_group, match_group
 from replays import analyses, analysis_driver, audience, selectors, shared_view, watch
+from web import strict_json
 from web.log_context import bind_socket
 from web.socket_end import EndsCleanly, outage
 from web.unavailable import RefusesWhenUnavailable, describe
@@ -118,7 +119,10 @@ class _ReadOnlySocket(EndsCleanly, RefusesWhenUnavailable):
                                     else "send JSON text frames"))
             return
         try:
-            message = json.loads(text_data)
+            message = strict_json.loads(text_data)
+        except strict_json.StrictJSONError as exc:
+            await self._send(_error("bad_json", f"the frame is not valid JSON: {exc}"))
+            return
         except (ValueError, RecursionError):
             await self._send(_error("bad_json", "the frame is not valid JSON"))
             return

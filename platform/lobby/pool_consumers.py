@@ -34,6 +34,7 @@ from lobby import pools, waves
 from lobby.errors import text
 from lobby.models import PoolEntry
 from push.groups import entry_group, pool_group
+from web import strict_json
 from web.log_context import bind_socket
 from web.socket_end import EndsCleanly
 from web.unavailable import RefusesWhenUnavailable
@@ -252,7 +253,7 @@ class PoolConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavaila
             detail = f"frames are limited to {conf.MAX_FRAME_BYTES} bytes"
         else:
             try:
-                message = json.loads(text_data)
+                message = strict_json.loads(text_data)
                 detail = "" if isinstance(message, dict) and message.get("type") == "cancel" else (
                     "this socket takes only {\"type\": \"cancel\"}")
             except (ValueError, RecursionError):

@@ -36,6 +36,7 @@ from games.services import GameError
 from lobby import challenge_sweep, seeks
 from lobby.errors import said, said_params, text
 from push.groups import LOBBY_GROUP, lobby_user_group, sessions_group
+from web import strict_json
 from web.socket_end import EndsCleanly
 from web.unavailable import RefusesWhenUnavailable
 
@@ -160,7 +161,10 @@ class MemberSocket(EndsCleanly, RefusesWhenUnavailable):
             await self.bad_frame(f"frames are limited to {conf.MAX_FRAME_BYTES} bytes")
             return
         try:
-            message = json.loads(text_data)
+            message = strict_json.loads(text_data)
+        except strict_json.StrictJSONError as exc:
+            await self.bad_frame(f"not valid JSON: {exc}")
+            return
         except (ValueError, RecursionError):
             await self.bad_frame("not valid JSON")
             return

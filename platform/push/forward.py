@@ -12,7 +12,7 @@ layer that holds the sockets. The production profile never forwards (Redis conne
 Request: ``POST`` JSON ``{"messages": [[group, message], ...]}`` with ``Authorization: Bearer <token>``
 (256 random bits made for the run: the only credential). Answers: 204 (sent), 400 (malformed, or a
 message no schema admits: nothing sent), 403 (wrong token), 404 (forwarding off: no token in this
-process), 413 (over :data:`MAX_BYTES`), 503 (the layer could not send).
+process), 405 (not a POST), 413 (over :data:`MAX_BYTES`), 503 (the layer could not send).
 """
 
 from __future__ import annotations
@@ -26,9 +26,9 @@ from typing import Any
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
-from django.views.decorators.http import require_POST
 
 from push import schemas
+from web import strict_json
 
 TIMEOUT = 10.0
 """Seconds a post may take: more than a layer send's ``push.send.PUSH_TIMEOUT``, because a Daphne that has
@@ -80,8 +80,8 @@ def _parsed(body: bytes) -> list[tuple[str, dict[str, Any]]]:
     :raises ValueError: not the documented shape, or a message no schema admits (``schemas.check``).
     """
     try:
-        data = json.loads(body)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        data = strict_json.loads(body)
+    except (ValueError, RecursionError) as exc:
         raise ValueError(f"the body is not JSON: {exc}") from None
     items = data.get("messages") if isinstance(data, dict) else None
     if not isinstance(items, list) or not items:
@@ -100,11 +100,14 @@ def _parsed(body: bytes) -> list[tuple[str, dict[str, Any]]]:
 
 
 @csrf_exempt
-@require_POST
 async def receive(request: HttpRequest) -> HttpResponse:
     """Daphne's end (module docstring): check, then send the messages on this process's layer."""
     from push import send  # send imports this module
 
+    if request.method != "POST":
+        refused = _refused(405, "method_not_allowed", "only POST")
+        refused["Allow"] = "POST"
+        return refused
     token = getattr(settings, "PUSH_FORWARD_TOKEN", "")
     if not token:
         return _refused(404, "not_found", "push forwarding is off in this process")

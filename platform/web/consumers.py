@@ -21,7 +21,7 @@ from asgiref.sync import sync_to_async
 
 from games import conf, ratelimit
 from replays import audience
-from web import home_live
+from web import home_live, strict_json
 from web.socket_end import EndsCleanly
 from web.unavailable import RefusesWhenUnavailable
 
@@ -94,7 +94,10 @@ class HomeConsumer(EndsCleanly, RefusesWhenUnavailable):
                                     else "send JSON text frames"))
             return
         try:
-            message = json.loads(text_data)
+            message = strict_json.loads(text_data)
+        except strict_json.StrictJSONError as exc:
+            await self._send(_error("bad_json", f"the frame is not valid JSON: {exc}"))
+            return
         except (ValueError, RecursionError):
             await self._send(_error("bad_json", "the frame is not valid JSON"))
             return

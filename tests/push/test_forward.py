@@ -81,7 +81,9 @@ def test_refusals_by_token_body_size_and_when_off(member: tuple[Any, str], setti
     answer = post(None, raw=b"\xff\x00{")
     assert answer.status_code == 400 and answer.json()["message"].startswith("the body is not JSON")
     assert post(None, raw=b" " * (forward.MAX_BYTES + 1)).status_code == 413
-    assert Client().get("/internal/push/").status_code == 405
+    got = Client().get("/internal/push/")
+    assert (got.status_code, got["Allow"], got.json()) == (
+        405, "POST", {"error": "method_not_allowed", "message": "only POST"})
     settings.PUSH_FORWARD_TOKEN = ""
     assert post(good, token="").status_code == 404
     assert nothing_queued(layer, name)
