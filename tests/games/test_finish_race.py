@@ -9,43 +9,20 @@ transactions and the compare-and-set on ``last_seq`` do.
 
 from __future__ import annotations
 
-import threading
 from datetime import timedelta
 from typing import Any
 
 import pytest
-from django.db import connection
 from django.utils import timezone
 
 from games import services
 from games.models import Match, MatchEvent, MatchStatus, ResultReason
-from games.services import GameError
 from games.signals import match_finished
 from ratings.models import RatingChange
+from tests.racing import race
 from tests.ratings.conftest import first_moves
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def _race(calls: list[Any]) -> list[Any]:
-    barrier = threading.Barrier(len(calls))
-    results: list[Any] = [None] * len(calls)
-
-    def run(i: int) -> None:
-        try:
-            barrier.wait(timeout=10)
-            results[i] = calls[i]()
-        except GameError as exc:
-            results[i] = exc.code
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(calls))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-    return results
 
 
 @pytest.mark.parametrize("attempt", range(3))
@@ -75,7 +52,7 @@ def test_a_timeout_and_two_resignations_finish_a_rated_match_once(
         strikes[late] = services.TIMEOUT_STRIKES_TO_LOSE - 1
         Match.objects.filter(pk=match.pk).update(timeout_strikes=strikes,
                                                  turn_deadline=timezone.now() - timedelta(seconds=1))
-        results = _race([
+        results = race([
             lambda: services.match_expire_turn(match_id=match.pk),
             lambda: services.match_resign(match_id=match.pk, user=alice, msg_id="r-a"),
             lambda: services.match_resign(match_id=match.pk, user=bob, msg_id="r-b"),

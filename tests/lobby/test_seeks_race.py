@@ -5,19 +5,17 @@ seek in two tabs at once (both get the one match)."""
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable
 from typing import Any
 
 import pytest
 from django.db import connection
 
 from games.models import Match
-from games.services import GameError
 from lobby import seeks
 from lobby.models import Seek
 from lobby.seeks import Settings
 from tests.lobby import challenge_fixtures as fx
+from tests.racing import race
 
 # this part's fixtures (tests/lobby/challenge_fixtures.py), bound here for pytest to find
 (alice, bob, carol, lobby_clean, make_member) = (fx.alice, fx.bob, fx.carol, fx.lobby_clean, fx.make_member)
@@ -26,28 +24,6 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("
 
 CASUAL = Settings("classic", 100, None, False)
 RATED = Settings("classic", 100, 60, True)
-
-
-def race(calls: list[Callable[[], Any]]) -> list[Any]:
-    """Run ``calls`` in threads released together; each result, or the code of its ``GameError``."""
-    barrier = threading.Barrier(len(calls))
-    results: list[Any] = [None] * len(calls)
-
-    def run(i: int) -> None:
-        try:
-            barrier.wait(timeout=10)
-            results[i] = calls[i]()
-        except GameError as exc:
-            results[i] = exc.code
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(calls))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-    return results
 
 
 def test_racing_accepts_make_exactly_one_match(alice: Any, make_member: Any) -> None:
