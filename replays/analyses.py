@@ -11,7 +11,7 @@ re-delivered or a raced task never computes it twice:
   ``running`` -> ``running`` with the run's own token): of two runs started together one claims it and
   the other returns at once; a run that is taken over (presumed dead) stores nothing. Progress is
   written to the row (the heartbeat) and pushed to the replay page's socket (``analysis_<id>`` group,
-  ``replays.consumers.AnalysisConsumer``) at most every :data:`PUSH_EVERY` seconds.
+  ``replays.consumers.AnalysisConsumer``) at most every :func:`push_every` seconds.
 
 Where runs happen (a Celery worker, or the Daphne process itself on the embedded default) is
 ``replays.analysis_driver``.
@@ -43,7 +43,15 @@ VERSION = engine_analysis.ANALYSIS_VERSION
 STALE_AFTER = timedelta(minutes=2)
 """A run that has reported no progress for this long is presumed dead: asking again restarts it."""
 PUSH_EVERY = 0.5
-"""Seconds between two progress reports of one run (the row's heartbeat and the page's bar)."""
+"""Default least seconds between two progress reports of one run (the row's heartbeat and the page's
+bar): :func:`push_every`."""
+
+
+def push_every() -> float:
+    """Least seconds between two progress reports of one run: the setting ``REPLAYS_ANALYSIS_PUSH_EVERY``
+    when given (0: every decision is reported; tests that must see the progress whatever the machine's
+    speed), else :data:`PUSH_EVERY`. The first (0 done) and the last report are always sent."""
+    return float(getattr(settings, "REPLAYS_ANALYSIS_PUSH_EVERY", PUSH_EVERY))
 
 
 def engine_settings() -> engine_analysis.Settings:
@@ -156,10 +164,11 @@ def analysis_run(*, analysis_id: int) -> bool:
     match = analysis.match
     mine = MatchAnalysis.objects.filter(pk=analysis_id, run=token, status=AnalysisStatus.RUNNING)
     last = [0.0]
+    every = push_every()
 
     def progress(done: int, total: int) -> None:
         clock = time.monotonic()
-        if done not in (0, total) and clock - last[0] < PUSH_EVERY:
+        if done not in (0, total) and clock - last[0] < every:
             return
         last[0] = clock
         if mine.update(done=done, total=total, updated_at=timezone.now()) != 1:

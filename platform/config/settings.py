@@ -20,6 +20,7 @@ the derived ones), ``CELERY_TASK_ALWAYS_EAGER`` (``1`` runs tasks in the calling
 ``GAMES_ONE_GONE_END_AFTER`` (seconds; docs/lobby.md
 "Leaving a match between people"),
 ``REPLAYS_ANALYSIS_WORLDS`` (worlds per decision of the computer analysis; fewer is faster and noisier),
+``REPLAYS_ANALYSIS_PUSH_EVERY`` (least seconds between two progress reports of an analysis, default 0.5),
 ``CACHE_KEY_PREFIX`` (default ``gin``: keys of the Redis cache; tests give each live server its own),
 ``TRUST_PROXY_HEADERS`` (``1`` behind nginx: trust its ``X-Forwarded-Proto``; default off),
 ``DATABASE_REPLICA_URL`` (a PostgreSQL read replica: config.db_router) and ``DATABASE_REPLICA_MAX_LAG``.
@@ -391,6 +392,10 @@ TOURNAMENTS_SCHEDULE_ON_MIGRATE = env_bool("TOURNAMENTS_SCHEDULE_ON_MIGRATE", de
 # Worlds the computer analysis samples per decision (replays.analyses; default: engine.analysis.Settings).
 if os.environ.get("REPLAYS_ANALYSIS_WORLDS"):
     REPLAYS_ANALYSIS_WORLDS = int(os.environ["REPLAYS_ANALYSIS_WORLDS"])
+# Least seconds between two progress reports of one analysis run (replays.analyses.PUSH_EVERY, 0.5; a test
+# sets 0: every decision reported, so a page is sure to see the run's progress however fast it goes).
+if os.environ.get("REPLAYS_ANALYSIS_PUSH_EVERY"):
+    REPLAYS_ANALYSIS_PUSH_EVERY = float(os.environ["REPLAYS_ANALYSIS_PUSH_EVERY"])
 # Computer analyses (replays.analysis_limits, README "Limits"): members only; per account and per client IP
 # (django-ratelimit windows in the default cache); one in flight per account; at most MAX_ACTIVE queued or
 # running site-wide (the background pool runs them one by one: about a minute each), else 503 "busy" with

@@ -28,10 +28,10 @@ WORLDS = 12
 
 
 @pytest.fixture(autouse=True)
-def few_worlds(settings: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def few_worlds(settings: Any) -> Iterator[None]:
     """Short analyses (12 worlds a decision), every progress report pushed, no loop left behind."""
     settings.REPLAYS_ANALYSIS_WORLDS = WORLDS
-    monkeypatch.setattr(analyses, "PUSH_EVERY", 0.0)
+    settings.REPLAYS_ANALYSIS_PUSH_EVERY = 0.0
     yield
     analysis_driver._loop = None
 

@@ -38,8 +38,10 @@ def card_text(card: str) -> str:
 def test_analyse_shows_progress_then_the_summary_and_the_marks(
     daphne_server_factory: Any, page: Any, finished_match: Any
 ) -> None:
-    # 40 worlds a decision: a run of a few seconds, so its progress reports are seen
-    server = daphne_server_factory(REPLAYS_ANALYSIS_WORLDS="40")
+    # 40 worlds a decision (enough for marks); every decision's progress pushed: at the default pace (a
+    # report at most every 0.5 s) a run faster than that showed only 0 and the total, however live the
+    # page, so whether a step between was seen depended on the machine's speed
+    server = daphne_server_factory(REPLAYS_ANALYSIS_WORLDS="40", REPLAYS_ANALYSIS_PUSH_EVERY="0")
     match = finished_match("classic", target=50)
     page.goto(f"{server.url}/replay/{match.pk}/")
     panel = page.locator("#analysis")
@@ -61,13 +63,15 @@ def test_analyse_shows_progress_then_the_summary_and_the_marks(
     stored = MatchAnalysis.objects.get(match=match)
     result = stored.result
     total = len(result["decisions"])
-    # the progress the page showed: counts of the same total, growing, some strictly between 0 and it
+    # the progress the page showed, live, before the summary: counts of the same total, growing, and
+    # (every report pushed) every step from 0 to the total, each shown as its report came
     shown = page.evaluate("window.shownProgress")
     counts = [tuple(map(int, m.groups())) for s in shown
               if (m := re.fullmatch(r"Analysing: (\d+) of (\d+) decisions", s))]
     assert counts and all(t == total for _, t in counts), shown
     assert [d for d, _ in counts] == sorted(d for d, _ in counts)
-    assert any(0 < d < total for d, _ in counts), shown
+    assert sorted({d for d, _ in counts}) == list(range(total + 1)), shown
+    assert shown[-1] == f"Analysed: {total} decisions of both players.", shown
     expect(page.locator("[data-testid=analysis-progress]")).to_have_text(
         f"Analysed: {total} decisions of both players.")
 

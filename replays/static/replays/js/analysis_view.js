@@ -133,7 +133,9 @@ export class AnalysisView {
     $("btn-analyse").disabled = false;
     if (answer.error) this.refused(answer.message);
     else if (answer.status === "done") this.socket.send({ type: "sync" }); // the result comes over the socket
-    else this.update(answer);
+    // the answer is the row as the request left it ("queued"): the socket, open since before the request,
+    // may have brought the run's progress (or its end) already, and that is newer
+    else if (this.state.status === "none" || this.state.status === "failed") this.update(answer);
   }
 
   refused(message) {
