@@ -258,7 +258,11 @@ function renderHandList() {
 
 /** Scroll the move list (only the list, never the page) so its current row sits in the middle of
  * the list's part that is on screen (all of it beside the felt; on a phone, under the felt, maybe only
- * its top rows). */
+ * its top rows). Called last in render(): on a phone what is drawn after the list (the analysis's
+ * sentence, the hand's result) changes the felt's height and so where the list is on screen; measured
+ * before that, a row centred for the old place ended up to a line below it, off the screen (1.25 px
+ * past an 844 px screen in a test). The offset is rounded up (scroll offsets are whole pixels, the
+ * boxes not): the row may sit a fraction of a pixel above the middle, never below it. */
 function followCurrent(moves) {
   const current = moves.querySelector("li.current");
   if (!current) return;
@@ -267,7 +271,7 @@ function followCurrent(moves) {
   const top = Math.max(list.top, 0);
   const bottom = Math.min(list.top + moves.clientHeight, window.innerHeight);
   const middle = bottom - top >= row.height ? (top + bottom) / 2 : list.top + moves.clientHeight / 2;
-  moves.scrollTop += row.top + row.height / 2 - middle;
+  moves.scrollTop += Math.ceil(row.top + row.height / 2 - middle);
 }
 
 function renderSide() {
@@ -304,7 +308,6 @@ function renderSide() {
     if (mark) li.append(" ", mark);
     return li;
   }));
-  followCurrent(moves);
 
   const lh = lastHand(pos.hand);
   checks.check(lh);
@@ -342,6 +345,7 @@ function render() {
   renderSide();
   renderReveal();
   analysis.renderStep(hands[pos.hand].number, pos.step, frame.seat === null ? "" : name(frame.seat));
+  followCurrent($("move-list")); // last: once everything above the list has its final height
 }
 
 // ---- wiring -------------------------------------------------------------------------------------
