@@ -30,12 +30,13 @@ from typing import Any
 import msgpack
 from channels.exceptions import ChannelFull
 from channels.layers import InMemoryChannelLayer
-from channels_redis.core import RedisChannelLayer
+from channels_redis.core import ChannelLock, RedisChannelLayer
 from channels_redis.utils import create_pool
 from redis.asyncio import BlockingConnectionPool
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import RedisError
 
 log = logging.getLogger(__name__)
 
@@ -78,6 +79,10 @@ POOL_MAX_CONNECTIONS = 100
 """Redis connections one Daphne process's channel layer may open (redis-py's own default)."""
 POOL_WAIT_S = 10.0
 """Seconds a layer command waits for a free connection when all are busy, before it fails."""
+PUMP_RETRY_S = 1.0
+"""Seconds between two attempts of a process's receive pump to read Redis while it fails."""
+SWEEP_S = 10.0
+"""Seconds between two sweeps of the buffers of local channels silent for ``expiry`` seconds."""
 
 
 class BatchingRedisChannelLayer(RedisChannelLayer):  # type: ignore[misc]  # channels-redis is untyped
@@ -107,9 +112,168 @@ class BatchingRedisChannelLayer(RedisChannelLayer):  # type: ignore[misc]  # cha
         host.setdefault("timeout", POOL_WAIT_S)
         return BlockingConnectionPool.from_url(address, **host)
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._pump: asyncio.Task[None] | None = None
+        self._pump_failing = False
+        self._receiving: dict[str, int] = {}
+        self._received_at: dict[str, float] = {}
+        self._swept_at = time.monotonic()
+
+    # ------------------------------------------------------------------ receiving: one pump per process
+
+    async def receive(self, channel: str) -> dict[str, Any]:
+        """The next message of ``channel``.
+
+        A process-local channel (``specific.<process>!...``, a socket's) reads its own buffer, which one
+        task per process (:meth:`_pump_run`) fills from the process's Redis key, and
+        :meth:`group_send_many` fills directly for a member in this process (:meth:`_local_members`).
+        channels-redis instead lets whichever receiver holds a lock pop the process's key: that receiver
+        then waits in the blocking pop, blind to its own buffer, so a message put there by this process
+        would wait up to the pop's 5 s timeout. Other channels are received as the library does.
+
+        :raises RuntimeError: two event loops receive on this layer at once.
+        """
+        if "!" not in channel:
+            return dict(await super().receive(channel))
+        real_channel = self.non_local_name(channel)
+        assert real_channel.endswith(self.client_prefix + "!"), "Wrong client prefix"
+        self._ensure_pump(real_channel)
+        self._receiving[channel] = self._receiving.get(channel, 0) + 1
+        buffer = self.receive_buffer[channel]
+        try:
+            return dict(await buffer.get() if buffer.empty() else buffer.get_nowait())
+        finally:
+            left = self._receiving.pop(channel, 1) - 1
+            if left:
+                self._receiving[channel] = left
+            else:
+                if buffer.empty() and self.receive_buffer.get(channel) is buffer:
+                    del self.receive_buffer[channel]  # an asyncio queue binds to the loop that waits on it
+            self._received_at[channel] = time.monotonic()
+
+    def _ensure_pump(self, real_channel: str) -> None:
+        """Start the pump on the running loop unless it runs there. A pump left on a loop that no longer
+        runs (a test's) is replaced; one on another running loop while a channel receives is an error,
+        as with channels-redis.
+
+        :raises RuntimeError: two event loops receive on this layer at once."""
+        loop = asyncio.get_running_loop()
+        pump = self._pump
+        if pump is not None and not pump.done():
+            if pump.get_loop() is loop:
+                return
+            if self._receiving and pump.get_loop().is_running():
+                raise RuntimeError("Two event loops are trying to receive() on one channel layer at once!")
+        if pump is not None and pump.get_loop() is not loop:
+            # Queues and locks bound to the old loop (a test's, closed): their sockets are gone with it,
+            # and a lock its pump held when the loop stopped would stay locked.
+            self.receive_buffer.clear()
+            self._receiving.clear()
+            self._received_at.clear()
+            self.receive_clean_locks = ChannelLock()
+            self.receive_cleaners = []
+        self._pump = loop.create_task(self._pump_run(real_channel), name="channel-layer-pump")
+        self._pump_failing = False
+
+    async def _pump_run(self, real_channel: str) -> None:
+        """Move the messages queued on this process's Redis key (``real_channel``) into each named
+        channel's buffer, until cancelled. A Redis error is logged once per outage (WARNING) and retried
+        after :data:`PUMP_RETRY_S` s: the sockets stay open, and what is sent once Redis is back reaches
+        them (a send made while it was down failed at its sender, ``push.send``). Any other error (a
+        message that does not unpack) loses that message, logged at ERROR with the traceback."""
+        while True:
+            try:
+                to, message = await self.receive_single(real_channel)
+            except (RedisError, OSError) as error:  # an outage: the pump must outlive it
+                if not self._pump_failing:
+                    log.warning("channel layer: cannot receive from Redis (%s); retrying every %s s",
+                                error, PUMP_RETRY_S)
+                self._pump_failing = True
+                await asyncio.sleep(PUMP_RETRY_S)
+                continue
+            except Exception:
+                log.exception("channel layer: a message of %s could not be received: dropped", real_channel)
+                await asyncio.sleep(PUMP_RETRY_S)  # never a busy loop, whatever keeps failing
+                continue
+            if self._pump_failing:
+                log.warning("channel layer: receiving from Redis again")
+                self._pump_failing = False
+            now = time.monotonic()
+            for name in to if isinstance(to, list) else [to]:
+                if self._live(name, now):  # else its socket is gone: the message would have expired
+                    self._buffer_put(name, message)
+
+    def _buffer_put(self, channel: str, message: dict[str, Any]) -> None:
+        """Queue ``message`` in ``channel``'s buffer; a full buffer drops its oldest message, loudly."""
+        buffer = self.receive_buffer[channel]
+        if buffer.full():
+            log.warning("channel %s holds %s unread messages: the oldest is dropped", channel, buffer.qsize())
+        buffer.put_nowait(message)
+
+    def _local_members(self, names: list[str]) -> tuple[list[str], list[str]]:
+        """``names`` split into ``(local, remote)``: local are this process's channels that received in
+        the last ``expiry`` seconds or are receiving now, when the caller runs on the pump's event loop
+        (a socket's consumer; a Celery process has none). A local channel whose socket ended less than
+        ``expiry`` s ago gets the message in a buffer nobody reads, swept later (:meth:`_sweep`), as the
+        message would have expired in Redis."""
+        pump = self._pump
+        if pump is None or pump.done() or pump.get_loop() is not _running_loop():
+            return [], names
+        prefix = f"specific.{self.client_prefix}!"
+        now = time.monotonic()
+        local: list[str] = []
+        remote: list[str] = []
+        for name in names:
+            if name.startswith(prefix) and self._live(name, now):
+                local.append(name)
+            else:
+                remote.append(name)
+        return local, remote
+
+    def _live(self, channel: str, now: float) -> bool:
+        """Whether a socket reads local ``channel``: a receive is pending on it or ended less than
+        ``expiry`` seconds before ``now`` (``time.monotonic()``). A consumer receives from its start,
+        before it joins any group, so a channel a message is addressed to has received unless its
+        socket is gone."""
+        return channel in self._receiving or now - self._received_at.get(channel, -1e18) < self.expiry
+
+    def _sweep(self) -> None:
+        """At most once per :data:`SWEEP_S`: forget the local channels silent for ``expiry`` seconds and
+        drop their buffers (their sockets are gone; channels-redis kept such a buffer forever)."""
+        now = time.monotonic()
+        if now - self._swept_at < SWEEP_S:
+            return
+        self._swept_at = now
+        for name, at in list(self._received_at.items()):
+            if name not in self._receiving and now - at >= self.expiry:
+                del self._received_at[name]
+                self.receive_buffer.pop(name, None)
+
+    async def close_pools(self) -> None:
+        """Stop the pump (this loop's connections are closing), then close them."""
+        pump, self._pump = self._pump, None
+        if pump is not None and pump.get_loop() is _running_loop():
+            # redis-py at times swallows a cancellation that lands mid-read and reads again: ask until
+            # the pump has stopped.
+            while not pump.done():
+                pump.cancel()
+                await asyncio.wait([pump], timeout=0.05)
+        await super().close_pools()
+
+    # ------------------------------------------------------------------ sending
+
+    async def group_send(self, group: str, message: dict[str, Any]) -> None:
+        """``group_send_many([(group, message)])``: a member in this process gets it without Redis."""
+        await self.group_send_many([(group, message)])
+
     async def group_send_many(self, messages: Messages) -> None:
-        """``group_send`` each ``(group, message)`` of ``messages``, in order, in two Redis round trips
-        (with one Redis host; with several, one ``group_send`` after the other).
+        """``group_send`` each ``(group, message)`` of ``messages``, in order: each group's members read
+        in one Redis round trip, then each member in this process (a socket of this Daphne) given its
+        copy at once (:meth:`_local_members`; one msgpack round trip per message, as a Redis delivery
+        makes, shared by the process's members as channels-redis shares it), and the other members'
+        copies queued in one more round trip (with one Redis host; with several, the library's
+        ``group_send`` for them).
 
         Each group's members are read before any message is queued (a socket joining a group during
         the call may miss that group's message, as it may with ``group_send``).
@@ -118,9 +282,10 @@ class BatchingRedisChannelLayer(RedisChannelLayer):  # type: ignore[misc]  # cha
         """
         for group, _ in messages:
             self.require_valid_group_name(group)
+        self._sweep()
         if self.ring_size != 1:
             for group, message in messages:
-                await self.group_send(group, message)
+                await self._send_to_members(group, message)
             return
         connection = self.connection(0)
         reads = connection.pipeline(transaction=False)
@@ -135,7 +300,10 @@ class BatchingRedisChannelLayer(RedisChannelLayer):  # type: ignore[misc]  # cha
         for (group, message), names in zip(messages, members, strict=True):
             if not names:
                 continue
-            channel_names = [name.decode("utf8") for name in names]
+            local, channel_names = self._local_members([name.decode("utf8") for name in names])
+            self._deliver_local(local, message)
+            if not channel_names:
+                continue
             _, key_to_message, key_to_capacity = self._map_channel_keys_to_connection(channel_names, message)
             keys = list(key_to_message)
             for key in keys:
@@ -154,6 +322,44 @@ class BatchingRedisChannelLayer(RedisChannelLayer):  # type: ignore[misc]  # cha
             if over_capacity > 0:  # a message lost: loud (it was INFO, and hid issue 9's frozen tables)
                 log.warning("%s of %s channels over capacity in group %s: message dropped", over_capacity,
                             count, group)
+
+    def _deliver_local(self, channels: list[str], message: dict[str, Any]) -> None:
+        """Put one copy of ``message`` (a msgpack round trip through the layer's serializer, what a
+        Redis delivery gives: tuples become lists) in each of ``channels``' buffers."""
+        if not channels:
+            return
+        copy_ = self.deserialize(self.serialize(message))
+        for name in channels:
+            self._buffer_put(name, copy_)
+
+    async def _send_to_members(self, group: str, message: dict[str, Any]) -> None:
+        """With several Redis hosts: the library's ``group_send`` to the members outside this process,
+        and the local ones given theirs directly."""
+        key = self._group_key(group)
+        connection = self.connection(self.consistent_hash(group))
+        await connection.zremrangebyscore(key, min=0, max=int(time.time()) - self.group_expiry)
+        local, remote = self._local_members([x.decode("utf8") for x in await connection.zrange(key, 0, -1)])
+        self._deliver_local(local, message)
+        if not remote:
+            return
+        connections, key_to_message, key_to_capacity = self._map_channel_keys_to_connection(remote, message)
+        for index, keys in connections.items():
+            pipe = self.connection(index).pipeline(transaction=False)
+            for channel_key in keys:
+                pipe.zremrangebyscore(channel_key, min=0, max=int(time.time()) - int(self.expiry))
+            args = [key_to_message[k] for k in keys] + [key_to_capacity[k] for k in keys]
+            pipe.eval(GROUP_SEND_LUA, len(keys), *keys, *args, time.time(), self.expiry)
+            over_capacity = (await pipe.execute())[-1]
+            if over_capacity > 0:
+                log.warning("%s of %s channels over capacity in group %s: message dropped", over_capacity,
+                            len(keys), group)
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
 
 
 async def group_send_many(layer: Any, messages: Messages) -> None:

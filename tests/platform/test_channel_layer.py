@@ -56,14 +56,23 @@ async def _waiting(layer: Any, channel: str) -> int:
 
 
 async def _drain(layer: Any, channel: str) -> list[dict[str, Any]]:
-    """Every message queued for ``channel``, in order (the layer's own receive).
+    """Every message queued for ``channel``, in order, read where the layer keeps it without receiving:
+    first those already in its buffer (a delivery to a socket of this process), then those in Redis (a
+    process-local channel's in its process's one key, each naming its channels; a plain channel's in
+    its own key).
 
-    It receives while :func:`_waiting` counts one, so each receive finds its message already queued and
-    nothing is waited for: a receive cut by a short timeout (0.3 s) missed messages on a busy machine,
-    and cancelled a blocking pop mid-read."""
-    got = []
-    while await _waiting(layer, channel):
-        got.append(await asyncio.wait_for(layer.receive(channel), SOCKET_WAIT_S))
+    Not received: the layer's receive pump keeps popping in the background once a receive started it,
+    so a count taken between two receives could miss the message the pump held at that instant."""
+    local = "!" in channel
+    got: list[dict[str, Any]] = []
+    if channel in layer.receive_buffer:
+        got += list(layer.receive_buffer[channel]._queue)
+    key = layer.prefix + (layer.non_local_name(channel) if local else channel)
+    for raw in await layer.connection(layer.consistent_hash(key[len(layer.prefix):])).zrange(key, 0, -1):
+        message = layer.deserialize(raw)
+        to = message.pop("__asgi_channel__", channel)
+        if channel in ([to] if isinstance(to, str) else to):
+            got.append(message)
     return got
 
 
@@ -325,3 +334,124 @@ async def test_in_memory_sweep_runs_once_per_interval(monkeypatch: pytest.Monkey
     await layer.group_send("other", {"type": "x"})
     assert len(sweeps) == 2 and a not in layer.channels  # expired: dropped, and out of its groups
     assert a not in layer.groups.get("g", {})
+
+
+# ------------------------------------------------------------------ delivery inside one process
+
+
+async def _receiving(layer: Any) -> tuple[str, asyncio.Task[dict[str, Any]]]:
+    """A new process-local channel of ``layer`` with a receive pending on it (a socket's consumer
+    waiting for its next message): ``(channel, the receive's task)``."""
+    channel = await layer.new_channel()
+    task = asyncio.ensure_future(layer.receive(channel))
+    while channel not in layer._receiving:  # the receive has started and registered itself
+        await asyncio.sleep(0)
+    return channel, task
+
+
+async def _process_key_size(layer: Any) -> int:
+    """Messages waiting in Redis on ``layer``'s process key (``specific.<process>!``)."""
+    key = f"{layer.prefix}specific.{layer.client_prefix}!"
+    return int(await layer.connection(0).zcard(key))
+
+
+async def test_a_socket_of_this_process_gets_its_copy_without_redis(redis_url: str,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two processes (two layers on one Redis): a group with a socket in each. The sender's own socket
+    gets the message from the sender's memory (nothing queued on its process key, one Lua script with
+    the other process's key only); the other process's socket gets it through Redis, as before."""
+    here, there = _layer(redis_url), _layer(redis_url)
+    there.prefix = here.prefix
+    a, received = await _receiving(here)
+    b = await there.new_channel()
+    await here.group_add("watch", a)
+    await here.group_add("watch", b)
+    scripts: list[tuple[Any, ...]] = []
+    pipeline_eval = Pipeline.eval
+
+    def recorded(self: Any, script: str, numkeys: int, *keys_and_args: Any) -> Any:
+        scripts.append(keys_and_args[:numkeys])
+        return pipeline_eval(self, script, numkeys, *keys_and_args)
+
+    monkeypatch.setattr(Pipeline, "eval", recorded)
+    await group_send_many(here, [("watch", {"type": "match.update", "seq": 9, "cards": ("AS", "TD")})])
+    assert await asyncio.wait_for(received, SOCKET_WAIT_S) == {"type": "match.update", "seq": 9,
+                                                               "cards": ["AS", "TD"]}  # as Redis gives it
+    assert await _process_key_size(here) == 0
+    assert scripts == [(f"{here.prefix}specific.{there.client_prefix}!",)]
+    assert await _drain(there, b) == [{"type": "match.update", "seq": 9, "cards": ["AS", "TD"]}]
+    await here.flush()
+    await there.close_pools()
+
+
+async def test_local_copies_keep_their_order_and_group_send_takes_the_same_path(redis_url: str) -> None:
+    layer = _layer(redis_url)
+    a, first = await _receiving(layer)
+    for group in ("seat0", "watch"):
+        await layer.group_add(group, a)
+    await group_send_many(layer, [("seat0", {"type": "x", "n": 1}), ("nobody", {"type": "x", "n": 2}),
+                                  ("watch", {"type": "x", "n": 3})])
+    await layer.group_send("seat0", {"type": "x", "n": 4})
+    got = [await asyncio.wait_for(first, SOCKET_WAIT_S)]
+    got += [await asyncio.wait_for(layer.receive(a), SOCKET_WAIT_S) for _ in range(2)]
+    assert [m["n"] for m in got] == [1, 3, 4]
+    assert await _process_key_size(layer) == 0
+    await layer.flush()
+
+
+async def test_a_socket_gone_quiet_goes_through_redis_and_its_buffer_is_swept(redis_url: str) -> None:
+    """A local channel that has not received for ``expiry`` seconds (its socket is gone) is sent to as
+    channels-redis does (the message then expires in Redis), and the sweep drops what its buffer held."""
+    layer = _layer(redis_url)
+    a, received = await _receiving(layer)
+    await layer.group_add("g", a)
+    await group_send_many(layer, [("g", {"type": "x", "n": 1})])
+    assert (await asyncio.wait_for(received, SOCKET_WAIT_S))["n"] == 1
+    layer._buffer_put(a, {"type": "x", "n": 0})  # left unread when its socket ended
+    layer._received_at[a] -= layer.expiry + 1
+    layer._swept_at -= 3600
+    own_key = f"{layer.prefix}specific.{layer.client_prefix}!"
+    assert layer._local_members([a]) == ([], [a])
+    await group_send_many(layer, [("g", {"type": "x", "n": 2})])
+    assert a not in layer.receive_buffer and a not in layer._received_at  # swept
+    # The pump takes the message from Redis and drops it (its socket is gone): nothing is buffered.
+    # The message is handled before the pump's next step, and its backup copy is cleared after that.
+    connection, backup = layer.connection(0), layer._backup_channel_name(own_key)
+    for _ in range(int(SOCKET_WAIT_S / 0.01)):
+        if not await connection.zcard(own_key) and not await connection.zcard(backup):
+            break
+        await asyncio.sleep(0.01)
+    assert await _process_key_size(layer) == 0
+    assert a not in layer.receive_buffer
+    await layer.flush()
+
+
+async def test_the_pump_outlives_a_redis_error(redis_url: str, monkeypatch: pytest.MonkeyPatch,
+                                               caplog: pytest.LogCaptureFixture) -> None:
+    """The process's receive pump meets a Redis error (a restart): it logs it once, tries again, and the
+    next message sent through Redis reaches the waiting socket, which never saw the error."""
+    from config import channel_layer
+
+    monkeypatch.setattr(channel_layer, "PUMP_RETRY_S", 0.0)
+    here, there = _layer(redis_url), _layer(redis_url)
+    there.prefix = here.prefix
+    receive_single = BatchingRedisChannelLayer.receive_single
+    calls: list[str] = []
+
+    async def fails_once(self: Any, channel: str) -> Any:
+        calls.append(channel)
+        if len(calls) == 1:
+            raise RedisConnectionError("Connection closed by server.")
+        return await receive_single(self, channel)
+
+    monkeypatch.setattr(BatchingRedisChannelLayer, "receive_single", fails_once)
+    a, received = await _receiving(here)
+    await here.group_add("g", a)
+    await group_send_many(there, [("g", {"type": "x", "n": 1})])  # from the other process: via Redis
+    assert (await asyncio.wait_for(received, SOCKET_WAIT_S))["n"] == 1
+    assert len(calls) >= 2
+    assert [r.getMessage() for r in caplog.records if r.name == "config.channel_layer"][:2] == [
+        "channel layer: cannot receive from Redis (Connection closed by server.); retrying every 0.0 s",
+        "channel layer: receiving from Redis again"]
+    await here.flush()
+    await there.close_pools()
