@@ -40,8 +40,18 @@ from engine.match import cut_for_deal
 from engine.melds import deadwood
 from engine.rules import PRESETS, RuleSet
 from games import aborts, conf, presence, scheduling
+from games.conf import (  # noqa: F401  (re-exported: callers read them here)
+    ABANDON_AFTER,
+    MAX_SERVER_MOVES,
+    MAX_SIMULATION_SEED,
+    RATED_TURN_TIMER,
+    TARGETS,
+    TIMEOUT_STRIKES_TO_LOSE,
+    TURN_TIMER_RANGE,
+)
 from games.live import LiveMatch, cache_get, cache_put, load, row_check, row_contest, row_get, row_put
 from games.models import Match, MatchEvent, MatchStatus, ResultReason
+from games.selectors import match_state_payload
 from games.signals import match_finished, match_left
 from games.write_sql import (
     events_insert,
@@ -54,22 +64,6 @@ from push.groups import seat_group, watch_group
 from push.send import Outcome, send_on_commit
 
 log = logging.getLogger(__name__)
-
-TARGETS = (50, 100)
-"""Targets a player may choose (issue 3: 50 or 100)."""
-TURN_TIMER_RANGE = (15, 600)
-"""Allowed turn timer, seconds per action."""
-TIMEOUT_STRIKES_TO_LOSE = 3
-"""Consecutive automatic moves after which a player loses on time (docs/protocol.md "Turn timer")."""
-RATED_TURN_TIMER = 60
-"""Seconds per action of a rated match created without a timer: a rated match always has one, so an
-abandoned one ends as a loss on time (docs/ratings.md)."""
-ABANDON_AFTER = timedelta(hours=24)
-"""A casual bot match without a move for this long ends as abandoned (``match_abandon``)."""
-MAX_SERVER_MOVES = 5000
-"""Most moves one :func:`match_play_server_moves` call plays before it hands the rest to a new task
-(a match between two bots takes a few hundred)."""
-
 
 class GameError(Exception):
     """A refused request; ``code`` is the WebSocket error code of docs/protocol.md. Nothing changed."""
@@ -108,10 +102,6 @@ def new_deck() -> list[Card]:
     return shuffled_deck()
 
 
-MAX_SIMULATION_SEED = 2**63 - 1
-"""Largest ``simulation_seed`` (a signed 64-bit column)."""
-
-
 def _random_seat(seed: int | None) -> int:
     """Seat 0 or 1 at random: a secure draw for a real match (``seed`` None), else one drawn from the
     simulation seed (module docstring, "Seeded matches")."""
@@ -126,7 +116,7 @@ def _random_seat(seed: int | None) -> int:
 def _rules(rules_preset: str, target: int) -> RuleSet:
     if rules_preset not in PRESETS:
         raise GameError("bad_field", f"unknown rule preset {rules_preset!r}; presets: {', '.join(PRESETS)}")
-    if target not in TARGETS:
+    if target not in conf.TARGETS:
         raise GameError("bad_field", f"target must be 50 or 100, got {target!r}")
     return PRESETS[rules_preset].replace(target=target)
 
@@ -190,8 +180,8 @@ def match_create_vs_bot(
     """Create and start a match of ``user`` (seat 0) against the house bot of ``level`` (seat 1).
 
     The first dealer is random, or the bot for a preset whose ``first_dealer`` is ``computer``. A
-    member's match is rated (with a :data:`RATED_TURN_TIMER` turn timer) unless ``rated`` is False; a
-    guest's never is.
+    member's match is rated (with a :data:`games.conf.RATED_TURN_TIMER` turn timer) unless ``rated`` is
+    False; a guest's never is.
 
     :param submission: the create form's one-time token: a repeat returns the match it created
         (see ``_create_once``).
@@ -224,7 +214,7 @@ def match_create_vs_bot(
         match = Match.objects.create(
             rules=rules.to_dict(), preset=rules_preset, player0=user, player1=bot, bot_level=level,
             bot_seats=[1], status=MatchStatus.ACTIVE, scores=[0, 0], timeout_strikes=[0, 0], rated=rated,
-            turn_timer_seconds=RATED_TURN_TIMER if rated else None, submission=submission,
+            turn_timer_seconds=conf.RATED_TURN_TIMER if rated else None, submission=submission,
         )
         first = 1 if rules.first_dealer == "computer" else secrets.randbelow(2)
         _start(match, first_dealer=first)
@@ -242,7 +232,7 @@ def table_create(
     """Create a private table of ``user`` (seat 0) waiting for a friend; share ``/t/<invite_token>/``.
 
     :param turn_timer: seconds per action (15..600) or None for no timer (a rated table gets
-        :data:`RATED_TURN_TIMER`).
+        :data:`games.conf.RATED_TURN_TIMER`).
     :param rated: the creator's "rated" switch; a guest's table is never rated, and a table stops being
         rated when a guest joins it (docs/ratings.md).
     :param submission: the create form's one-time token: a repeat returns the table it created.
@@ -253,7 +243,7 @@ def table_create(
     _check_turn_timer(turn_timer)
     rated = bool(rated) and not user.is_guest
     if rated and turn_timer is None:
-        turn_timer = RATED_TURN_TIMER
+        turn_timer = conf.RATED_TURN_TIMER
     return _create_once(user=user, submission=submission, create=lambda: Match.objects.create(
         rules=rules.to_dict(), preset=rules_preset, player0=user, status=MatchStatus.WAITING,
         invite_token=secrets.token_urlsafe(24), turn_timer_seconds=turn_timer, scores=[0, 0],
@@ -263,7 +253,7 @@ def table_create(
 
 def _check_turn_timer(turn_timer: int | None) -> None:
     if turn_timer is not None and (
-        type(turn_timer) is not int or not TURN_TIMER_RANGE[0] <= turn_timer <= TURN_TIMER_RANGE[1]
+        type(turn_timer) is not int or not conf.TURN_TIMER_RANGE[0] <= turn_timer <= conf.TURN_TIMER_RANGE[1]
     ):
         raise GameError("bad_field", f"turn timer must be empty or 15..600 seconds, got {turn_timer!r}")
 
@@ -283,7 +273,7 @@ def match_create_seated(
     whose ``first_dealer`` is ``computer`` (seat 0 when both are bots).
 
     :param turn_timer: seconds per action (15..600) or None for no timer (a rated match gets
-        :data:`RATED_TURN_TIMER`).
+        :data:`games.conf.RATED_TURN_TIMER`).
     :param rated: the result moves Elo (docs/ratings.md); ignored (not rated) when a seat is a guest or
         both are bots.
     :param simulation_seed: only for simulations (``manage.py tournament_simulate``), never for a
@@ -310,18 +300,18 @@ def match_create_seated(
     rules = _rules(rules_preset, target)
     _check_turn_timer(turn_timer)
     if simulation_seed is not None and (
-        type(simulation_seed) is not int or not 0 <= simulation_seed <= MAX_SIMULATION_SEED
+        type(simulation_seed) is not int or not 0 <= simulation_seed <= conf.MAX_SIMULATION_SEED
     ):
         raise GameError("bad_field", f"simulation seed must be an int 0..2**63-1, got {simulation_seed!r}")
     if first_clock_grace is not None and (
-        type(first_clock_grace) is not int or not 0 <= first_clock_grace <= TURN_TIMER_RANGE[1]
+        type(first_clock_grace) is not int or not 0 <= first_clock_grace <= conf.TURN_TIMER_RANGE[1]
     ):
         raise GameError("bad_field",
                         f"first clock grace must be empty or 0..600 seconds, got {first_clock_grace!r}")
     bot_seats = [seat for seat, user in enumerate(players) if user.is_bot]
     rated = bool(rated) and len(bot_seats) < 2 and not any(user.is_guest for user in players)
     if rated and turn_timer is None:
-        turn_timer = RATED_TURN_TIMER
+        turn_timer = conf.RATED_TURN_TIMER
     held = first_clock_grace is not None and turn_timer is not None
     match = Match.objects.create(
         rules=rules.to_dict(), preset=rules_preset, player0=player0, player1=player1,
@@ -864,8 +854,6 @@ def _broadcast_on_commit(match: Match, live: LiveMatch | None) -> Outcome:
               and seat not in (match.bot_seats or [])]
 
     def messages() -> list[tuple[str, dict[str, Any]]]:
-        from games.selectors import match_state_payload  # selectors import this module
-
         built: list[tuple[str, dict[str, Any]]] = [
             (seat_group(match_id, seat), {
                 "type": "match.update", "seq": seq,
@@ -1041,11 +1029,12 @@ def _expire_turn(match_id: int, expected_seq: int | None) -> int | None:
         match.timeout_strikes = strikes
         dealt = False
         leavers: list[int] = []
-        if strikes[seat] >= TIMEOUT_STRIKES_TO_LOSE and strikes[1 - seat] >= TIMEOUT_STRIKES_TO_LOSE - 1:
+        lose = conf.TIMEOUT_STRIKES_TO_LOSE
+        if strikes[seat] >= lose and strikes[1 - seat] >= lose - 1:
             # Both away: the opponent's own last turns were timer moves too, so nobody "wins on time".
             _end_abandoned(match, "both_away", seat=None)
             leavers = [0, 1]
-        elif strikes[seat] >= TIMEOUT_STRIKES_TO_LOSE:
+        elif strikes[seat] >= lose:
             _store_marker(match, "timeout", {"seat": seat}, seat)
             match.result_reason = ResultReason.TIMEOUT
             _store(match, live, [(e, {}) for e in live.state.resign(seat)], seat=seat, auto=True)
@@ -1101,7 +1090,8 @@ def match_abandon(*, match_id: int, user: User | None = None) -> bool:
     """End the casual bot match ``match_id`` as abandoned (no winner, never rated).
 
     With ``user`` (a player ending it from "My matches"): at once. Without (the beat sweep): only when
-    its last event is older than :data:`ABANDON_AFTER`. Idempotent: returns False and changes nothing
+    its last event is older than :data:`games.conf.ABANDON_AFTER`. Idempotent: returns False and changes
+    nothing
     when the sweep finds a recent move, the match is no longer active, or a race was lost.
 
     :raises GameError: (``user`` given) ``no_such_match``, ``not_seated``, ``match_over`` (not active),
@@ -1126,7 +1116,7 @@ def match_abandon(*, match_id: int, user: User | None = None) -> bool:
             else:
                 last = MatchEvent.objects.filter(match_id=match.pk).order_by("-seq").values_list(
                     "created_at", flat=True).first()
-                if last is not None and last > timezone.now() - ABANDON_AFTER:
+                if last is not None and last > timezone.now() - conf.ABANDON_AFTER:
                     return False
             before = match.last_seq
             _end_abandoned(match, "player" if user is not None else "idle", seat=match.seat_of(
@@ -1284,7 +1274,7 @@ def match_sweep_absent(*, now: Any = None, grace: timedelta = timedelta(0)) -> i
 
 
 def match_play_server_moves(
-    *, match_id: int, expected_seq: int | None = None, max_moves: int = MAX_SERVER_MOVES
+    *, match_id: int, expected_seq: int | None = None, max_moves: int = conf.MAX_SERVER_MOVES
 ) -> int:
     """Play every server move of match ``match_id`` that is due now (the driver's entry point: the
     task of ``games.tasks``, the in-process timers of ``games.scheduling``, the sweeps).
