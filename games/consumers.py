@@ -3,7 +3,7 @@
 Parse and validate a frame, call one service in a worker thread of a pool (services run concurrently:
 ``db_call``), answer ``ack``/``error``. Frames are rate limited per connection and sockets capped per
 player and match (``games.ratelimit``). After a commit the service sends each seat its own ``state`` on
-that seat's group (``services.seat_group``), built once per update; the consumer forwards it (never an
+that seat's group (``push.groups.seat_group``), built once per update; the consumer forwards it (never an
 older one than it already sent), so no message carries a card to a socket that may not see it. The
 server's own moves (the bot's, automatic moves at a turn deadline) do not depend on this socket:
 ``games.scheduling`` drives them after each commit; opening a table only tells the in-process driver
@@ -426,7 +426,7 @@ class MatchConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavail
 
     async def match_update(self, event: dict[str, Any]) -> None:
         """Group message from services after a commit. On the seat's group it carries this seat's
-        ``state`` (``services._broadcast_on_commit``): send it, unless a newer one went out already
+        ``state`` (``services.play.broadcast_on_commit``): send it, unless a newer one went out already
         (writes of one match commit in order, but their broadcasts run in different threads and may
         arrive out of order). Without a ``state`` (an older sender), build it."""
         state = event.get("state")
