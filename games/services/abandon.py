@@ -18,7 +18,7 @@ from games import conf, presence
 from games.live import load
 from games.models import Match, MatchEvent, MatchStatus, ResultReason
 from games.services.errors import GameError
-from games.services.finish import send_left
+from games.services.finish import Left, match_finish
 from games.services.play import (
     broadcast_on_commit,
     cache_on_commit,
@@ -35,21 +35,22 @@ from push.send import Outcome
 
 def end_abandoned(
     match: Match, why: str, *, seat: int | None, msg_id: str = "", extra: dict[str, Any] | None = None,
+    left: Left | None = None,
 ) -> MatchEvent:
-    """Mark ``match`` (locked, active) abandoned: status ``aborted``, ``result_reason`` ``abandoned``, no
-    winner; an ``abandon`` marker ``{"why": why, **extra}`` records it in the log (not an engine event, so
-    the engine log replays to the hand as it was left); ``msg_id``: the client message that asked for it
-    (a claim), so a resend is recognised. The caller saves the row."""
+    """End ``match`` (locked, active) abandoned (``finish.match_finish``): status ``aborted``,
+    ``result_reason`` ``abandoned``, no winner, ``match_left`` for ``left``; an ``abandon`` marker
+    ``{"why": why, **extra}`` records it in the log (not an engine event, so the engine log replays to the
+    hand as it was left); ``msg_id``: the client message that asked for it (a claim), so a resend is
+    recognised. The caller saves the row.
+
+    :raises GameError: ``match_over`` (the match had already ended; the caller's transaction rolls the
+        marker back).
+    """
     row = MatchEvent.objects.create(match_id=match.pk, seq=match.last_seq + 1, type="abandon",
                                     payload={"why": why, **(extra or {})}, seat=seat,
                                     auto=seat is None, msg_id=msg_id)
     match.last_seq += 1
-    match.status = MatchStatus.ABORTED
-    match.result_reason = ResultReason.ABANDONED
-    match.winner = None
-    match.finished_at = timezone.now()
-    match.turn_deadline = None
-    match.server_move_at = None
+    match_finish(match, status=MatchStatus.ABORTED, reason=ResultReason.ABANDONED, left=left)
     return row
 
 
@@ -165,17 +166,17 @@ def match_claim(*, match_id: int, user: User, msg_id: str = "", now: Any = None)
             if match.rated:
                 live = load(match).clone()
                 row = store_marker(match, "left", extra, seat, msg_id=msg_id)
-                match.result_reason = ResultReason.LEFT
                 store_events(match, live, [(e, {}) for e in live.state.resign(leaver)], seat=leaver,
                              auto=True)
                 cache_on_commit(match, live)
-                refresh_match(match, live, dealt=False)
+                refresh_match(match, live, dealt=False, reason=ResultReason.LEFT,
+                              left=Left([leaver], "abandoned", now))
                 outcome = "win"
             else:
                 live = None
-                row = end_abandoned(match, "left", seat=seat, msg_id=msg_id, extra=extra)
+                row = end_abandoned(match, "left", seat=seat, msg_id=msg_id, extra=extra,
+                                    left=Left([leaver], "abandoned", now))
                 outcome = "end"
-            send_left(match, [leaver], "abandoned", now=now)
             save_cas(match, before)
             sent = broadcast_on_commit(match, live)
             return Claimed(outcome=outcome, seq=row.seq, last_seq=match.last_seq, broadcast=sent)
@@ -209,8 +210,8 @@ def match_end_absent(*, match_id: int, now: Any = None) -> bool:
             if not leavers:
                 return False
             before = match.last_seq
-            end_abandoned(match, "gone", seat=None, extra={"seats": leavers})
-            send_left(match, leavers, "abandoned", now=now)
+            end_abandoned(match, "gone", seat=None, extra={"seats": leavers},
+                          left=Left(leavers, "abandoned", now))
             save_cas(match, before)
             broadcast_on_commit(match, None)
             return True

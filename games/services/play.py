@@ -32,7 +32,7 @@ from games.live import LiveMatch, cache_get, cache_put, load, row_check, row_con
 from games.models import Match, MatchEvent, MatchStatus, ResultReason
 from games.selectors import match_state_payload
 from games.services.errors import GameError
-from games.services.finish import finished_on_commit
+from games.services.finish import Left, announce_finished, match_finish, record_result
 from games.write_sql import events_insert, match_locked_or_none, match_update_cas, match_write_one
 from push.groups import seat_group, watch_group
 from push.send import Outcome, send_on_commit
@@ -102,8 +102,7 @@ def match_resign(*, match_id: int, user: User, msg_id: str = "", forfeit: bool =
         if seat is None:
             raise GameError("not_seated", "you are not a player of this match")
         if match.status == MatchStatus.WAITING:
-            match.status = MatchStatus.ABORTED
-            match.finished_at = timezone.now()
+            match_finish(match, status=MatchStatus.ABORTED)
             match.save()
             sent = broadcast_on_commit(match, None)
             return Applied(seq=match.last_seq, last_seq=match.last_seq, broadcast=sent)
@@ -118,10 +117,7 @@ def match_resign(*, match_id: int, user: User, msg_id: str = "", forfeit: bool =
             before = match.last_seq
             payload: dict[str, Any] = {"seat": seat, "forfeit": True} if forfeit else {"seat": seat}
             row = store_marker(match, "abort", payload, seat, msg_id=msg_id)
-            match.status = MatchStatus.ABORTED
-            match.result_reason = ResultReason.ABORTED
-            match.finished_at = timezone.now()
-            match.turn_deadline = None
+            match_finish(match, status=MatchStatus.ABORTED, reason=ResultReason.ABORTED)
             save_cas(match, before)
             sent = broadcast_on_commit(match, None)
             return Applied(seq=row.seq, last_seq=match.last_seq, broadcast=sent)
@@ -240,7 +236,11 @@ def _write_one(
     strikes = list(match.timeout_strikes or [0, 0])
     strikes[seat] = 0
     match.timeout_strikes = strikes
-    finished = _refresh_fields(match, live, dealt=any(isinstance(e, DealEvent) for e, _ in events))
+    match.scores = list(live.state.final_scores or live.state.scores)
+    result = _result(match, live)
+    if result is not None:  # the end's first half; the statement is this write's transaction
+        record_result(match, status=MatchStatus.FINISHED, winner=result[0], reason=result[1])
+    _clocks(match, live, dealt=any(isinstance(e, DealEvent) for e, _ in events))
     match.updated_at = timezone.now()
     try:
         if not match_write_one(match, token, rows):
@@ -256,7 +256,9 @@ def _write_one(
     # Committed: the locked write's after-commit work, in its order (each runs at once, no transaction).
     cache_put(match.pk, match.last_seq, live)
     row_put(match)
-    _after_refresh(match, finished)
+    if result is not None:
+        announce_finished(match)
+    _drive_on_commit(match)
     sent = broadcast_on_commit(match, live)
     return Applied(seq=rows[0].seq, last_seq=match.last_seq, broadcast=sent)
 
@@ -418,36 +420,37 @@ def cache_on_commit(match: Match, live: LiveMatch, *, row: bool = False) -> None
     transaction.on_commit(put)
 
 
-def refresh_match(match: Match, live: LiveMatch, *, dealt: bool) -> None:
-    """Copy the engine's scores/result into the match row and reset the turn deadline; after the
-    commit, tell that the match finished (if it did now) and drive the server's next move."""
-    _after_refresh(match, _refresh_fields(match, live, dealt=dealt))
+def refresh_match(
+    match: Match, live: LiveMatch, *, dealt: bool, reason: str | None = None, left: Left | None = None,
+) -> None:
+    """After a write stored engine events: copy the engine's scores into the match row; when the
+    engine's state is over, end the match (``finish.match_finish``: ``finished``, the engine's winner,
+    the reason the last event gives unless ``reason`` says why the engine's resignation came
+    (``timeout``, ``left``), ``match_left`` for ``left``); reset the turn deadline and the server's next
+    move, and drive that move after the commit. ``dealt``: the write dealt a new hand (its pause)."""
+    match.scores = list(live.state.final_scores or live.state.scores)
+    result = _result(match, live)
+    if result is not None:
+        match_finish(match, status=MatchStatus.FINISHED, winner=result[0], reason=reason or result[1],
+                     left=left)
+    _clocks(match, live, dealt=dealt)
+    _drive_on_commit(match)
 
 
-def _after_refresh(match: Match, finished: bool) -> None:
-    """What :func:`refresh_match` registers to run after the commit (at once outside a transaction)."""
-    if finished:
-        finished_on_commit(match)
-    if match.server_move_at is not None:
-        scheduling.schedule_on_commit(match.pk, match.last_seq, match.server_move_at,
-                                      is_heavy=scheduling.heavy(match.bot_level, match.bot_seats))
+def _result(match: Match, live: LiveMatch) -> tuple[int | None, str] | None:
+    """(winner seat, ``result_reason``) when this write ends the match: the engine's state is over and
+    the row is still active; else None."""
+    state = live.state
+    if not state.is_over or match.status != MatchStatus.ACTIVE:
+        return None
+    return state.winner, getattr(state.events[-1], "reason", ResultReason.TARGET)
 
 
-def _refresh_fields(match: Match, live: LiveMatch, *, dealt: bool) -> bool:
-    """The fields of :func:`refresh_match`; whether this write finished the match."""
-    finished = False
+def _clocks(match: Match, live: LiveMatch, *, dealt: bool) -> None:
+    """The turn deadline (a timed match still active: the player to act's clock, plus the hand pause
+    after a deal that is not hand 1) and the server's next move (:func:`server_move_due`)."""
     state = live.state
     now = timezone.now()
-    match.scores = list(state.final_scores or state.scores)
-    if state.is_over and match.status == MatchStatus.ACTIVE:
-        match.status = MatchStatus.FINISHED
-        match.winner = state.winner
-        last = state.events[-1]
-        reason = getattr(last, "reason", ResultReason.TARGET)
-        if match.result_reason not in (ResultReason.TIMEOUT, ResultReason.LEFT):
-            match.result_reason = reason
-        match.finished_at = now
-        finished = True
     if match.turn_timer_seconds and match.status == MatchStatus.ACTIVE and state.current_player is not None:
         pause = conf.hand_pause_seconds() if dealt and state.hand_number > 1 else 0
         match.turn_deadline = _clock_start(match, state.current_player, now) + timedelta(
@@ -455,7 +458,13 @@ def _refresh_fields(match: Match, live: LiveMatch, *, dealt: bool) -> bool:
     else:
         match.turn_deadline = None
     match.server_move_at = server_move_due(match, live, dealt=dealt, now=now)
-    return finished
+
+
+def _drive_on_commit(match: Match) -> None:
+    """After the commit (at once outside a transaction), drive the server's next move, if one is due."""
+    if match.server_move_at is not None:
+        scheduling.schedule_on_commit(match.pk, match.last_seq, match.server_move_at,
+                                      is_heavy=scheduling.heavy(match.bot_level, match.bot_seats))
 
 
 def _clock_start(match: Match, seat: int, now: Any) -> Any:

@@ -23,7 +23,7 @@ from games.live import LiveMatch, load
 from games.models import Match, MatchStatus, ResultReason
 from games.services.abandon import end_abandoned
 from games.services.errors import GameError
-from games.services.finish import send_left
+from games.services.finish import Left
 from games.services.play import (
     broadcast_on_commit,
     cache_on_commit,
@@ -190,17 +190,16 @@ def _expire_turn(match_id: int, expected_seq: int | None) -> int | None:
         strikes[seat] += 1
         match.timeout_strikes = strikes
         dealt = False
-        leavers: list[int] = []
+        reason = None
+        left = None
         lose = conf.TIMEOUT_STRIKES_TO_LOSE
         if strikes[seat] >= lose and strikes[1 - seat] >= lose - 1:
             # Both away: the opponent's own last turns were timer moves too, so nobody "wins on time".
-            end_abandoned(match, "both_away", seat=None)
-            leavers = [0, 1]
+            end_abandoned(match, "both_away", seat=None, left=Left([0, 1], "timeouts"))
         elif strikes[seat] >= lose:
             store_marker(match, "timeout", {"seat": seat}, seat)
-            match.result_reason = ResultReason.TIMEOUT
             store_events(match, live, [(e, {}) for e in live.state.resign(seat)], seat=seat, auto=True)
-            leavers = [seat]
+            reason, left = ResultReason.TIMEOUT, Left([seat], "timeouts")  # the engine's end is on time
         else:
             for action in safe_moves(live, seat):
                 events = play_action(live, action, seat, match.simulation_seed)
@@ -209,9 +208,7 @@ def _expire_turn(match_id: int, expected_seq: int | None) -> int | None:
                 if live.state.current_player != seat:
                     break
         cache_on_commit(match, live)
-        refresh_match(match, live, dealt=dealt)
-        if leavers:
-            send_left(match, leavers, "timeouts")
+        refresh_match(match, live, dealt=dealt, reason=reason, left=left)
         save_cas(match, start)
         broadcast_on_commit(match, live)
         return match.last_seq
