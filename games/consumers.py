@@ -331,12 +331,12 @@ class MatchConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavail
         await self._state_if_unsent(result)
 
     async def _state_if_unsent(self, result: services.Applied | services.Claimed) -> None:
-        """After the ``ack`` of a write whose after-commit broadcast failed (``services.Broadcast``):
-        send this socket the state itself. Without it the player had its ``ack`` but no new ``state``
-        and waited for one (issue 14's fault run: a pooled Redis connection dead since a Redis restart
-        failed the broadcast; the client sat 15 s until its own ``sync``). The write is committed and
-        acknowledged: a failing read here is one WARNING line, never an error frame ("nothing was
-        applied" would be false); the client's next ``sync`` gets the state."""
+        """After the ``ack`` of a write whose after-commit broadcast failed (its ``broadcast``, a
+        ``push.send.Outcome``): send this socket the state itself. Without it the player had its ``ack``
+        but no new ``state`` and waited for one (issue 14's fault run: a pooled Redis connection dead
+        since a Redis restart failed the broadcast; the client sat 15 s until its own ``sync``). The
+        write is committed and acknowledged: a failing read here is one WARNING line, never an error
+        frame ("nothing was applied" would be false); the client's next ``sync`` gets the state."""
         if result.broadcast is None or not result.broadcast.failed:
             return
         try:

@@ -14,7 +14,7 @@ One module per concern; this package re-exports their public names, so callers i
   read, the event store, the match row's refresh, the after-commit broadcast).
 - ``server_moves``: bot turns, the turn timer's automatic moves and loss on time, the driver and sweeps.
 - ``abandon``: abandoned casual matches, claims against a player who left, matches whose players are gone.
-- ``finish``: the end of a match (``games.signals``).
+- ``finish``: ``match_finish``, the one place a match ends (its result, ``games.signals``).
 
 The numbers (``TIMEOUT_STRIKES_TO_LOSE``, ``RATED_TURN_TIMER``, ...) live in ``games.conf``.
 
