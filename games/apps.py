@@ -13,4 +13,11 @@ class GamesConfig(AppConfig):
     verbose_name = "Games"
 
     def ready(self) -> None:
-        from games import user_sockets  # noqa: F401  (connects the receivers that close sockets on logout)
+        # Imported here, not at the top: an app's modules may import models only once apps are loaded.
+        from games import (
+            scheduling,
+            tasks,
+            user_sockets,  # noqa: F401  (connects the receivers that close sockets on logout)
+        )
+
+        scheduling.connect(tasks.DRIVER)  # timers and sweeps run the services; scheduling imports neither

@@ -1,4 +1,6 @@
-"""Tunable live-play timings, read from Django settings with defaults (tests set them to 0).
+"""The games app's numbers: match limits (constants below) and tunable live-play timings, read from
+Django settings with defaults (tests set them to 0). Every module of the app reads them here, so a
+reader (``games.selectors``, ``games.scheduling``) needs no import of the writes (``games.services``).
 
 - ``GAMES_BOT_DELAY``: (low, high) seconds the bot "thinks" before a move (default (0.6, 1.2)).
 - ``GAMES_HAND_PAUSE``: seconds the finished hand stays face up before the next one (default 8.0);
@@ -11,7 +13,26 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from django.conf import settings
+
+TARGETS = (50, 100)
+"""Targets a player may choose (issue 3: 50 or 100)."""
+TURN_TIMER_RANGE = (15, 600)
+"""Allowed turn timer, seconds per action."""
+TIMEOUT_STRIKES_TO_LOSE = 3
+"""Consecutive automatic moves after which a player loses on time (docs/protocol.md "Turn timer")."""
+RATED_TURN_TIMER = 60
+"""Seconds per action of a rated match created without a timer: a rated match always has one, so an
+abandoned one ends as a loss on time (docs/ratings.md)."""
+ABANDON_AFTER = timedelta(hours=24)
+"""A casual bot match without a move for this long ends as abandoned (``services.match_abandon``)."""
+MAX_SERVER_MOVES = 5000
+"""Most moves one ``services.match_play_server_moves`` call plays before it hands the rest to a new
+task (a match between two bots takes a few hundred)."""
+MAX_SIMULATION_SEED = 2**63 - 1
+"""Largest ``simulation_seed`` (a signed 64-bit column)."""
 
 DEFAULT_BOT_VS_BOT_DELAY = 1.5
 """Seconds between two bot-vs-bot moves by default: about a person's pace, so a tournament board between

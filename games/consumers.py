@@ -3,7 +3,7 @@
 Parse and validate a frame, call one service in a worker thread of a pool (services run concurrently:
 ``db_call``), answer ``ack``/``error``. Frames are rate limited per connection and sockets capped per
 player and match (``games.ratelimit``). After a commit the service sends each seat its own ``state`` on
-that seat's group (``services.seat_group``), built once per update; the consumer forwards it (never an
+that seat's group (``push.groups.seat_group``), built once per update; the consumer forwards it (never an
 older one than it already sent), so no message carries a card to a socket that may not see it. The
 server's own moves (the bot's, automatic moves at a turn deadline) do not depend on this socket:
 ``games.scheduling`` drives them after each commit; opening a table only tells the in-process driver
@@ -331,12 +331,12 @@ class MatchConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavail
         await self._state_if_unsent(result)
 
     async def _state_if_unsent(self, result: services.Applied | services.Claimed) -> None:
-        """After the ``ack`` of a write whose after-commit broadcast failed (``services.Broadcast``):
-        send this socket the state itself. Without it the player had its ``ack`` but no new ``state``
-        and waited for one (issue 14's fault run: a pooled Redis connection dead since a Redis restart
-        failed the broadcast; the client sat 15 s until its own ``sync``). The write is committed and
-        acknowledged: a failing read here is one WARNING line, never an error frame ("nothing was
-        applied" would be false); the client's next ``sync`` gets the state."""
+        """After the ``ack`` of a write whose after-commit broadcast failed (its ``broadcast``, a
+        ``push.send.Outcome``): send this socket the state itself. Without it the player had its ``ack``
+        but no new ``state`` and waited for one (issue 14's fault run: a pooled Redis connection dead
+        since a Redis restart failed the broadcast; the client sat 15 s until its own ``sync``). The
+        write is committed and acknowledged: a failing read here is one WARNING line, never an error
+        frame ("nothing was applied" would be false); the client's next ``sync`` gets the state."""
         if result.broadcast is None or not result.broadcast.failed:
             return
         try:
@@ -426,7 +426,7 @@ class MatchConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavail
 
     async def match_update(self, event: dict[str, Any]) -> None:
         """Group message from services after a commit. On the seat's group it carries this seat's
-        ``state`` (``services._broadcast_on_commit``): send it, unless a newer one went out already
+        ``state`` (``services.play.broadcast_on_commit``): send it, unless a newer one went out already
         (writes of one match commit in order, but their broadcasts run in different threads and may
         arrive out of order). Without a ``state`` (an older sender), build it."""
         state = event.get("state")

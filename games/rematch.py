@@ -2,8 +2,8 @@
 match's socket; the other accepts or declines; the offerer may cancel. Accepting creates exactly one new
 match between the same two players with the same settings, its first dealer alternated.
 
-Writes lock the finished match's row (``services._locked``) and tell the match's socket group after the
-commit (a card-free ``rematch.update``: each socket then reads its own seat's ``rematch`` message from
+Writes lock the finished match's row (``services.locked_match``) and tell the match's socket group after
+the commit (a card-free ``rematch.update``: each socket then reads its own seat's ``rematch`` message from
 :func:`rematch_payload`). The new match is guarded twice: the row lock, and ``Match.rematch_of`` being
 one-to-one (a second insert fails and the first's match is returned), so two accepts, a double click or
 two racing servers create one match. At most one offer per match is open (a partial unique constraint).
@@ -25,9 +25,9 @@ from django.utils import timezone
 
 from accounts.models import User
 from engine.rules import RuleSet
-from games import ratelimit, services
+from games import ratelimit
 from games.models import Match, MatchStatus, RematchOffer, RematchStatus
-from games.services import GameError
+from games.services import GameError, check_person, locked_match, start_match
 from push.groups import match_group
 from push.send import send_on_commit
 
@@ -108,7 +108,7 @@ def rematch_offer(*, match_id: int, user: User) -> RematchDone:
         opponent's offer while they are away: see :func:`_accept`).
     """
     with transaction.atomic():
-        match = services._locked(match_id)
+        match = locked_match(match_id)
         seat = _check(match, user)
         offers = _offers(match)  # before the rematch: see rematch_accept
         current = _open(offers)
@@ -136,7 +136,7 @@ def rematch_cancel(*, match_id: int, user: User) -> RematchDone:
         never made, already answered, or the rematch made).
     """
     with transaction.atomic():
-        match = services._locked(match_id)
+        match = locked_match(match_id)
         seat = _check(match, user)
         current = _open(_offers(match))
         if current is None or current.seat != seat:
@@ -153,7 +153,7 @@ def rematch_decline(*, match_id: int, user: User) -> RematchDone:
         opponent).
     """
     with transaction.atomic():
-        match = services._locked(match_id)
+        match = locked_match(match_id)
         seat = _check(match, user)
         current = _open(_offers(match))
         if current is None or current.seat == seat:
@@ -172,7 +172,7 @@ def rematch_accept(*, match_id: int, user: User) -> RematchDone:
         table: see :func:`_accept`).
     """
     with transaction.atomic():
-        match = services._locked(match_id)
+        match = locked_match(match_id)
         seat = _check(match, user)
         # The offers are read before the rematch: a racing accept marks its offer accepted and creates
         # the match in one commit, so (each statement seeing what was committed before it, as in
@@ -233,7 +233,7 @@ def _create(match: Match) -> Match:
     rematch), hand 1 dealt at once by :func:`next_first_dealer`."""
     players = (match.player0, match.player1)
     for player in players:
-        services._check_person(player)  # type: ignore[arg-type]
+        check_person(player)  # type: ignore[arg-type]
     new = Match.objects.create(
         rules=dict(match.rules), preset=match.preset, player0=match.player0, player1=match.player1,
         status=MatchStatus.ACTIVE, turn_timer_seconds=match.turn_timer_seconds, scores=[0, 0],
@@ -241,7 +241,7 @@ def _create(match: Match) -> Match:
         bot_seats=[], rematch_of=match,
     )
     dealer = next_first_dealer(match)
-    services._start(new, first_dealer=0 if dealer is None else dealer)  # schedules its timer, if any
+    start_match(new, first_dealer=0 if dealer is None else dealer)  # schedules its timer, if any
     new.save()
     return new
 

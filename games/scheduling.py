@@ -6,6 +6,10 @@ at that time and calls ``services.match_play_server_moves``, which plays every m
 whole match between two house bots at engine speed). Nothing here depends on a table being open, and
 racing drivers are harmless: each move is a compare-and-set on the match's ``last_seq``.
 
+This module imports neither the services nor the tasks: they call it (``schedule_on_commit``,
+``schedule``), and what it runs in turn (the services' driver and sweeps, the Celery task) is a
+:class:`Driver` that ``games.apps`` connects once per process (:func:`connect`, ``games.tasks.DRIVER``).
+
 Two drivers, chosen by :func:`in_process` (docs/protocol.md "Server moves"):
 
 - **In-process** (the default, both profiles): the Daphne process that made the write runs the next
@@ -37,12 +41,14 @@ import asyncio
 import contextlib
 import logging
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from channels.db import database_sync_to_async
 from django.conf import settings
-from django.db import transaction
+from django.db import connections, transaction
 from django.utils import timezone
 
 log = logging.getLogger(__name__)
@@ -51,7 +57,41 @@ SWEEP_SECONDS = 5.0
 """Period of both sweeps (beat's, and the in-process one)."""
 ABSENT_SWEEP_SECONDS = 30.0
 """Period of the sweep that ends matches between people whose players are gone
-(``services.match_sweep_absent``; beat's task, and the in-process sweep on the in-memory layer)."""
+(the driver's ``sweep_absent``; beat's task, and the in-process sweep on the in-memory layer)."""
+
+
+
+@dataclass(frozen=True, slots=True)
+class Driver:
+    """What the timers and sweeps of this module run (``games.tasks.DRIVER``)."""
+
+    play: Callable[[int, int | None], object]
+    """Play the due moves of match ``match_id`` scheduled at ``seq`` (None: whatever its seq is then):
+    ``services.match_play_server_moves``."""
+    enqueue: Callable[[int, int | None, float], object]
+    """Have a worker do ``play`` for (``match_id``, ``seq``) after a delay in seconds: the Celery task
+    ``games.tasks.play_server_moves``."""
+    sweep: Callable[[float, bool | None], object]
+    """Drive every match overdue by ``grace_seconds`` (``heavy``: which ones, None: all):
+    ``services.match_sweep_server_moves``."""
+    sweep_absent: Callable[[], object]
+    """End the matches whose players are gone: ``services.match_sweep_absent``."""
+
+
+_driver: Driver | None = None
+
+
+def connect(driver: Driver) -> None:
+    """Make ``driver`` what this process's timers and sweeps run (``GamesConfig.ready``)."""
+    global _driver
+    _driver = driver
+
+
+def _connected() -> Driver:
+    if _driver is None:
+        raise RuntimeError("games.scheduling has no driver: GamesConfig.ready connects games.tasks.DRIVER")
+    return _driver
+
 
 _local = threading.local()
 _loop: asyncio.AbstractEventLoop | None = None
@@ -136,15 +176,12 @@ def schedule_on_commit(match_id: int, seq: int, due_at: datetime, *, is_heavy: b
 
 
 def schedule(match_id: int, seq: int | None, due_at: datetime, *, is_heavy: bool = False) -> None:
-    """Drive match ``match_id`` at ``due_at`` (now if past): ``services.match_play_server_moves`` with
-    ``expected_seq=seq`` (None: whatever the match's seq is then); by a worker when not
-    :func:`by_daphne`."""
+    """Drive match ``match_id`` at ``due_at`` (now if past): the driver's ``play``
+    (``services.match_play_server_moves``) with ``expected_seq=seq`` (None: whatever the match's seq is
+    then); by a worker (the driver's ``enqueue``) when not :func:`by_daphne`."""
     delay = max(0.0, (due_at - timezone.now()).total_seconds())
     if not by_daphne(is_heavy=is_heavy):
-        from games.tasks import play_server_moves
-
-        play_server_moves.apply_async(kwargs={"match_id": match_id, "expected_seq": seq}, countdown=delay,
-                                      retry=False)
+        _connected().enqueue(match_id, seq, delay)
         return
     loop = _running_loop()
     if loop is None:
@@ -168,17 +205,13 @@ def schedule(match_id: int, seq: int | None, due_at: datetime, *, is_heavy: bool
 
 
 def _run(match_id: int, seq: int | None) -> None:
-    from games import services
-
     try:
-        services.match_play_server_moves(match_id=match_id, expected_seq=seq)
+        _connected().play(match_id, seq)
     except Exception:
         log.exception("match %s: server move failed", match_id)
 
 
 def _run_in_thread(match_id: int, seq: int | None) -> None:
-    from django.db import connections
-
     try:
         _run(match_id, seq)
     finally:
@@ -239,30 +272,21 @@ def _arm(loop: asyncio.AbstractEventLoop, delay: float, match_id: int, seq: int 
 
 
 async def _drive(match_id: int, seq: int | None) -> None:
-    from channels.db import database_sync_to_async
-
-    from games import services
-
     _armed.discard((match_id, seq))
     try:
-        await database_sync_to_async(services.match_play_server_moves, thread_sensitive=False)(
-            match_id=match_id, expected_seq=seq,
-        )
+        await database_sync_to_async(_connected().play, thread_sensitive=False)(match_id, seq)
     except Exception:
         log.exception("match %s: server move failed", match_id)
 
 
 async def _sweep_forever() -> None:
-    from channels.db import database_sync_to_async
-
-    from games import services
-
+    driver = _connected()
     absent_every = max(1, round(ABSENT_SWEEP_SECONDS / SWEEP_SECONDS))
     rounds = 0
     while True:
         try:
-            await database_sync_to_async(services.match_sweep_server_moves, thread_sensitive=False)(
-                grace_seconds=1.0, heavy=None if by_daphne(is_heavy=True) else False,
+            await database_sync_to_async(driver.sweep, thread_sensitive=False)(
+                1.0, None if by_daphne(is_heavy=True) else False,
             )
         except Exception:
             log.exception("in-process server-move sweep failed")
@@ -272,7 +296,7 @@ async def _sweep_forever() -> None:
         # Redis beat's task alone does it (once, not once per Daphne process).
         if local_layer() and rounds % absent_every == 0:
             try:
-                await database_sync_to_async(services.match_sweep_absent, thread_sensitive=False)()
+                await database_sync_to_async(driver.sweep_absent, thread_sensitive=False)()
             except Exception:
                 log.exception("in-process absent-match sweep failed")
         await asyncio.sleep(SWEEP_SECONDS)

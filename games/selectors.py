@@ -23,7 +23,6 @@ from engine.phase import Phase
 from games import conf
 from games.live import DealRow, LiveMatch, engine_event, load
 from games.models import Match, MatchEvent, MatchStatus
-from games.services import TIMEOUT_STRIKES_TO_LOSE
 
 _KNOCKS = (ActionKind.KNOCK, ActionKind.BIG_GIN)
 _DISCARDS = (ActionKind.DISCARD, ActionKind.KNOCK)
@@ -138,7 +137,7 @@ def match_state_payload(
             "turn_timer_seconds": match.turn_timer_seconds,
             "turn_deadline": _iso(match.turn_deadline),
             "timeout_strikes": list(match.timeout_strikes or [0, 0]),
-            "auto_moves_to_lose": TIMEOUT_STRIKES_TO_LOSE if match.turn_timer_seconds else None,
+            "auto_moves_to_lose": conf.TIMEOUT_STRIKES_TO_LOSE if match.turn_timer_seconds else None,
             "invite_url": invite_url if match.status == MatchStatus.WAITING and seat == 0 else None,
             # Looked up only once over (the match-end screen's link): the moves' hot path stays one query.
             "tournament": _tournament(match) if match.status in (MatchStatus.FINISHED, MatchStatus.ABORTED)
@@ -204,7 +203,7 @@ def match_seat_payloads(*, match: Match, live: LiveMatch | None) -> list[dict[st
     """Both players' ``state`` messages ``[seat 0, seat 1]`` for ``match`` (players loaded) at
     ``match.last_seq``, with ``live`` its engine state at that seq (None before the match started):
     what a write broadcasts after its commit, built once per update from the state it holds. Each
-    payload goes to its own seat only (``services.seat_group``)."""
+    payload goes to its own seat only (``push.groups.seat_group``)."""
     return [match_state_payload(match=match, seat=seat, live=live) for seat in (0, 1)]
 
 

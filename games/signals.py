@@ -1,7 +1,10 @@
 """Signals of the games app.
 
+Both are sent by ``games.services.finish.match_finish``, the one place a match ends (every way it ends
+goes through it, exactly once per match).
+
 ``match_finished``: sent AFTER the commit that finished a match (status ``finished``, never for an
-aborted one), with ``match_id`` (int) and ``rated`` (bool). Receivers must be quick and must not
+aborted one), once, with ``match_id`` (int) and ``rated`` (bool). Receivers must be quick and must not
 raise: ``ratings`` enqueues its rating task here; tournaments may advance a round.
 
 ``match_left``: see below (sent inside the transaction, for playbans).

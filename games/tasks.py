@@ -14,7 +14,7 @@ from datetime import timedelta
 from celery import current_app, shared_task
 from django.utils import timezone
 
-from games import scheduling, services
+from games import conf, scheduling, services
 from games.models import Match, MatchStatus
 
 SWEEP_SECONDS = scheduling.SWEEP_SECONDS
@@ -46,6 +46,22 @@ current_app.conf.beat_schedule = {
 def play_server_moves(match_id: int, expected_seq: int | None = None) -> int:
     """Play the due server moves of one match (``services.match_play_server_moves``); returns how many."""
     return services.match_play_server_moves(match_id=match_id, expected_seq=expected_seq)
+
+
+def _enqueue(match_id: int, seq: int | None, delay: float) -> None:
+    play_server_moves.apply_async(kwargs={"match_id": match_id, "expected_seq": seq}, countdown=delay,
+                                  retry=False)
+
+
+DRIVER = scheduling.Driver(
+    play=lambda match_id, seq: services.match_play_server_moves(match_id=match_id, expected_seq=seq),
+    enqueue=_enqueue,
+    sweep=lambda grace, heavy: services.match_sweep_server_moves(grace_seconds=grace, heavy=heavy),
+    sweep_absent=lambda: services.match_sweep_absent(),
+)
+"""What ``games.scheduling`` runs (connected by ``GamesConfig.ready``): the services' driver and sweeps
+in process, this module's task for a worker. Each reads the service when called, so a test that
+replaces ``services.match_play_server_moves`` replaces it here too."""
 
 
 @shared_task(name="games.tasks.sweep_server_moves", ignore_result=True)
@@ -80,11 +96,11 @@ def expire_due_turns() -> int:
 @shared_task(name="games.tasks.abandon_idle_matches", ignore_result=True)
 def abandon_idle_matches() -> int:
     """End as abandoned every casual bot match (no turn timer) without a move for
-    ``services.ABANDON_AFTER`` (24 h). Idempotent (``services.match_abandon`` locks and re-checks each
+    ``conf.ABANDON_AFTER`` (24 h). Idempotent (``services.match_abandon`` locks and re-checks each
     one). Returns how many were ended."""
     stale = Match.objects.filter(
         status=MatchStatus.ACTIVE, bot_level__isnull=False, turn_timer_seconds__isnull=True,
-        updated_at__lte=timezone.now() - services.ABANDON_AFTER,
+        updated_at__lte=timezone.now() - conf.ABANDON_AFTER,
     ).values_list("pk", flat=True)
     return sum(1 for match_id in list(stale) if services.match_abandon(match_id=match_id))
 

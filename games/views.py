@@ -22,7 +22,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from accounts.views import play_as_guest
 from engine.roundrobin import read_elo
 from engine.rules import PRESETS
-from games import aborts, chat, selectors, services
+from games import aborts, chat, conf, selectors, services
 from games.forms import BotMatchForm, FriendTableForm, bot_level_choices
 from games.models import Match, MatchStatus
 from ratings.elo import expected_score, shown
@@ -62,7 +62,7 @@ def _form_page(request: HttpRequest, mode: str, form: Any, status: int = 200) ->
         "friend_form": form if mode == "friend" else FriendTableForm(),
         "bot_levels": _levels_with_elo(request.user), "presets": list(PRESETS),
         "my_rating": None if (mine := _my_rating(request.user)) is None else shown(mine),
-        "rated_turn_timer": services.RATED_TURN_TIMER,
+        "rated_turn_timer": conf.RATED_TURN_TIMER,
         # A member's rated match in play: starting another is refused (services.MatchInProgress).
         "active_match_id": services.active_rated_match_id(user_id=request.user.pk)
         if request.user.is_authenticated and not request.user.is_guest else None,

@@ -33,7 +33,7 @@ from games.models import Match, MatchEvent
 
 PLAYER_FIELDS = ("id", "username", "display_name", "is_bot", "is_guest", "bot_level")
 """The user fields a write and the ``state`` payload read of a player (``User.public_name`` and
-``games.selectors._player``; ``games.services._bot_level``)."""
+``games.selectors._player``; ``games.services.server_moves._bot_level``)."""
 
 CAS_FIELDS = ("last_seq", "scores", "status", "winner", "result_reason", "finished_at", "turn_deadline",
               "timeout_strikes", "server_move_at", "updated_at")
@@ -52,7 +52,7 @@ def _player_fields() -> list[Any]:
 def locked_sql(alias: str) -> str:
     """The statement for database ``alias``: one ``%s`` parameter, the match id. ``FOR UPDATE OF`` the
     match row where the database has row locks (PostgreSQL), nothing on SQLite, whose writers the
-    compare-and-set of ``services._save_cas`` serializes."""
+    compare-and-set of ``services.play.save_cas`` serializes."""
     connection = connections[alias]
     if connection.vendor not in _sql:
         qn = connection.ops.quote_name

@@ -6,7 +6,7 @@ sent inside the transaction that ends the match, so the ban commits with the end
 
 - ``abandoned``: the opponent claimed the win after the player had been gone ``GAMES_CLAIM_AFTER`` s, or
   the server ended the match because the player was gone (``games.presence``);
-- ``timeouts``: the turn timer played ``games.services.TIMEOUT_STRIKES_TO_LOSE`` (3) of the player's
+- ``timeouts``: the turn timer played ``games.conf.TIMEOUT_STRIKES_TO_LOSE`` (3) of the player's
   turns in a row, which loses the match on time (or ends it without a result when both did).
 
 The length escalates with the player's playbans of the last :data:`MEMORY` (24 h) before this one:

@@ -38,7 +38,7 @@ SEEK_MINUTES = 20.0
 LEAVE_SECONDS = 10.0
 TIMER_CHOICES: tuple[int | None, ...] = (None, 20, 30, 60, 120, 300)
 """Turn timers offered (seconds per move; None: no timer, casual only: a rated match always has one, the
-friend table's :data:`games.services.RATED_TURN_TIMER`). All inside the friend table's 15..600 s."""
+friend table's :data:`games.conf.RATED_TURN_TIMER`). All inside the friend table's 15..600 s."""
 LIST_LIMIT = 200
 """The list shows at most this many open seeks (the oldest first: they expire first)."""
 RATING_BOUNDS = (0, 4000)

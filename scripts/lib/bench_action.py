@@ -56,6 +56,7 @@ def main(argv: list[str]) -> int:
 
     from accounts.services import guest_create
     from games import selectors, services
+    from push.groups import seat_group
 
     layer = get_channel_layer()
     assert layer is not None
@@ -168,7 +169,7 @@ def main(argv: list[str]) -> int:
             names = []
             for seat in (0, 1):
                 names.append(await layer.new_channel())
-                await layer.group_add(services.seat_group(table.pk, seat), names[-1])
+                await layer.group_add(seat_group(table.pk, seat), names[-1])
             await db_call(services.table_join)(user=users[1], token=table.invite_token)
             for name in names:
                 await layer.receive(name)

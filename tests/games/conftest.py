@@ -54,7 +54,7 @@ def fresh_cache() -> Iterator[None]:
 @pytest.fixture
 def seeded_decks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Make every deal use ``seeded_deck(1000 + n)``; returns the list of seeds used so far."""
-    from games import services
+    from games.services import play
 
     used: list[int] = []
     counter = itertools.count(1000)
@@ -64,7 +64,7 @@ def seeded_decks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
         used.append(seed)
         return seeded_deck(seed)
 
-    monkeypatch.setattr(services, "new_deck", deck)
+    monkeypatch.setattr(play, "new_deck", deck)  # play.deal_hand draws it
     return used
 
 

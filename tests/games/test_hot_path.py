@@ -9,7 +9,7 @@ from typing import Any
 from unittest.mock import ANY
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
 from games import selectors, services
@@ -68,7 +68,7 @@ def _actor(match_id: int) -> tuple[Match, int, dict[str, Any]]:
 def test_player_action_is_three_queries(alice: Any, bob: Any, seeded_decks: list[int]) -> None:
     """One locked read of the match with its players, one insert of the events, one conditional
     update; nothing is read again for the broadcast (the engine state is cached). On PostgreSQL that is
-    the first move of this process only: every later one is ONE statement (``services._write_one``),
+    the first move of this process only: every later one is ONE statement (``services.play._write_one``),
     which test_player_action_is_one_statement_on_postgresql counts."""
     from games.live import row_put
 
@@ -85,7 +85,7 @@ def test_player_action_is_three_queries(alice: Any, bob: Any, seeded_decks: list
         assert applied.seq == match.last_seq + 1 and not applied.repeat
         if connection.vendor == "postgresql":
             assert any("FOR UPDATE OF" in q["sql"] for q in captured.captured_queries)
-        with services.transaction.atomic():  # forget the stored row: the next write is the locked one
+        with transaction.atomic():  # forget the stored row: the next write is the locked one
             row_put(Match.objects.select_related("player0", "player1").get(pk=table.pk))
 
 
@@ -140,11 +140,11 @@ def test_one_statement_write_stores_what_the_locked_write_stores(
     payloads, seats, message ids) and the same match row, but for the times of day."""
     from games.models import MatchEvent
 
-    locked_write_one = services._write_one
+    locked_write_one = services.play._write_one
     times = {"created_at", "updated_at", "started_at", "finished_at", "turn_deadline", "server_move_at"}
 
     def play(one_statement: bool) -> tuple[list[Any], dict[str, Any], int]:
-        monkeypatch.setattr(services, "_write_one",
+        monkeypatch.setattr(services.play, "_write_one",
                             locked_write_one if one_statement else lambda **kwargs: None)
         match = services.match_create_seated(player0=alice, player1=bob, target=50, turn_timer=60,
                                              simulation_seed=7)

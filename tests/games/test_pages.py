@@ -20,7 +20,7 @@ from django.urls import reverse
 
 from engine.roundrobin import read_elo
 from engine.rules import PRESETS
-from games import services
+from games import conf, services
 from games.models import Match
 
 pytestmark = pytest.mark.django_db
@@ -202,7 +202,7 @@ def test_the_friend_forms_rating_hint_counts_the_rated_timer_in_the_languages_pl
 ) -> None:
     """The hint under "Rated" states the timer a rated table gets (``services.RATED_TURN_TIMER``) with
     ngettext's form for it: 1 second / 60 seconds (pt-BR 1 segundo / 60 segundos)."""
-    monkeypatch.setattr(services, "RATED_TURN_TIMER", seconds)
+    monkeypatch.setattr(conf, "RATED_TURN_TIMER", seconds)
     alice_client.cookies["django_language"] = language
     html = alice_client.get(reverse("games:new_friend_table")).content.decode()
     note = html[html.index('data-testid="friend-rated-note"') :]

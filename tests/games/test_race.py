@@ -77,7 +77,8 @@ def test_without_row_lock_the_seq_guards_carry_the_race(
         match_id=match.pk, user=user, action_text="take", client_seq=1, msg_id="w"
     )
     assert first.seq == 2
-    monkeypatch.setattr(services, "_locked", lambda match_id: Match.objects.get(pk=stale.pk) and stale)
+    monkeypatch.setattr(services.play, "locked_match",
+                        lambda match_id: Match.objects.get(pk=stale.pk) and stale)
     with pytest.raises(GameError) as err:
         services.match_apply_action(
             match_id=match.pk, user=user, action_text="pass", client_seq=1, msg_id="l"
@@ -89,7 +90,7 @@ def test_without_row_lock_the_seq_guards_carry_the_race(
     stale2 = Match.objects.get(pk=match.pk)
     stale2.last_seq = 1
     with pytest.raises(Exception) as exc_info:
-        services._save_cas(stale2, 1)
+        services.play.save_cas(stale2, 1)
     assert "concurrently" in str(exc_info.value)
     match.refresh_from_db()
     assert match.last_seq == 2

@@ -195,7 +195,7 @@ def test_racing_accepts_make_one_match(
     it. PostgreSQL's row lock (CI) or SQLite's immediate transactions serialize them; without the row
     lock the one-to-one ``rematch_of`` alone still lets one insert through."""
     if not row_lock:
-        monkeypatch.setattr(services, "_locked", lambda match_id: Match.objects.select_related(
+        monkeypatch.setattr(rematch, "locked_match", lambda match_id: Match.objects.select_related(
             "player0", "player1").get(pk=match_id))
     old = finished_friend_match(alice, bob)
     here(old, alice, bob)

@@ -11,6 +11,7 @@ from channels.db import database_sync_to_async
 
 from games import consumers, services
 from games.models import Match
+from games.services import server_moves
 from push.send import Outcome
 from tests.games.wsclient import choose, connect, recv, send
 
@@ -25,7 +26,7 @@ async def test_a_lost_bot_broadcast_is_read_and_sent_after_the_bots_latest_move(
     monkeypatch.setattr(consumers, "STALE_STATE_GRACE_S", 0.4)
     bot_writing = threading.local()
     dropped: list[int] = []
-    library_broadcast, library_bot_turn = services._broadcast_on_commit, services.match_play_bot_turn
+    library_broadcast, library_bot_turn = server_moves.broadcast_on_commit, server_moves.match_play_bot_turn
 
     def broadcast(match: Any, live: Any) -> Any:
         if getattr(bot_writing, "on", False):
@@ -40,8 +41,8 @@ async def test_a_lost_bot_broadcast_is_read_and_sent_after_the_bots_latest_move(
         finally:
             bot_writing.on = False
 
-    monkeypatch.setattr(services, "_broadcast_on_commit", broadcast)
-    monkeypatch.setattr(services, "match_play_bot_turn", bot_turn)
+    monkeypatch.setattr(server_moves, "broadcast_on_commit", broadcast)  # the bot's writes send with it
+    monkeypatch.setattr(server_moves, "match_play_bot_turn", bot_turn)  # the driver and timer call it
     match = await database_sync_to_async(services.match_create_vs_bot)(
         user=alice, level=1, rules_preset="classic", target=100, rated=False,
     )

@@ -123,10 +123,10 @@ async def test_a_socket_that_missed_the_frame_with_the_last_hand_is_sent_it(
     held = Held()
     try:
         assert held.merge(first) and first["last_hand"] is None and "rules" in first["match"]
-        real = services.seat_group
-        monkeypatch.setattr(services, "seat_group", lambda match_id, seat: f"nowhere_{match_id}_{seat}")
+        real = services.play.seat_group
+        monkeypatch.setattr(services.play, "seat_group", lambda match_id, seat: f"nowhere_{match_id}_{seat}")
         await database_sync_to_async(play_until)(table.pk, {0: alice, 1: bob}, hands=1)
-        monkeypatch.setattr(services, "seat_group", real)
+        monkeypatch.setattr(services.play, "seat_group", real)
         assert await comm.receive_nothing(timeout=0.2)  # nothing reached the socket meanwhile
         match = await database_sync_to_async(selectors.match_get)(match_id=table.pk)
         assert match is not None

@@ -78,7 +78,7 @@ def test_a_bot_non_dealer_opens_a_two_deck_hand_by_discarding(
     from engine.match import cut_for_deal
 
     seed = next(s for s in range(100) if cut_for_deal(random.Random(s))[1] == 0)
-    monkeypatch.setattr(services, "cut_for_deal", lambda rng=None: cut_for_deal(random.Random(seed)))
+    monkeypatch.setattr(services.create, "cut_for_deal", lambda rng=None: cut_for_deal(random.Random(seed)))
     match = services.match_create_vs_bot(user=alice, level=3, rules_preset="two_deck", target=100)
     assert match.first_dealer == 0
     assert services.match_play_bot_turn(match_id=match.pk) is not None

@@ -37,7 +37,7 @@ from tests.games.conftest import house_bots, short_lived_connections  # noqa: F4
 @pytest.fixture(autouse=True)
 def _seeded(monkeypatch: pytest.MonkeyPatch) -> None:
     counter = itertools.count(4000)
-    monkeypatch.setattr(services, "new_deck", lambda: seeded_deck(next(counter)))
+    monkeypatch.setattr(services.play, "new_deck", lambda: seeded_deck(next(counter)))
 
 
 @pytest.fixture(autouse=True)

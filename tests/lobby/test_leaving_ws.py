@@ -27,7 +27,7 @@ def _timings(settings: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     settings.GAMES_CLAIM_AFTER = 60
     settings.GAMES_GONE_NOTICE_AFTER = 0  # told at once (the 10 s default: the last test)
     counter = itertools.count(5000)
-    monkeypatch.setattr(services, "new_deck", lambda: seeded_deck(next(counter)))
+    monkeypatch.setattr(services.play, "new_deck", lambda: seeded_deck(next(counter)))
 
 
 @pytest.fixture

@@ -1,0 +1,23 @@
+"""The refusal every match write raises (:class:`GameError`), and its ``match_in_progress`` case."""
+
+from __future__ import annotations
+
+
+class GameError(Exception):
+    """A refused request; ``code`` is the WebSocket error code of docs/protocol.md. Nothing changed."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class MatchInProgress(GameError):
+    """``match_in_progress``: the player is already seated in an active rated match (``match_id``), so
+    the site will not start them a new rated match against a bot (the abandoned one's turn timer would
+    lose it on time). Nothing changed."""
+
+    def __init__(self, match_id: int) -> None:
+        super().__init__("match_in_progress",
+                         f"you have a rated match in progress (match {match_id}): finish it first")
+        self.match_id = match_id
