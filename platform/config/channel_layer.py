@@ -182,10 +182,13 @@ class BatchingRedisChannelLayer(RedisChannelLayer):  # type: ignore[misc]  # cha
         after :data:`PUMP_RETRY_S` s: the sockets stay open, and what is sent once Redis is back reaches
         them (a send made while it was down failed at its sender, ``push.send``). Any other error (a
         message that does not unpack) loses that message, logged at ERROR with the traceback."""
+        this = asyncio.current_task()
         while True:
             try:
-                to, message = await self.receive_single(real_channel)
+                popped = await self._pop(real_channel)
             except (RedisError, OSError) as error:  # an outage: the pump must outlive it
+                if this is not None and this.cancelling():
+                    raise asyncio.CancelledError from error  # redis-py made the cancellation an error
                 if not self._pump_failing:
                     log.warning("channel layer: cannot receive from Redis (%s); retrying every %s s",
                                 error, PUMP_RETRY_S)
@@ -196,13 +199,52 @@ class BatchingRedisChannelLayer(RedisChannelLayer):  # type: ignore[misc]  # cha
                 log.exception("channel layer: a message of %s could not be received: dropped", real_channel)
                 await asyncio.sleep(PUMP_RETRY_S)  # never a busy loop, whatever keeps failing
                 continue
+            finally:
+                # redis-py can swallow a cancellation that lands mid-read and read again (seen: the
+                # pump of a test's closing loop never ended): a cancelled pump stops at the next turn.
+                if this is not None and this.cancelling():
+                    raise asyncio.CancelledError
             if self._pump_failing:
                 log.warning("channel layer: receiving from Redis again")
                 self._pump_failing = False
+            if popped is None:
+                continue
+            to, message = popped
             now = time.monotonic()
             for name in to if isinstance(to, list) else [to]:
                 if self._live(name, now):  # else its socket is gone: the message would have expired
                     self._buffer_put(name, message)
+
+    async def _pop(self, real_channel: str) -> tuple[str | list[str], dict[str, Any]] | None:
+        """One message of the process key ``real_channel`` and the channel(s) it names, or None when
+        none came within ``brpop_timeout`` (5 s): channels-redis' ``receive_single`` without its loop
+        until a message, so that a cancelled pump stops within that time even when redis-py swallowed
+        the cancellation. As there, a popped message stays in a backup queue until a cleaner task
+        drops it, and no pop starts before the previous one's cleaner ended (the pop first puts the
+        backup back: without the lock a message just handled would be put back and handled twice)."""
+        index = self.consistent_hash(real_channel)
+        key = self.prefix + real_channel
+        locks = self.receive_clean_locks  # (replaced with the pump's loop: release the one acquired)
+        await locks.acquire(key)
+        try:
+            content = await self._brpop_with_clean(index, key, timeout=self.brpop_timeout)
+        except BaseException:
+            locks.release(key)
+            raise
+        if content is None:
+            locks.release(key)
+            return None
+        cleaner = asyncio.ensure_future(self._clean_receive_backup(index, key))
+        self.receive_cleaners.append(cleaner)
+
+        def cleaned(task: asyncio.Future[Any]) -> None:
+            with contextlib.suppress(ValueError):  # (the list is replaced with the pump's loop)
+                self.receive_cleaners.remove(task)
+            locks.release(key)
+
+        cleaner.add_done_callback(cleaned)
+        message = self.deserialize(content)
+        return message.pop("__asgi_channel__", real_channel), message
 
     def _buffer_put(self, channel: str, message: dict[str, Any]) -> None:
         """Queue ``message`` in ``channel``'s buffer; a full buffer drops its oldest message, loudly."""

@@ -435,16 +435,16 @@ async def test_the_pump_outlives_a_redis_error(redis_url: str, monkeypatch: pyte
     monkeypatch.setattr(channel_layer, "PUMP_RETRY_S", 0.0)
     here, there = _layer(redis_url), _layer(redis_url)
     there.prefix = here.prefix
-    receive_single = BatchingRedisChannelLayer.receive_single
+    pop = BatchingRedisChannelLayer._brpop_with_clean
     calls: list[str] = []
 
-    async def fails_once(self: Any, channel: str) -> Any:
+    async def fails_once(self: Any, index: int, channel: str, timeout: float) -> Any:
         calls.append(channel)
         if len(calls) == 1:
             raise RedisConnectionError("Connection closed by server.")
-        return await receive_single(self, channel)
+        return await pop(self, index, channel, timeout)
 
-    monkeypatch.setattr(BatchingRedisChannelLayer, "receive_single", fails_once)
+    monkeypatch.setattr(BatchingRedisChannelLayer, "_brpop_with_clean", fails_once)
     a, received = await _receiving(here)
     await here.group_add("g", a)
     await group_send_many(there, [("g", {"type": "x", "n": 1})])  # from the other process: via Redis
@@ -455,3 +455,35 @@ async def test_the_pump_outlives_a_redis_error(redis_url: str, monkeypatch: pyte
         "channel layer: receiving from Redis again"]
     await here.flush()
     await there.close_pools()
+
+
+async def test_a_pump_whose_cancellation_was_swallowed_still_stops(redis_url: str,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """redis-py at times swallows a cancellation that lands in a read and reads again (a test's closing
+    loop then waited for the pump forever). The pump checks that it was cancelled after every pop, so
+    it stops once the pop in progress returns (within the blocking pop's timeout)."""
+    pop = BatchingRedisChannelLayer._brpop_with_clean
+    swallowed: list[int] = []
+    popping = asyncio.Event()
+
+    async def swallows(self: Any, index: int, channel: str, timeout: float) -> Any:
+        popping.set()
+        try:
+            return await pop(self, index, channel, 0.2)
+        except asyncio.CancelledError:
+            if not swallowed:
+                swallowed.append(1)
+                return None  # as if the read had ended with nothing, the cancellation lost
+            raise
+
+    monkeypatch.setattr(BatchingRedisChannelLayer, "_brpop_with_clean", swallows)
+    layer = _layer(redis_url)
+    _, received = await _receiving(layer)
+    pump = layer._pump
+    assert pump is not None
+    await asyncio.wait_for(popping.wait(), SOCKET_WAIT_S)
+    pump.cancel()
+    await asyncio.wait_for(asyncio.wait([pump]), SOCKET_WAIT_S)
+    assert swallowed == [1] and pump.cancelled()
+    received.cancel()
+    await layer.flush()
