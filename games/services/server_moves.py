@@ -20,7 +20,7 @@ from engine.deck import sub_seed
 from engine.events import DealEvent, Event
 from engine.melds import deadwood
 from games import conf, scheduling
-from games.live import LiveMatch, load
+from games.live import LiveMatch, load, row_get
 from games.models import Match, MatchStatus, ResultReason
 from games.services.abandon import end_abandoned
 from games.services.errors import GameError
@@ -37,7 +37,7 @@ from games.services.play import (
     store_marker,
     write_one,
 )
-from games.write_sql import match_drive_row
+from games.write_sql import DRIVE_FIELDS, match_drive_row
 
 
 def match_seat_arrived(*, match_id: int, seat: int, now: Any = None) -> bool:
@@ -259,9 +259,12 @@ def match_play_server_moves(
     """
     moved = 0
     repaired = False
+    after: int | None = None
     with scheduling.driving():
         while True:
-            row = match_drive_row(match_id)  # games.write_sql: the ORM compiled it on every move
+            # After this call's own move, the row it stored (one read less per move); else the database's
+            # (games.write_sql: the ORM compiled that query on every move).
+            row = (after is not None and _held_drive_row(match_id, after)) or match_drive_row(match_id)
             if row is None or row["status"] != MatchStatus.ACTIVE:
                 return moved
             due = min((t for t in (row["server_move_at"], row["turn_deadline"]) if t), default=None)
@@ -275,9 +278,10 @@ def match_play_server_moves(
             if moved >= max_moves:
                 scheduling.schedule(match_id, seq, timezone.now(), is_heavy=is_heavy)
                 return moved
-            if match_play_bot_turn(match_id=match_id, expected_seq=seq) is None and (
-                match_expire_turn(match_id=match_id, expected_seq=seq) is None
-            ):
+            after = match_play_bot_turn(match_id=match_id, expected_seq=seq)
+            if after is None:
+                after = match_expire_turn(match_id=match_id, expected_seq=seq)
+            if after is None:
                 current = Match.objects.filter(pk=match_id).values_list("last_seq", flat=True).first()
                 if current != seq or repaired:
                     return moved  # another writer moved it (and scheduled the follow-up)
@@ -285,6 +289,18 @@ def match_play_server_moves(
                 repaired = True
                 continue
             moved += 1
+
+
+def _held_drive_row(match_id: int, seq: int) -> dict[str, Any] | None:
+    """The driver's fields (``games.write_sql.DRIVE_FIELDS``) of the row this process stored for
+    ``match_id`` when it is at ``seq`` (the move just made here), else None. Another process may have
+    written the match since: a decision on this row is then made on a stale one, which is safe (a move
+    is stored only if the row is unchanged, a timer acts only at its seq) and rare (the driver runs right
+    after this process's own write)."""
+    held = row_get(match_id)
+    if held is None or held.last_seq != seq:
+        return None
+    return {name: getattr(held, name) for name in DRIVE_FIELDS}
 
 
 def _repair_server_move_at(match_id: int, seq: int) -> None:

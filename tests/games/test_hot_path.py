@@ -217,6 +217,9 @@ def test_bot_moves_are_one_statement_and_store_what_the_locked_write_stores(
     assert not any(q.startswith("WITH") for q in locked_sql)
     assert sum("FOR UPDATE" in q for q in one_sql) == 1
     assert sum(q.startswith("WITH") for q in one_sql) == moves - 1
+    # The driver reads the match once; after each of its own moves, it reads the row it stored.
+    drive = 'SELECT "status", "last_seq", "server_move_at"'
+    assert sum(q.startswith(drive) for q in locked_sql) == sum(q.startswith(drive) for q in one_sql) == 1
 
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="the one-statement write is PostgreSQL's")
