@@ -194,8 +194,22 @@ def _write_one(
     *, match_id: int, user: User, msg_id: str,
     body: Callable[[LiveMatch, Match, int], list[tuple[Event, dict[str, Any]]]],
 ) -> Applied | None:
-    """:func:`_write` in ONE statement, or None when it cannot be done so (nothing was stored: the
-    caller runs the locked write, which answers every refusal and repeat).
+    """:func:`_write` in ONE statement (:func:`write_one` for ``user``'s seat), or None when it cannot
+    be done so (nothing was stored: the caller runs the locked write, which answers every refusal and
+    repeat)."""
+    return write_one(match_id=match_id, seat_of=lambda held, _live: held.seat_of(user.pk), msg_id=msg_id,
+                     body=body)
+
+
+def write_one(
+    *, match_id: int, seat_of: Callable[[Match, LiveMatch], int | None],
+    body: Callable[[LiveMatch, Match, int], list[tuple[Event, dict[str, Any]]]],
+    msg_id: str = "", person: bool = True,
+) -> Applied | None:
+    """A write of the seat ``seat_of(held row, held engine state)`` names (None: not this way) in ONE
+    statement, or None when it cannot be done so (nothing was stored: the caller runs its locked write,
+    which answers every refusal and repeat). ``person``: the seat's own move, which clears its timeout
+    strikes (a house bot's move, ``games.services.server_moves``, leaves them).
 
     It needs what this process itself stored last of the match (``games.live.row_get``: the match row
     with its players, as of its row versions; the engine state at its seq), a connection open and no
@@ -222,9 +236,11 @@ def _write_one(
     token = getattr(held, "_row_token", None)
     if held is None or token is None or None in token or held.status != MatchStatus.ACTIVE:
         return None
-    seat = held.seat_of(user.pk)
     state = cache_get(match_id, held.last_seq)
-    if seat is None or state is None:
+    if state is None:
+        return None
+    seat = seat_of(held, state)
+    if seat is None:
         return None
     match, live = _copy(held), state.clone()
     try:
@@ -233,9 +249,10 @@ def _write_one(
         return None
     rows = _rows(match, events, seat=seat, msg_id=msg_id)
     match.last_seq += len(rows)
-    strikes = list(match.timeout_strikes or [0, 0])
-    strikes[seat] = 0
-    match.timeout_strikes = strikes
+    if person:
+        strikes = list(match.timeout_strikes or [0, 0])
+        strikes[seat] = 0
+        match.timeout_strikes = strikes
     match.scores = list(live.state.final_scores or live.state.scores)
     result = _result(match, live)
     if result is not None:  # the end's first half; the statement is this write's transaction

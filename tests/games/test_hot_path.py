@@ -177,6 +177,52 @@ def test_one_statement_write_stores_what_the_locked_write_stores(
 
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="the one-statement write is PostgreSQL's")
+def test_bot_moves_are_one_statement_and_store_what_the_locked_write_stores(
+    house_bots: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A house bot's move, as a person's, is ONE statement once this process stored the match
+    (``services.server_moves`` through ``services.play.write_one``): the same seeded bot-vs-bot match
+    played out by the server's driver with every move through the locked write, then through the one
+    statement, stores the same event log and the same match row; the second run locked the row for its
+    first move only."""
+    from games.models import MatchEvent
+    from games.services import play, server_moves
+
+    times = {"created_at", "updated_at", "started_at", "finished_at", "turn_deadline", "server_move_at"}
+    one_statement_write = play.write_one
+
+    def run(one_statement: bool) -> tuple[list[Any], dict[str, Any], list[str]]:
+        monkeypatch.setattr(server_moves, "write_one",
+                            one_statement_write if one_statement else lambda **kwargs: None)
+        with CaptureQueriesContext(connection) as captured:
+            match = services.match_create_bot_vs_bot(bot0=house_bots[1], bot1=house_bots[2], target=50,
+                                                     simulation_seed=11)
+        stored = Match.objects.get(pk=match.pk)
+        assert stored.status == "finished"
+        log = list(MatchEvent.objects.filter(match_id=match.pk).order_by("seq")
+                   .values_list("seq", "type", "payload", "seat", "msg_id", "auto"))
+        for _, type_, payload, *_ in log:
+            if type_ == "deal":  # a deal's secret salt is random (so is its commitment)
+                payload.pop("salt"), payload.pop("commitment")
+        fields = {f.attname: getattr(stored, f.attname) for f in Match._meta.concrete_fields
+                  if f.attname not in times | {"id"}}
+        return log, fields, [q["sql"] for q in captured.captured_queries]
+
+    locked_log, locked_row, locked_sql = run(one_statement=False)
+    one_log, one_row, one_sql = run(one_statement=True)
+    moves = sum(1 for _, type_, *_ in one_log if type_ == "action")
+    assert moves > 20
+    assert one_log == locked_log and one_row == locked_row
+    assert sum("FOR UPDATE" in q for q in locked_sql) == moves
+    assert not any(q.startswith("WITH") for q in locked_sql)
+    assert sum("FOR UPDATE" in q for q in one_sql) == 1
+    assert sum(q.startswith("WITH") for q in one_sql) == moves - 1
+    # The driver reads the match once; after each of its own moves, it reads the row it stored.
+    drive = 'SELECT "status", "last_seq", "server_move_at"'
+    assert sum(q.startswith(drive) for q in locked_sql) == sum(q.startswith(drive) for q in one_sql) == 1
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="the one-statement write is PostgreSQL's")
 def test_one_statement_write_refuses_a_changed_row(alice: Any, bob: Any, seeded_decks: list[int]) -> None:
     """The held row is only a copy: a change of the match by anyone else (even of a column the seq does
     not track, even without a seq change), or of a player, makes the one statement store nothing, and
@@ -265,20 +311,29 @@ def test_action_after_another_process_wrote_reads_the_log_once(
     assert again.repeat and again.seq == match.last_seq + 1
 
 
-def test_bot_turn_is_three_queries(alice: Any, house_bots: Any, seeded_decks: list[int]) -> None:
-    moved = 0
+def test_bot_turn_is_one_statement_or_three_queries(alice: Any, house_bots: Any, seeded_decks: list[int]
+                                                    ) -> None:
+    """A bot's move: ONE statement on PostgreSQL once this process holds the match's row (it wrote the
+    match last: here every move after the first write), else the locked read, the insert and the
+    conditional update."""
+    from games.live import row_get
+
+    moved, one_statement = 0, 0
     match = services.match_create_vs_bot(user=alice, level=3, rules_preset="classic", target=100)
     for step in range(12):
         match, seat, hand = _actor(match.pk)
         if seat == 1:
-            with statements(["SELECT", "INSERT", "UPDATE"]):
+            held = connection.vendor == "postgresql" and row_get(match.pk) is not None
+            with statements(["WITH"] if held else ["SELECT", "INSERT", "UPDATE"]):
                 last_seq = services.match_play_bot_turn(match_id=match.pk)
             assert last_seq == Match.objects.get(pk=match.pk).last_seq > match.last_seq
             moved += 1
+            one_statement += held
         else:
             services.match_apply_action(match_id=match.pk, user=alice, action_text=choose(hand),
                                         client_seq=match.last_seq, msg_id=f"a{step}")
     assert moved >= 4
+    assert one_statement >= (moved - 1 if connection.vendor == "postgresql" else 0)
 
 
 def test_state_build_is_one_query(alice: Any, house_bots: Any, seeded_decks: list[int]) -> None:
