@@ -9,6 +9,14 @@ script that queues the message): ten round trips per move, about 1 ms of the sen
 The batched send makes the same commands, in the same order, in two pipelines: one that expires and
 reads every group, one that expires the queues and runs the script for every group.
 
+A member of a group in the sending process (a socket of the same Daphne: both seats of a bot match,
+as a rule) gets its copy from memory, without Redis (:meth:`BatchingRedisChannelLayer.group_send_many`),
+and one task per process, the receive pump, moves what Redis holds for the process's sockets into their
+buffers (:meth:`BatchingRedisChannelLayer.receive`). Why: a message to a socket of the sending process
+went to Redis and back (the layer's receive and send were 17 % of a saturated Daphne's GIL time, py-spy
+under ``scripts/loadtest 50 --think 0``), and channels-redis' receive let whichever socket held its lock
+wait in the blocking pop, blind to its own buffer.
+
 The commands and the script are those of channels-redis 4.3 (``RedisChannelLayer.group_send``); it is
 pinned below 5 (pyproject.toml), and ``tests/platform/test_channel_layer.py`` checks, on a real Redis,
 that a consumer receives from the batch exactly what the library's own ``group_send`` delivers.

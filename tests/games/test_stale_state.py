@@ -11,7 +11,7 @@ from channels.db import database_sync_to_async
 
 from games import consumers, services
 from games.models import Match
-from games.services import server_moves
+from games.services import play, server_moves
 from push.send import Outcome
 from tests.games.wsclient import choose, connect, recv, send
 
@@ -41,7 +41,9 @@ async def test_a_lost_bot_broadcast_is_read_and_sent_after_the_bots_latest_move(
         finally:
             bot_writing.on = False
 
-    monkeypatch.setattr(server_moves, "broadcast_on_commit", broadcast)  # the bot's writes send with it
+    # The bot's writes send with it: its locked write (server_moves) and its one statement (play).
+    monkeypatch.setattr(server_moves, "broadcast_on_commit", broadcast)
+    monkeypatch.setattr(play, "broadcast_on_commit", broadcast)
     monkeypatch.setattr(server_moves, "match_play_bot_turn", bot_turn)  # the driver and timer call it
     match = await database_sync_to_async(services.match_create_vs_bot)(
         user=alice, level=1, rules_preset="classic", target=100, rated=False,
