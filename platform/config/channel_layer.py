@@ -220,8 +220,12 @@ class BatchingRedisChannelLayer(RedisChannelLayer):  # type: ignore[misc]  # cha
             to, message = popped
             now = time.monotonic()
             for name in to if isinstance(to, list) else [to]:
-                if self._live(name, now):  # else its socket is gone: the message would have expired
-                    self._buffer_put(name, message)
+                if self._gone(name, now):
+                    continue  # its socket is gone: the message would have expired in Redis
+                # A channel that never received yet (a consumer receives from its start; a script may
+                # send before it does) is timed from its first message, for the sweep.
+                self._received_at.setdefault(name, now)
+                self._buffer_put(name, message)
 
     async def _pop(self, real_channel: str) -> tuple[str | list[str], dict[str, Any]] | None:
         """One message of the process key ``real_channel`` and the channel(s) it names, or None when
@@ -263,12 +267,13 @@ class BatchingRedisChannelLayer(RedisChannelLayer):  # type: ignore[misc]  # cha
 
     def _local_members(self, names: list[str]) -> tuple[list[str], list[str]]:
         """``names`` split into ``(local, remote)``: local are this process's channels that received in
-        the last ``expiry`` seconds or are receiving now, when the caller runs on the pump's event loop
-        (a socket's consumer; a Celery process has none). A local channel whose socket ended less than
-        ``expiry`` s ago gets the message in a buffer nobody reads, swept later (:meth:`_sweep`), as the
-        message would have expired in Redis."""
+        the last ``expiry`` seconds or are receiving now, while the pump's event loop lives (a Daphne's;
+        a Celery process has none). A caller on another thread's loop hands the copies to that loop
+        (:meth:`_deliver_local`). A local channel whose socket ended less than ``expiry`` s ago gets the
+        message in a buffer nobody reads, swept later (:meth:`_sweep`), as the message would have
+        expired in Redis."""
         pump = self._pump
-        if pump is None or pump.done() or pump.get_loop() is not _running_loop():
+        if pump is None or pump.done() or pump.get_loop().is_closed():
             return [], names
         prefix = f"specific.{self.client_prefix}!"
         now = time.monotonic()
@@ -287,6 +292,11 @@ class BatchingRedisChannelLayer(RedisChannelLayer):  # type: ignore[misc]  # cha
         before it joins any group, so a channel a message is addressed to has received unless its
         socket is gone."""
         return channel in self._receiving or now - self._received_at.get(channel, -1e18) < self.expiry
+
+    def _gone(self, channel: str, now: float) -> bool:
+        """Whether local ``channel`` received, then stopped for ``expiry`` seconds (its socket ended)."""
+        at = self._received_at.get(channel)
+        return channel not in self._receiving and at is not None and now - at >= self.expiry
 
     def _sweep(self) -> None:
         """At most once per :data:`SWEEP_S`: forget the local channels silent for ``expiry`` seconds and
@@ -379,8 +389,19 @@ class BatchingRedisChannelLayer(RedisChannelLayer):  # type: ignore[misc]  # cha
         if not channels:
             return
         copy_ = self.deserialize(self.serialize(message))
+        pump = self._pump
+        loop = pump.get_loop() if pump is not None else None
+        if loop is None or loop is _running_loop():
+            for name in channels:
+                self._buffer_put(name, copy_)
+            return
+        # From another thread's loop (``push.send`` sends on its own loop thread): the buffers are the
+        # pump loop's, so the puts run there, in the order they are made.
+        loop.call_soon_threadsafe(self._buffer_put_many, channels, copy_)
+
+    def _buffer_put_many(self, channels: list[str], message: dict[str, Any]) -> None:
         for name in channels:
-            self._buffer_put(name, copy_)
+            self._buffer_put(name, message)
 
     async def _send_to_members(self, group: str, message: dict[str, Any]) -> None:
         """With several Redis hosts: the library's ``group_send`` to the members outside this process,

@@ -399,9 +399,32 @@ async def test_local_copies_keep_their_order_and_group_send_takes_the_same_path(
     await layer.flush()
 
 
+async def test_a_send_from_another_threads_loop_is_handed_to_the_pump_loop(redis_url: str) -> None:
+    """``push.send`` sends from its own loop thread, not Daphne's: the local copy is put in the buffer
+    on the pump's loop (``call_soon_threadsafe``), still without Redis."""
+    layer = _layer(redis_url)
+    a, received = await _receiving(layer)
+    await layer.group_add("seat0", a)
+
+    def send_from_a_thread() -> None:
+        async def send() -> None:
+            await group_send_many(layer, [("seat0", {"type": "x", "n": 1}), ("seat0", {"type": "x", "n": 2})])
+            await layer._layers.pop(asyncio.get_running_loop()).flush()  # this loop's connections only
+
+        asyncio.run(send())
+
+    await asyncio.to_thread(send_from_a_thread)
+    got = [await asyncio.wait_for(received, SOCKET_WAIT_S)]
+    got.append(await asyncio.wait_for(layer.receive(a), SOCKET_WAIT_S))
+    assert [m["n"] for m in got] == [1, 2]
+    assert await _process_key_size(layer) == 0
+    await layer.flush()
+
+
 async def test_a_socket_gone_quiet_goes_through_redis_and_its_buffer_is_swept(redis_url: str) -> None:
     """A local channel that has not received for ``expiry`` seconds (its socket is gone) is sent to as
-    channels-redis does (the message then expires in Redis), and the sweep drops what its buffer held."""
+    channels-redis does, and the sweep drops its buffer; what the pump then takes from Redis for it is
+    kept one more ``expiry`` (as Redis would have kept it) and swept in turn."""
     layer = _layer(redis_url)
     a, received = await _receiving(layer)
     await layer.group_add("g", a)
@@ -410,19 +433,36 @@ async def test_a_socket_gone_quiet_goes_through_redis_and_its_buffer_is_swept(re
     layer._buffer_put(a, {"type": "x", "n": 0})  # left unread when its socket ended
     layer._received_at[a] -= layer.expiry + 1
     layer._swept_at -= 3600
-    own_key = f"{layer.prefix}specific.{layer.client_prefix}!"
     assert layer._local_members([a]) == ([], [a])
     await group_send_many(layer, [("g", {"type": "x", "n": 2})])
-    assert a not in layer.receive_buffer and a not in layer._received_at  # swept
-    # The pump takes the message from Redis and drops it (its socket is gone): nothing is buffered.
-    # The message is handled before the pump's next step, and its backup copy is cleared after that.
+    assert a not in layer.receive_buffer and a not in layer._received_at  # swept before the send
+    # The pump takes the message from Redis; it handles it before its next step, and the message's
+    # backup copy is cleared after that: both keys empty means it was handled.
+    own_key = f"{layer.prefix}specific.{layer.client_prefix}!"
     connection, backup = layer.connection(0), layer._backup_channel_name(own_key)
     for _ in range(int(SOCKET_WAIT_S / 0.01)):
         if not await connection.zcard(own_key) and not await connection.zcard(backup):
             break
         await asyncio.sleep(0.01)
-    assert await _process_key_size(layer) == 0
-    assert a not in layer.receive_buffer
+    assert [m["n"] for m in layer.receive_buffer[a]._queue] == [2]
+    layer._received_at[a] -= layer.expiry + 1
+    layer._swept_at -= 3600
+    layer._sweep()
+    assert a not in layer.receive_buffer and a not in layer._received_at
+    await layer.flush()
+
+
+async def test_a_channel_that_has_not_received_yet_gets_its_message(redis_url: str) -> None:
+    """Two channels of one process in a group, only one receiving when the message comes (a script, or
+    scripts/bench_action, receives on each in turn): the other finds it when it receives."""
+    layer = _layer(redis_url)
+    a, received = await _receiving(layer)
+    b = await layer.new_channel()
+    for name in (a, b):
+        await layer.group_add("g", name)
+    await group_send_many(layer, [("g", {"type": "x", "n": 1})])
+    assert (await asyncio.wait_for(received, SOCKET_WAIT_S))["n"] == 1
+    assert (await asyncio.wait_for(layer.receive(b), SOCKET_WAIT_S))["n"] == 1
     await layer.flush()
 
 
