@@ -279,19 +279,29 @@ os.environ["PUSH_CHECK"] = "1"
 def _push_failures_fail(request: pytest.FixtureRequest, settings: Any) -> Iterator[None]:
     """Every channel-layer message of the test is checked against its schema (``push.schemas``), and a
     send that could not be made (``push.send`` records each one) fails the test, unless the test is
-    marked ``push_failure`` (it breaks the layer on purpose). A broken push once hid in a log line."""
+    marked ``push_failure`` (it breaks the layer on purpose); so does a message the channel layer's
+    receive pump lost to an error (``config.channel_layer.RECEIVE_ERRORS``). A broken push once hid in a
+    log line."""
+    from config import channel_layer
     from push import send
 
     settings.PUSH_CHECK = True
     seen: list[send.Failure] = []
     listeners = send.LISTENERS  # the list itself: a test may replace the module's
     listeners.append(seen.append)
+    lost_before = len(channel_layer.RECEIVE_ERRORS)
     yield
     listeners.remove(seen.append)
-    if seen and request.node.get_closest_marker("push_failure") is None:
+    if request.node.get_closest_marker("push_failure") is not None:
+        return
+    if seen:
         pytest.fail("a push could not be sent: " + "; ".join(
             f"{', '.join(f.types)} to {', '.join(f.groups)}: {type(f.error).__name__}: {f.error}"
             for f in seen))
+    lost = channel_layer.RECEIVE_ERRORS[lost_before:]
+    if lost:
+        pytest.fail("the channel layer's receive pump lost a message: " + "; ".join(
+            f"{type(e).__name__}: {e}" for e in lost))
 
 
 # --- server moves ---------------------------------------------------------------------------------

@@ -89,6 +89,9 @@ POOL_WAIT_S = 10.0
 """Seconds a layer command waits for a free connection when all are busy, before it fails."""
 PUMP_RETRY_S = 1.0
 """Seconds between two attempts of a process's receive pump to read Redis while it fails."""
+RECEIVE_ERRORS: list[BaseException] = []
+"""Every error of a receive pump that was not an outage (a message lost), in this process: the tests fail
+on one (``tests/conftest.py``), as on a push that could not be sent."""
 SWEEP_S = 10.0
 """Seconds between two sweeps of the buffers of local channels silent for ``expiry`` seconds."""
 
@@ -203,7 +206,8 @@ class BatchingRedisChannelLayer(RedisChannelLayer):  # type: ignore[misc]  # cha
                 self._pump_failing = True
                 await asyncio.sleep(PUMP_RETRY_S)
                 continue
-            except Exception:
+            except Exception as error:  # a bug, not an outage: recorded (a test fails on it) and loud
+                RECEIVE_ERRORS.append(error)
                 log.exception("channel layer: a message of %s could not be received: dropped", real_channel)
                 await asyncio.sleep(PUMP_RETRY_S)  # never a busy loop, whatever keeps failing
                 continue

@@ -527,3 +527,26 @@ async def test_a_pump_whose_cancellation_was_swallowed_still_stops(redis_url: st
     assert swallowed == [1] and pump.cancelled()
     received.cancel()
     await layer.flush()
+
+
+@pytest.mark.push_failure  # it loses a message on purpose (the autouse check would fail the test)
+async def test_a_message_that_does_not_unpack_is_recorded_and_the_pump_goes_on(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Garbage on the process key (not an outage: a bug) is recorded in ``RECEIVE_ERRORS``, on which the
+    tests fail, and logged; the pump goes on and the next message arrives."""
+    from config import channel_layer
+
+    monkeypatch.setattr(channel_layer, "PUMP_RETRY_S", 0.0)
+    monkeypatch.setattr(channel_layer, "RECEIVE_ERRORS", [])
+    here, there = _layer(redis_url), _layer(redis_url)
+    there.prefix = here.prefix
+    a, received = await _receiving(here)
+    await here.group_add("g", a)
+    own_key = f"{here.prefix}specific.{here.client_prefix}!"
+    await here.connection(0).zadd(own_key, {b"not a message": 1.0})
+    await group_send_many(there, [("g", {"type": "x", "n": 1})])  # from the other process: via Redis
+    assert (await asyncio.wait_for(received, SOCKET_WAIT_S))["n"] == 1
+    assert len(channel_layer.RECEIVE_ERRORS) == 1
+    await here.flush()
+    await there.close_pools()
