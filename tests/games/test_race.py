@@ -8,16 +8,16 @@ exactly one write through.
 
 from __future__ import annotations
 
-import threading
+import functools
 from typing import Any
 
 import pytest
-from django.db import connection
 
 from games import services
 from games.live import load
 from games.models import Match, MatchEvent
 from games.services import Applied, GameError
+from tests.racing import race
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -28,26 +28,12 @@ def _friend_match(alice: Any, bob: Any) -> Match:
 
 
 def _race(match: Match, user: Any, actions: list[str]) -> list[Applied | str]:
-    barrier = threading.Barrier(len(actions))
-    results: list[Applied | str] = [""] * len(actions)
-
-    def run(i: int) -> None:
-        try:
-            barrier.wait(timeout=10)
-            results[i] = services.match_apply_action(
-                match_id=match.pk, user=user, action_text=actions[i], client_seq=1, msg_id=f"race-{i}"
-            )
-        except GameError as exc:
-            results[i] = exc.code
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(actions))]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=60)
-    return results
+    """Each of ``actions`` played at seq 1 by ``user`` in its own thread, all released together."""
+    return race([
+        functools.partial(services.match_apply_action, match_id=match.pk, user=user, action_text=action,
+                          client_seq=1, msg_id=f"race-{i}")
+        for i, action in enumerate(actions)
+    ])
 
 
 def test_racing_actions_exactly_one_wins(alice: Any, bob: Any, seeded_decks: list[int]) -> None:
