@@ -85,8 +85,17 @@ def check_broker() -> dict[str, Any]:
 
     with app.connection_for_write() as conn:
         conn.ensure_connection(max_retries=1, timeout=TIMEOUT_SECONDS)
-        queues = {name: int(conn.default_channel.queue_declare(queue=name).message_count)
-                  for name in settings.TASK_QUEUES}
+        channel = conn.default_channel
+        try:
+            queues = {name: int(channel.queue_declare(queue=name).message_count)
+                      for name in settings.TASK_QUEUES}
+        finally:
+            # The embedded broker (kombu's SQLAlchemy transport) reads in a session it never ends, which
+            # keeps a pooled database connection checked out: 7 of the pool's 15 after 20 health checks,
+            # and a later caller timed out waiting for one (a full embedded test run).
+            session = getattr(channel, "_session", None)
+            if session is not None:
+                session.close()
         return {"ok": True, "messages": sum(queues.values()), "queues": queues}
 
 
