@@ -304,11 +304,20 @@ class BatchingRedisChannelLayer(RedisChannelLayer):  # type: ignore[misc]  # cha
 
     def _sweep(self) -> None:
         """At most once per :data:`SWEEP_S`: forget the local channels silent for ``expiry`` seconds and
-        drop their buffers (their sockets are gone; channels-redis kept such a buffer forever)."""
+        drop their buffers (their sockets are gone; channels-redis kept such a buffer forever). Run on
+        the pump's loop, which owns the buffers (handed over from another thread's)."""
         now = time.monotonic()
         if now - self._swept_at < SWEEP_S:
             return
         self._swept_at = now
+        pump = self._pump
+        loop = pump.get_loop() if pump is not None else None
+        if loop is not None and loop is not _running_loop() and not loop.is_closed():
+            loop.call_soon_threadsafe(self._drop_silent, now)
+            return
+        self._drop_silent(now)
+
+    def _drop_silent(self, now: float) -> None:
         for name, at in list(self._received_at.items()):
             if name not in self._receiving and now - at >= self.expiry:
                 del self._received_at[name]
