@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from django.db import transaction
+
 from engine.errors import InvalidEventError
 from engine.events import ActionEvent, CutEvent, DealEvent, Event, ResignEvent, from_json
 from engine.hand import HandState
@@ -230,5 +232,18 @@ def load(match: Match) -> LiveMatch:
             live = _replay(match, hit[1].clone(), events.filter(seq__gt=hit[0]))
         else:
             live = rebuild(match, events)
-        cache_put(match.pk, match.last_seq, live)
+        _remember(match.pk, match.last_seq, live)
     return live
+
+
+def _remember(match_id: int, seq: int, live: LiveMatch) -> None:
+    """Cache what :func:`load` read, once it is known to be committed: at once outside a transaction,
+    else when the outermost one commits. Read inside a transaction, the rows may be its own writes or a
+    match it created, and a rollback forgets them: SQLite then gives the next match the same id, and a
+    state cached at once was a stranger's at the same seq (seen in tests, whose transactions roll back:
+    a fresh tournament board answered ``match_over``)."""
+    connection = transaction.get_connection()
+    if connection.in_atomic_block:
+        transaction.on_commit(lambda: cache_put(match_id, seq, live))
+    else:
+        cache_put(match_id, seq, live)

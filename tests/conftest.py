@@ -234,6 +234,16 @@ def _fresh_cache(request: pytest.FixtureRequest) -> Iterator[None]:
 
 
 @pytest.fixture(autouse=True)
+def _fresh_live_cache() -> Iterator[None]:
+    """Each test starts with empty in-process caches of match states and rows (``games.live``): they are
+    keyed by match id, and a rolled-back test gives its ids to the next test on SQLite."""
+    from games.live import cache_clear
+
+    cache_clear()
+    yield
+
+
+@pytest.fixture(autouse=True)
 def _fresh_channel_layer() -> Iterator[None]:
     """Each test builds its own channel layer. A layer instance keeps receive state per event loop
     (channels-redis' receive lock and count): a consumer left waiting in ``receive()`` when one test's
