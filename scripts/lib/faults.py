@@ -439,7 +439,8 @@ class Crowd:
 
 
 async def finish_rated(site: Site, count: int, tag: str) -> tuple[list[int], list[Player]]:
-    """``count`` members each play a rated bot match for 3 moves, then resign (rated: both seats moved):
+    """``count`` members each play a rated bot match for 3 moves, then resign unless it already ended
+    (rated either way: both seats moved):
     the ids of the finished matches, and the players (their acks)."""
     sessions = await db(members, count, tag)
     players = [Player(loadtest.Client(site.url, key)) for _, key in sessions]
@@ -450,7 +451,10 @@ async def finish_rated(site: Site, count: int, tag: str) -> tuple[list[int], lis
         player.match_ids.append(match_id)
         ws = await loadtest.open_socket(player.client, site.ws_url, match_id)
         try:
-            await loadtest.play_one(ws, match_id, player.stats, loadtest.Pace(0, 0), math.inf, stop_after=3)
+            ended = await loadtest.play_one(ws, match_id, player.stats, loadtest.Pace(0, 0), math.inf,
+                                            stop_after=3)
+            if ended:  # the player knocks as soon as it may: to 50, a match can end within 3 moves
+                return match_id
             await ws.send(json.dumps({"type": "resign", "id": "resign-1"}))
             while True:
                 msg = json.loads(await asyncio.wait_for(ws.recv(), 30))
