@@ -49,15 +49,6 @@ def _no_pauses(settings: Any) -> None:
     settings.GAMES_ONE_GONE_END_AFTER = 86_400
 
 
-@pytest.fixture(autouse=True)
-def _fresh_engine_cache() -> Iterator[None]:
-    from games.live import cache_clear
-
-    cache_clear()
-    yield
-    cache_clear()
-
-
 @pytest.fixture
 def people(django_user_model: Any) -> tuple[Any, Any, Any]:
     return tuple(django_user_model.objects.create_user(username=name, password="pw-for-tests-1")

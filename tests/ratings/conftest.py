@@ -27,17 +27,6 @@ def eager_tasks(settings: Any) -> Iterator[None]:
     app.conf.task_always_eager = before
 
 
-@pytest.fixture(autouse=True)
-def fresh_cache() -> Iterator[None]:
-    """The engine-state cache is per process and keyed by match id: SQLite reuses ids across tests."""
-    from django.core.cache import cache
-
-    from games.live import cache_clear
-
-    cache_clear()
-    cache.clear()  # the boards' cached counts
-    yield
-    cache_clear()
 
 
 @pytest.fixture
