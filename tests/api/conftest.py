@@ -23,7 +23,6 @@ from tests.ratings.conftest import (  # noqa: F401  (fixtures)
     finish_bot,
     finish_friend,
     first_moves,
-    fresh_cache,
     guest,
     house_bots,
     make_member,

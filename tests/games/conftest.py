@@ -42,15 +42,6 @@ def short_lived_connections() -> Iterator[None]:
     settings_dict["CONN_MAX_AGE"] = before
 
 
-@pytest.fixture(autouse=True)
-def fresh_cache() -> Iterator[None]:
-    from games.live import cache_clear
-
-    cache_clear()
-    yield
-    cache_clear()
-
-
 @pytest.fixture
 def seeded_decks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Make every deal use ``seeded_deck(1000 + n)``; returns the list of seeds used so far."""

@@ -27,8 +27,6 @@ def eager_tasks(settings: Any) -> Iterator[None]:
     app.conf.task_always_eager = before
 
 
-
-
 @pytest.fixture
 def make_member(django_user_model: Any) -> Callable[[str], Any]:
     def make(username: str) -> Any:

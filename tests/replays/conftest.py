@@ -14,7 +14,6 @@ import pytest
 from tests.games.conftest import (  # noqa: F401  (fixtures)
     alice,
     bob,
-    fresh_cache,
     guest,
     house_bots,
     no_pauses,
