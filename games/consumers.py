@@ -29,7 +29,7 @@ from games.services import GameError
 from push import send as push
 from push.groups import match_group, seat_group, sessions_group
 from replays.selectors import may_see
-from web import strict_json
+from web import frames, strict_json
 from web.log_context import bind_socket
 from web.socket_end import EndsCleanly, outage
 from web.unavailable import RefusesWhenUnavailable, database_unavailable, describe
@@ -642,7 +642,7 @@ class MatchConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavail
         return selectors.match_state_payload(match=match, seat=self.seat, invite_url=invite_url, full=True)
 
     async def _send(self, payload: dict[str, Any]) -> None:
-        await self.send(text_data=json.dumps(payload, separators=(",", ":")))
+        await self.send(text_data=frames.dumps(payload))
 
 
 class UnknownPathConsumer(AsyncWebsocketConsumer):
@@ -653,6 +653,6 @@ class UnknownPathConsumer(AsyncWebsocketConsumer):
     async def connect(self) -> None:
         await self.accept()
         path = self.scope.get("path", "")
-        await self.send(text_data=json.dumps(_error("not_found", f"no WebSocket endpoint at {path!r}")))
+        await self.send(text_data=frames.dumps(_error("not_found", f"no WebSocket endpoint at {path!r}")))
         await self.close(code=4404)
 

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import time
 from typing import Any
@@ -42,7 +41,7 @@ from games.selectors import match_get
 from push import send as push
 from push.groups import analysis_group, match_group
 from replays import analyses, analysis_driver, audience, selectors, shared_view, watch
-from web import strict_json
+from web import frames, strict_json
 from web.log_context import bind_socket
 from web.socket_end import EndsCleanly, outage
 from web.unavailable import RefusesWhenUnavailable, describe
@@ -152,7 +151,7 @@ class _ReadOnlySocket(EndsCleanly, RefusesWhenUnavailable):
         self.reading = True
 
     async def _send(self, payload: dict[str, Any]) -> None:
-        await self.send(text_data=json.dumps(payload))
+        await self.send(text_data=frames.dumps(payload))
 
 
 WATCH_POLL_SECONDS = 1.0

@@ -13,7 +13,6 @@ protocol's codes (``bad_json``, ``not_an_object``, ``unknown_type``, ``frame_too
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from typing import Any
 
@@ -21,7 +20,7 @@ from asgiref.sync import sync_to_async
 
 from games import conf, ratelimit
 from replays import audience
-from web import home_live, strict_json
+from web import frames, home_live, strict_json
 from web.socket_end import EndsCleanly
 from web.unavailable import RefusesWhenUnavailable
 
@@ -128,4 +127,4 @@ class HomeConsumer(EndsCleanly, RefusesWhenUnavailable):
         await self.step("home seat release", _in_thread(home_live.release)(seat))
 
     async def _send(self, payload: dict[str, Any]) -> None:
-        await self.send(text_data=json.dumps(payload))
+        await self.send(text_data=frames.dumps(payload))
