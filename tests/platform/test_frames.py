@@ -13,7 +13,9 @@ from web.frames import dumps
 
 def test_a_frame_is_compact_json_with_utf8_text_and_string_keys() -> None:
     frame = {"type": "chat", "text": "Olá, bati!", "seats": {0: "ana", 1: "bo"}, "cards": ("7h", "Kc")}
-    assert dumps(frame) == '{"type":"chat","text":"Olá, bati!","seats":{"0":"ana","1":"bo"},"cards":["7h","Kc"]}'
+    assert dumps(frame) == (
+        '{"type":"chat","text":"Olá, bati!","seats":{"0":"ana","1":"bo"},"cards":["7h","Kc"]}'
+    )
 
 
 def test_a_lone_surrogate_is_escaped_by_the_fallback_not_lost() -> None:
