@@ -155,29 +155,40 @@ async def test_a_process_with_many_sockets_loses_no_message(redis_url: str) -> N
 
 
 async def test_batch_is_two_round_trips(redis_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Five group messages, four with members: two pipelines, no single command (group_send: 18)."""
-    counts = {"pipelines": 0, "commands": 0}
+    """Five group messages, four with members: the members script once (EVALSHA), one pipeline
+    (group_send: 18 commands); a Redis that lacks the script gets it by EVAL in the same call."""
+    from config import channel_layer as module
+
+    calls: dict[str, list[str]] = {"pipelines": [], "commands": []}
     pipeline_execute, command = Pipeline.execute, Redis.execute_command
 
     async def counted_execute(self: Any, *args: Any, **kwargs: Any) -> Any:
-        counts["pipelines"] += 1
+        calls["pipelines"].append(" ".join(str(c[0][0]) for c in self.command_stack))
         return await pipeline_execute(self, *args, **kwargs)
 
     async def counted_command(self: Any, *args: Any, **kwargs: Any) -> Any:
-        counts["commands"] += 1
+        calls["commands"].append(str(args[0]))
         return await command(self, *args, **kwargs)
 
     layer = _layer(redis_url)
     a = await layer.new_channel()
     for group in ("seat0", "seat1", "watch", "other"):
         await layer.group_add(group, a)
+    batch = [(g, {"type": "x", "n": i}) for i, g in enumerate(("seat0", "seat1", "nobody", "watch", "other"))]
     monkeypatch.setattr(Pipeline, "execute", counted_execute)
     monkeypatch.setattr(Redis, "execute_command", counted_command)
-    await group_send_many(layer, [(g, {"type": "x", "n": i}) for i, g in enumerate(
-        ("seat0", "seat1", "nobody", "watch", "other"))])
-    assert counts == {"pipelines": 2, "commands": 0}
+    await group_send_many(layer, batch)
+    assert calls["commands"] in (["EVALSHA"], ["EVALSHA", "EVAL"])  # EVAL: this Redis lacked the script
+    calls["commands"].clear()
+    await group_send_many(layer, batch)  # the script is cached now, whoever loaded it
+    assert calls["commands"] == ["EVALSHA"]
+    assert calls["pipelines"] == [" ".join(["ZREMRANGEBYSCORE EVAL"] * 4)] * 2  # a's queue, per group
+    calls["commands"].clear()
+    monkeypatch.setattr(module, "GROUP_MEMBERS_SHA", "0" * 40)  # a script this Redis never saw
+    await group_send_many(layer, batch)
+    assert calls["commands"] == ["EVALSHA", "EVAL"] and len(calls["pipelines"]) == 3
     monkeypatch.undo()
-    assert [m["n"] for m in await _drain(layer, a)] == [0, 1, 3, 4]
+    assert [m["n"] for m in await _drain(layer, a)] == [0, 1, 3, 4] * 3
     await layer.flush()
 
 
