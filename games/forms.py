@@ -47,6 +47,7 @@ class BotMatchForm(OncePerSubmissionForm):
     rated = forms.BooleanField(label=_("Rated"), required=False, initial=False)
 
     def __init__(self, *args: Any, language: str = "en", **kwargs: Any) -> None:
+        kwargs.setdefault("auto_id", "id_bot_%s")  # one page holds both forms: ids must not repeat
         super().__init__(*args, **kwargs)
         self.fields["level"].choices = bot_level_choices(language)  # type: ignore[attr-defined]
 
@@ -62,3 +63,7 @@ class FriendTableForm(OncePerSubmissionForm):
         label=_("Turn timer (seconds, empty = off)"), required=False, min_value=15, max_value=600,
     )
     rated = forms.BooleanField(label=_("Rated"), required=False, initial=True)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("auto_id", "id_friend_%s")  # one page holds both forms: ids must not repeat
+        super().__init__(*args, **kwargs)

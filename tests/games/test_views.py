@@ -197,3 +197,16 @@ def test_the_bot_pages_rated_note_quotes_no_made_up_percentage(
     page = unescape(response.content.decode())
     start = page.index('data-testid="bot-rated-note">') + len('data-testid="bot-rated-note">')
     assert page[start:page.index("</p>", start)] == note
+
+
+@pytest.mark.parametrize("url", ["/play/bot/", "/play/friend/"])
+def test_the_new_match_page_repeats_no_element_id(alice: Any, house_bots: Any, url: str) -> None:
+    """Both create forms are on one page: each form's hidden ``submission`` had ``id_submission``
+    (a fresh-clone trial, issue 23); an id names one element."""
+    import collections
+    import re
+
+    page = _client(alice).get(url).content.decode()
+    ids = collections.Counter(re.findall(r'\sid="([^"]+)"', page))
+    assert [name for name, count in ids.items() if count > 1] == []
+    assert ids["id_bot_submission"] == ids["id_friend_submission"] == 1
