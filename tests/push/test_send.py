@@ -154,3 +154,35 @@ def test_a_process_loop_serves_every_call_and_a_fork_gets_its_own(monkeypatch: p
     assert send._process_loop() is first
     monkeypatch.setattr(os, "getpid", lambda: -1)  # as a forked Celery child sees it
     assert send._process_loop() is not first
+
+
+async def test_a_send_from_a_thread_the_loop_called_runs_on_that_loop(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A Daphne consumer's ``db_call`` thread sends on the consumer's own loop (``_callers_loop``): the
+    process loop's thread is never used, and a member on that loop gets its copy without Redis."""
+    import asyncio
+    import uuid
+
+    from asgiref.sync import sync_to_async
+
+    layer = channel_layer.BatchingRedisChannelLayer(hosts=[redis_url], prefix=f"t{uuid.uuid4().hex[:8]}")
+    monkeypatch.setattr(send, "get_channel_layer", lambda: layer)
+
+    def no_process_loop(coroutine: Any, timeout: float) -> None:
+        coroutine.close()
+        raise AssertionError("sent on the process loop's thread")
+
+    monkeypatch.setattr(send, "run_on_process_loop", no_process_loop)
+    name = await layer.new_channel()
+    receiving = asyncio.ensure_future(layer.receive(name))
+    while name not in layer._receiving:
+        await asyncio.sleep(0)
+    await layer.group_add("g1", name)
+    outcome = await sync_to_async(send.send_now, thread_sensitive=False)([("g1", {"type": "lobby.changed"})])
+    assert not outcome.failed
+    assert await asyncio.wait_for(receiving, 10) == {"type": "lobby.changed"}
+    assert await layer.connection(0).zcard(f"{layer.prefix}specific.{layer.client_prefix}!") == 0
+    assert send._callers_loop() is None  # on the loop itself: no loop "called" it
+    await layer.flush()
+    await layer.close_pools()
