@@ -7,14 +7,11 @@ takes ``yes``, ``True``, ``on``... These accept only the documented spellings.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from rest_framework import serializers
 
-ASCII_DIGITS = re.compile(r"[0-9]+")
-MAX_DIGITS = 18
-"""Longer digit strings are refused as too large without converting them (any bound here is smaller)."""
+from web.digits import ASCII_DIGITS, MAX_DIGITS
 
 
 class QueryInteger(serializers.IntegerField):

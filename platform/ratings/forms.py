@@ -8,8 +8,8 @@ from django import forms
 from django.contrib.auth import get_user_model
 from django.utils.translation import gettext_lazy as _
 
-from api.fields import ASCII_DIGITS, MAX_DIGITS
 from ratings.selectors import TABS
+from web.digits import ASCII_DIGITS, MAX_DIGITS
 
 MAX_SEARCH: int = get_user_model()._meta.get_field("username").max_length or 150
 """Longest search: a whole username (150 characters; display names are at most 60)."""
@@ -21,7 +21,7 @@ SWITCH_OFF = ("", "0", "false")
 class PageField(forms.CharField):
     """A page number in ASCII digits ``[0-9]+`` from 1 (the API's ``api.fields.QueryInteger`` reading:
     no full-width or Arabic-Indic digits, no sign, blank, ``_`` or decimal point). A number above
-    :data:`MAX_PAGE` (however long: never converted past :data:`api.fields.MAX_DIGITS` digits) is read
+    :data:`MAX_PAGE` (however long: never converted past :data:`web.digits.MAX_DIGITS` digits) is read
     as ``MAX_PAGE + 1``: a whole number, but past any board's last page.
 
     :raises ValidationError: ``invalid`` for anything else, and for 0.
