@@ -328,7 +328,7 @@ class BatchingRedisChannelLayer(RedisChannelLayer):  # type: ignore[misc]  # cha
         self._swept_at = now
         pump = self._pump
         loop = pump.get_loop() if pump is not None else None
-        if loop is not None and loop is not _running_loop() and not loop.is_closed():
+        if loop is not None and loop is not running_loop() and not loop.is_closed():
             loop.call_soon_threadsafe(self._drop_silent, now)
             return
         self._drop_silent(now)
@@ -342,7 +342,7 @@ class BatchingRedisChannelLayer(RedisChannelLayer):  # type: ignore[misc]  # cha
     async def close_pools(self) -> None:
         """Stop the pump (this loop's connections are closing), then close them."""
         pump, self._pump = self._pump, None
-        if pump is not None and pump.get_loop() is _running_loop():
+        if pump is not None and pump.get_loop() is running_loop():
             # redis-py at times swallows a cancellation that lands mid-read and reads again: ask until
             # the pump has stopped.
             while not pump.done():
@@ -429,7 +429,7 @@ class BatchingRedisChannelLayer(RedisChannelLayer):  # type: ignore[misc]  # cha
         copy_ = self.deserialize(self.serialize(message))
         pump = self._pump
         loop = pump.get_loop() if pump is not None else None
-        if loop is None or loop is _running_loop():
+        if loop is None or loop is running_loop():
             for name in channels:
                 self._buffer_put(name, copy_)
             return
@@ -464,7 +464,8 @@ class BatchingRedisChannelLayer(RedisChannelLayer):  # type: ignore[misc]  # cha
                             len(keys), group)
 
 
-def _running_loop() -> asyncio.AbstractEventLoop | None:
+def running_loop() -> asyncio.AbstractEventLoop | None:
+    """The event loop running in this thread, or None (a plain thread: a Celery worker, a pool thread)."""
     try:
         return asyncio.get_running_loop()
     except RuntimeError:

@@ -126,16 +126,9 @@ def _callers_loop() -> asyncio.AbstractEventLoop | None:
     if getattr(SyncToAsync.threadlocal, "main_event_loop_pid", None) != os.getpid():
         return None
     loop = getattr(SyncToAsync.threadlocal, "main_event_loop", None)
-    if loop is None or not loop.is_running() or loop is _running():
+    if loop is None or not loop.is_running() or loop is channel_layer.running_loop():
         return None
     return loop
-
-
-def _running() -> asyncio.AbstractEventLoop | None:
-    try:
-        return asyncio.get_running_loop()
-    except RuntimeError:
-        return None
 
 
 def run_on_process_loop(coroutine: Coroutine[Any, Any, T], timeout: float) -> T:
