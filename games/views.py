@@ -20,8 +20,8 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from accounts.views import play_as_guest
-from engine.roundrobin import read_elo
 from engine.rules import PRESETS
+from engine.tools.roundrobin import read_elo
 from games import aborts, chat, conf, selectors, services
 from games.forms import BotMatchForm, FriendTableForm, bot_level_choices
 from games.models import Match, MatchStatus
@@ -37,7 +37,7 @@ def _language() -> str:
 
 def _levels_with_elo(user: Any = None) -> list[tuple[int, str, int | None, int | None]]:
     """``[(level, localized name, calibrated Elo or None, expected score % or None), ...]`` for the level
-    picker; the Elo comes from the bots' round robin (``python -m engine.roundrobin`` ->
+    picker; the Elo comes from the bots' round robin (``python -m engine.tools.roundrobin`` ->
     data/bot_elo.json); the expected score (whole percent) is a member's against that Elo
     (docs/ratings.md), None for a guest."""
     elo = read_elo()

@@ -23,7 +23,7 @@ from django.utils import timezone
 
 from accounts.models import BOT_LEVELS, User
 from accounts.services import house_bot_username
-from engine.roundrobin import read_elo
+from engine.tools.roundrobin import read_elo
 from ratings import chart, elo
 from ratings.models import PlayerRating, RatingBucket, RatingChange
 

@@ -201,7 +201,7 @@ def test_bots_list_is_a_paginated_list(seeded: dict[str, Any], client: Client) -
 
 
 def test_bots_with_their_fixed_elo(seeded: dict[str, Any], client: Client) -> None:
-    from engine.roundrobin import read_elo
+    from engine.tools.roundrobin import read_elo
 
     calibrated = read_elo()
     bots = get(client, "/api/v1/bots/", HTTP_ACCEPT_LANGUAGE="pt-br")[

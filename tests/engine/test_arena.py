@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from engine.arena import main as arena_main
-from engine.arena import play_match, rules_for, run_matches, summarize, wilson
-from engine.botbench import main as bench_main
-from engine.roundrobin import DEFAULT_OUT, bradley_terry_elo, read_elo, round_robin
-from engine.roundrobin import main as rr_main
+from engine.tools.arena import main as arena_main
+from engine.tools.arena import play_match, rules_for, run_matches, summarize, wilson
+from engine.tools.botbench import main as bench_main
+from engine.tools.roundrobin import DEFAULT_OUT, bradley_terry_elo, read_elo, round_robin
+from engine.tools.roundrobin import main as rr_main
 
 
 def test_wilson_interval_known_values() -> None:
@@ -140,7 +140,7 @@ def test_read_elo_gives_whole_points_and_tolerates_a_missing_or_bad_file(tmp_pat
 
 def test_twin_matches_deal_the_same_cards_to_swapped_seats(monkeypatch: pytest.MonkeyPatch) -> None:
     """Duplicate pairs: matches 2k and 2k + 1 deal the same decks, the first dealer swapped."""
-    import engine.arena as arena
+    import engine.tools.arena as arena
     from engine.deck import shuffled_deck
 
     decks: list[tuple[int, ...]] = []

@@ -18,8 +18,8 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from engine.roundrobin import read_elo
 from engine.rules import PRESETS
+from engine.tools.roundrobin import read_elo
 from games import conf, services
 from games.models import Match
 

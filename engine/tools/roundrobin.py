@@ -1,8 +1,8 @@
 """Round robin of the bot levels and their calibrated Elo (issue 4, "The arena").
 
-``python -m engine.roundrobin --matches 100 --seed 1 [--levels 1 2 3 4 5] [--workers N]
+``python -m engine.tools.roundrobin --matches 100 --seed 1 [--levels 1 2 3 4 5] [--workers N]
 [--out data/bot_elo.json]`` plays every pair of levels ``--matches`` times with the arena
-(:func:`engine.arena.run_matches`, alternating the first dealer), fits a Bradley-Terry model to the
+(:func:`engine.tools.arena.run_matches`, alternating the first dealer), fits a Bradley-Terry model to the
 match results by maximum likelihood, expresses it on the Elo scale (a 400-point gap = 10:1 odds) with
 level 3 anchored at 1500, prints the table and writes it to ``--out`` for the rating system.
 
@@ -11,7 +11,7 @@ File format (``data/bot_elo.json``)::
     {"anchor": {"level": 3, "elo": 1500}, "elo": {"1": 1120, ..., "5": 1650},
      "rules": "classic", "target": 100, "matches_per_pair": 100, "seed": 1,
      "pairs": [{"a": 1, "b": 2, "matches": 100, "a_wins": 12, "match_win_rate": 0.12}, ...],
-     "command": "python -m engine.roundrobin ..."}
+     "command": "python -m engine.tools.roundrobin ..."}
 """
 
 from __future__ import annotations
@@ -26,11 +26,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from engine.arena import add_match_args, level_arg, rules_for, run_matches
+from engine.tools.arena import add_match_args, level_arg, rules_for, run_matches
 
 ANCHOR_LEVEL = 3
 ANCHOR_ELO = 1500.0
-DEFAULT_OUT = Path(__file__).resolve().parent.parent / "data" / "bot_elo.json"
+DEFAULT_OUT = Path(__file__).resolve().parents[2] / "data" / "bot_elo.json"
 
 
 def read_elo(path: Path = DEFAULT_OUT) -> dict[int, int]:
@@ -163,7 +163,7 @@ def _checked_out(p: argparse.ArgumentParser, text: str) -> Path:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the round robin command line; returns the exit status."""
-    p = argparse.ArgumentParser(prog="python -m engine.roundrobin", description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(prog="python -m engine.tools.roundrobin", description=__doc__.split("\n")[0])
     p.add_argument("--levels", type=level_arg, nargs="+", default=[1, 2, 3, 4, 5],
                    help="bot levels to pair (1..5, including 3, the anchor)")
     add_match_args(p, matches=100, matches_help="matches per pair",
@@ -182,7 +182,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    data["command"] = "python -m engine.roundrobin " + " ".join(
+    data["command"] = "python -m engine.tools.roundrobin " + " ".join(
         sys.argv[1:] if argv is None else list(argv))
     print(format_table(data))
     if out is not None:
