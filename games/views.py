@@ -21,10 +21,10 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from accounts.views import play_as_guest
 from engine.rules import PRESETS
-from engine.tools.roundrobin import read_elo
 from games import aborts, chat, conf, selectors, services
 from games.forms import BotMatchForm, FriendTableForm, bot_level_choices
 from games.models import Match, MatchStatus
+from ratings.bot_elo import calibrated_elo
 from ratings.elo import expected_score, shown
 from ratings.selectors import rating_get
 from replays.selectors import may_see
@@ -38,9 +38,9 @@ def _language() -> str:
 def _levels_with_elo(user: Any = None) -> list[tuple[int, str, int | None, int | None]]:
     """``[(level, localized name, calibrated Elo or None, expected score % or None), ...]`` for the level
     picker; the Elo comes from the bots' round robin (``python -m engine.tools.roundrobin`` ->
-    data/bot_elo.json); the expected score (whole percent) is a member's against that Elo
-    (docs/ratings.md), None for a guest."""
-    elo = read_elo()
+    data/bot_elo.json, read once per process by ``ratings.bot_elo``); the expected score (whole percent)
+    is a member's against that Elo (docs/ratings.md), None for a guest."""
+    elo = calibrated_elo()
     mine = _my_rating(user)
     return [
         (level, name, elo.get(level),

@@ -1,10 +1,12 @@
 """Round robin of the bot levels and their calibrated Elo (issue 4, "The arena").
 
 ``python -m engine.tools.roundrobin --matches 100 --seed 1 [--levels 1 2 3 4 5] [--workers N]
-[--out data/bot_elo.json]`` plays every pair of levels ``--matches`` times with the arena
-(:func:`engine.tools.arena.run_matches`, alternating the first dealer), fits a Bradley-Terry model to the
-match results by maximum likelihood, expresses it on the Elo scale (a 400-point gap = 10:1 odds) with
-level 3 anchored at 1500, prints the table and writes it to ``--out`` for the rating system.
+--out data/bot_elo.json`` plays every pair of levels ``--matches`` times with the arena
+(:func:`engine.tools.arena.run_matches`, alternating the first dealer), fits a Bradley-Terry model to
+the match results by maximum likelihood, expresses it on the Elo scale (a 400-point gap = 10:1 odds)
+with level 3 anchored at 1500, prints the table and writes it to ``--out`` (``-``: nowhere). The
+caller names the file: ``data/bot_elo.json`` is the one the site reads (``ratings.bot_elo``, once per
+process).
 
 File format (``data/bot_elo.json``)::
 
@@ -30,18 +32,6 @@ from engine.tools.arena import add_match_args, level_arg, rules_for, run_matches
 
 ANCHOR_LEVEL = 3
 ANCHOR_ELO = 1500.0
-DEFAULT_OUT = Path(__file__).resolve().parents[2] / "data" / "bot_elo.json"
-
-
-def read_elo(path: Path = DEFAULT_OUT) -> dict[int, int]:
-    """Level -> calibrated Elo (rounded to whole points) from a file written by this command
-    (default ``data/bot_elo.json``); ``{}`` when the file is missing or not in this format, so a
-    caller can show the levels without ratings."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        return {int(level): round(float(elo)) for level, elo in data["elo"].items()}
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return {}
 
 
 def bradley_terry_elo(
@@ -168,9 +158,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                    help="bot levels to pair (1..5, including 3, the anchor)")
     add_match_args(p, matches=100, matches_help="matches per pair",
                    seed_help="seed of the first pair, pair k uses seed + k")
-    p.add_argument("--out", default=str(DEFAULT_OUT),
-                   help="JSON file to write, - for none; the default is the file the level picker and the "
-                        "rating system read, so a trial run should pass another path or -")
+    p.add_argument("--out", required=True,
+                   help="JSON file to write, - for none; data/bot_elo.json is the file the level picker and "
+                        "the rating system read, so a trial run passes another path or -")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     args = p.parse_args(argv)
     if ANCHOR_LEVEL not in args.levels:
