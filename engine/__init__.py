@@ -17,7 +17,7 @@ from engine.errors import (
 from engine.events import SCHEMA_VERSION
 from engine.hand import HandState, Phase
 from engine.layoffs import DefenderResult, Layoff, best_defense
-from engine.match import MatchState, replay
+from engine.match import MatchState, apply_event, replay
 from engine.melds import Arrangement, Meld, best_arrangement, deadwood, deadwood_after_discards
 from engine.rules import PRESETS, RuleSet, preset
 from engine.scoring import HandResult, score_knock
@@ -46,6 +46,7 @@ __all__ = [
     "Phase",
     "PlayerView",
     "RuleSet",
+    "apply_event",
     "best_arrangement",
     "best_defense",
     "card_name",

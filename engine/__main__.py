@@ -1,7 +1,7 @@
-"""``python -m engine deadwood --jsonl`` / ``python -m engine score --jsonl``: see :mod:`engine.cli`."""
+"""``python -m engine deadwood --jsonl`` / ``python -m engine score --jsonl``: see :mod:`engine.tools.cli`."""
 
 import sys
 
-from engine.cli import main
+from engine.tools.cli import main
 
 sys.exit(main())

@@ -4,7 +4,8 @@
 the match waits for :meth:`MatchState.deal` with a 52-card order (live play passes
 ``engine.deck.shuffled_deck()``, tests ``seeded_deck(seed)``); then :meth:`MatchState.apply` plays the
 hand's actions. Every step appends events (``engine.events``) to :attr:`MatchState.events`, and
-:func:`replay` (``rules, first_dealer, events``) rebuilds an equal state from such a log.
+:func:`replay` (``rules, first_dealer, events``) rebuilds an equal state from such a log, one
+:func:`apply_event` at a time.
 
 Between hands: the winner's points are added, a dead hand is redealt by the same dealer, otherwise
 the next dealer follows ``rules.next_dealer`` (``alternate``; ``loser`` or ``winner`` of the hand).
@@ -341,46 +342,63 @@ def _disagrees(index: int, event: Event, expected: Event) -> InvalidEventError:
     return InvalidEventError(f"event {index}: {event!r} disagrees with the rules, which give {expected!r}")
 
 
+def apply_event(match: MatchState, event: Event, index: int) -> None:
+    """Advance ``match`` by ``event``, number ``index`` (from 0) of the event log it is being rebuilt
+    from, the log's events before it having been applied (the one step of :func:`replay`, and of
+    ``games.live``'s rebuild of a stored match, which goes on from a cached state).
+
+    An input event (cut, deal, action, resignation) is played; a derived one (hand end, match end) is
+    checked against what the rules produced. Either way ``match.events[index]`` then equals ``event``
+    (drawn cards and the deal's deck included).
+
+    :raises InvalidEventError: an event out of place (an action with no hand dealt, a deal whose hand
+        number or dealer is not the expected one, an illegal action, a derived event or drawn card
+        that disagrees with the rules); the message names ``index``. ``match`` may then be half-way
+        through the event: drop it.
+    """
+    produced = match._events  # the live list: derived events appear as they are produced
+    if index < len(produced):
+        if produced[index] != event:
+            raise _disagrees(index, event, produced[index])
+        return
+    try:
+        if isinstance(event, DealEvent):
+            if event.hand != match.hand_number + 1 or event.dealer != match.dealer:
+                raise InvalidEventError(
+                    f"event {index}: expected hand {match.hand_number + 1} dealt by seat {match.dealer}, "
+                    f"got hand {event.hand} dealt by seat {event.dealer}"
+                )
+            match.deal(event.deck, limit_card=event.limit_card)
+        elif isinstance(event, CutEvent):
+            match.cut(event.cuts)
+        elif isinstance(event, ActionEvent):
+            match.apply(event.action, event.seat)
+        elif isinstance(event, ResignEvent):
+            match.resign(event.seat)
+        else:
+            raise InvalidEventError(f"event {index}: {event!r} is not what the rules give here")
+    except InvalidEventError:
+        raise
+    except EngineError as exc:
+        raise InvalidEventError(f"event {index}: {event!r}: {exc}") from None
+    if produced[index] != event:
+        raise _disagrees(index, event, produced[index])
+
+
 def replay(rules: RuleSet, first_dealer: int, events: Sequence[Event]) -> MatchState:
-    """Rebuild the match whose log is ``events`` (a full, unredacted log) from its start.
+    """Rebuild the match whose log is ``events`` (a full, unredacted log) from its start, applying
+    each event with :func:`apply_event`.
 
     Deals and actions are applied in order; derived events (hand ends, match end) and drawn cards
     must equal what the rules give, so the returned state equals the original match's state. Any
     prefix of a log replays to the state at that point.
 
-    :raises InvalidEventError: an event out of place (an action with no hand dealt, a deal whose hand
-        number or dealer is not the expected one, an illegal action, a derived event or drawn card
-        that disagrees with the rules); the message names the event's index.
+    :raises InvalidEventError: an event out of place (see :func:`apply_event`); the message names the
+        event's index.
     """
     match = MatchState(rules, first_dealer)
-    produced = match._events  # the live list: derived events appear as they are produced
     for i, event in enumerate(events):
-        if i < len(produced):
-            if produced[i] != event:
-                raise _disagrees(i, event, produced[i])
-            continue
-        try:
-            if isinstance(event, DealEvent):
-                if event.hand != match.hand_number + 1 or event.dealer != match.dealer:
-                    raise InvalidEventError(
-                        f"event {i}: expected hand {match.hand_number + 1} dealt by seat {match.dealer}, "
-                        f"got hand {event.hand} dealt by seat {event.dealer}"
-                    )
-                match.deal(event.deck, limit_card=event.limit_card)
-            elif isinstance(event, CutEvent):
-                match.cut(event.cuts)
-            elif isinstance(event, ActionEvent):
-                match.apply(event.action, event.seat)
-            elif isinstance(event, ResignEvent):
-                match.resign(event.seat)
-            else:
-                raise InvalidEventError(f"event {i}: {event!r} is not what the rules give here")
-        except InvalidEventError:
-            raise
-        except EngineError as exc:
-            raise InvalidEventError(f"event {i}: {event!r}: {exc}") from None
-        if produced[i] != event:
-            raise _disagrees(i, event, produced[i])
+        apply_event(match, event, i)
     # A log cut just after a hand-ending action lacks its derived events; the state is the same.
     return match
 

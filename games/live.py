@@ -19,9 +19,9 @@ from typing import Any
 from django.db import transaction
 
 from engine.errors import InvalidEventError
-from engine.events import ActionEvent, CutEvent, DealEvent, Event, ResignEvent, from_json
+from engine.events import DealEvent, Event, from_json
 from engine.hand import HandState
-from engine.match import MatchState
+from engine.match import MatchState, apply_event
 from engine.rules import RuleSet
 from games.models import Match, MatchEvent
 
@@ -90,10 +90,14 @@ class LiveMatch:
     def deal(self, deck: list[int], limit_card: int | None = None) -> DealEvent:
         """Deal the next hand from ``deck`` (``limit_card``: the second deck's card, two_deck rules),
         remembering the hand that just ended."""
+        self._keep_ended_hand()
+        return self.state.deal(deck, limit_card=limit_card)
+
+    def _keep_ended_hand(self) -> None:
+        """Before the next deal: the current hand (ended) becomes ``previous_hand``."""
         if self.state.hand is not None:
             self.previous_hand = self.state.hand
             self.previous_memo = {}
-        return self.state.deal(deck, limit_card=limit_card)
 
 
 def engine_event(row_payload: dict[str, Any]) -> Event:
@@ -108,7 +112,8 @@ def engine_event(row_payload: dict[str, Any]) -> Event:
 def rebuild(match: Match, rows: Iterable[MatchEvent]) -> LiveMatch:
     """Replay ``rows`` (the match's events in seq order) from the start.
 
-    Input events (deals, actions, resignations) are applied; derived ones (hand and match ends) are
+    Each engine event is applied by ``engine.match.apply_event``, as ``engine.match.replay`` does:
+    input events (cuts, deals, actions, resignations) are played; derived ones (hand and match ends) are
     checked against what the engine produced.
 
     :raises InvalidEventError: the log disagrees with the rules.
@@ -121,23 +126,26 @@ def rebuild(match: Match, rows: Iterable[MatchEvent]) -> LiveMatch:
 
 
 def _replay(match: Match, live: LiveMatch, rows: Iterable[MatchEvent]) -> LiveMatch:
-    """Apply ``rows`` (the events after ``live``'s, in seq order) to ``live`` (mutated; returned)."""
+    """Apply ``rows`` (the events after ``live``'s, in seq order) to ``live`` (mutated; returned).
+
+    :raises InvalidEventError: the rows disagree with the rules (the message names the match and seq).
+    """
     state = live.state
+    # The log up to ``live``'s seq is whole (each write stores every event of its step: an action and
+    # the hand and match ends it caused), so the next engine row is event number len(state.events).
+    index = len(state.events)
     for row in rows:
         live.record((row,))
         if row.type not in ENGINE_TYPES:
             continue
         event = engine_event(row.payload)
         if isinstance(event, DealEvent):
-            live.deal(list(event.deck), event.limit_card)
-        elif isinstance(event, CutEvent):
-            state.cut(event.cuts)
-        elif isinstance(event, ActionEvent):
-            state.apply(event.action, event.seat)
-        elif isinstance(event, ResignEvent):
-            state.resign(event.seat)
-        elif event not in state.events:
-            raise InvalidEventError(f"match {match.pk} seq {row.seq}: {event!r} disagrees with the rules")
+            live._keep_ended_hand()
+        try:
+            apply_event(state, event, index)
+        except InvalidEventError as exc:
+            raise InvalidEventError(f"match {match.pk} seq {row.seq}: {exc}") from None
+        index += 1
     return live
 
 

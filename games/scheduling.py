@@ -27,7 +27,7 @@ Two drivers, chosen by :func:`in_process` (docs/protocol.md "Server moves"):
 
 One exception in production: the moves of a match that :func:`heavy` calls costly (a level-5 bot,
 which plays out sampled worlds: p90 50 ms and up to 101 ms of CPU per decision by
-``python -m engine.botbench --level 5 --against 3 --matches 4 --seed 1``, against 0.05 ms for level 3;
+``python -m engine.tools.botbench --level 5 --against 3 --matches 4 --seed 1``, against 0.05 ms for level 3;
 or two bots, a whole match at engine speed) go to the Celery workers, so they never hold a socket
 process's GIL for that long. In the embedded default they stay in Daphne (nowhere else reaches a table).
 

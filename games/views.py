@@ -20,11 +20,11 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from accounts.views import play_as_guest
-from engine.roundrobin import read_elo
 from engine.rules import PRESETS
 from games import aborts, chat, conf, selectors, services
 from games.forms import BotMatchForm, FriendTableForm, bot_level_choices
 from games.models import Match, MatchStatus
+from ratings.bot_elo import calibrated_elo
 from ratings.elo import expected_score, shown
 from ratings.selectors import rating_get
 from replays.selectors import may_see
@@ -37,10 +37,10 @@ def _language() -> str:
 
 def _levels_with_elo(user: Any = None) -> list[tuple[int, str, int | None, int | None]]:
     """``[(level, localized name, calibrated Elo or None, expected score % or None), ...]`` for the level
-    picker; the Elo comes from the bots' round robin (``python -m engine.roundrobin`` ->
-    data/bot_elo.json); the expected score (whole percent) is a member's against that Elo
-    (docs/ratings.md), None for a guest."""
-    elo = read_elo()
+    picker; the Elo comes from the bots' round robin (``python -m engine.tools.roundrobin`` ->
+    data/bot_elo.json, read once per process by ``ratings.bot_elo``); the expected score (whole percent)
+    is a member's against that Elo (docs/ratings.md), None for a guest."""
+    elo = calibrated_elo()
     mine = _my_rating(user)
     return [
         (level, name, elo.get(level),

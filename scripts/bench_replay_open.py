@@ -38,9 +38,9 @@ from engine.actions import ActionKind  # noqa: E402
 from engine.deck import deck_commitment, shuffled_deck  # noqa: E402
 from engine.events import DealEvent  # noqa: E402
 from engine.match import MatchState  # noqa: E402
-from engine.playout import random_playout  # noqa: E402
 from engine.replay_format import MAX_HANDS, record_from_events  # noqa: E402
 from engine.rules import preset  # noqa: E402
+from engine.tools.playout import random_playout  # noqa: E402
 
 PLAYERS = [{"name": "alice", "bot_level": None}, {"name": "bob", "bot_level": None}]
 

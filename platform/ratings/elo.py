@@ -6,7 +6,7 @@ Gin Rummy matches never tie. The K-factor follows FIDE's bands: 40 for a player'
 A rating never drops below :data:`RATING_FLOOR`.
 
 Source: FIDE Handbook B.02 "Rating Regulations" 8.3 (expected score and K bands); the 400-point logistic
-form is the one ``engine.roundrobin`` fits the house bots' Elo with.
+form is the one ``engine.tools.roundrobin`` fits the house bots' Elo with.
 """
 
 from __future__ import annotations

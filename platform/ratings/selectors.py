@@ -23,8 +23,8 @@ from django.utils import timezone
 
 from accounts.models import BOT_LEVELS, User
 from accounts.services import house_bot_username
-from engine.roundrobin import read_elo
 from ratings import chart, elo
+from ratings.bot_elo import calibrated_elo
 from ratings.models import PlayerRating, RatingBucket, RatingChange
 
 TABS = ("all", "30d")
@@ -39,16 +39,10 @@ SEARCH_CAP = 1000
 """Most players a name search pages through: past it the board says to type more of the name."""
 
 
-@functools.cache
-def _bot_elo() -> dict[int, int]:
-    # Read once per process: data/bot_elo.json only changes with a new round robin (and a restart).
-    return read_elo()
-
-
 def bot_rating(level: int) -> int:
     """The fixed rating of the house bot of ``level`` (its calibrated Elo, data/bot_elo.json);
     1500 for a level the file does not list."""
-    return _bot_elo().get(level, int(elo.INITIAL_RATING))
+    return calibrated_elo().get(level, int(elo.INITIAL_RATING))
 
 
 def seat_rating_expr(prefix: str) -> Case:

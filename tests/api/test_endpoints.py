@@ -201,9 +201,9 @@ def test_bots_list_is_a_paginated_list(seeded: dict[str, Any], client: Client) -
 
 
 def test_bots_with_their_fixed_elo(seeded: dict[str, Any], client: Client) -> None:
-    from engine.roundrobin import read_elo
+    from ratings.bot_elo import calibrated_elo
 
-    calibrated = read_elo()
+    calibrated = calibrated_elo()
     bots = get(client, "/api/v1/bots/", HTTP_ACCEPT_LANGUAGE="pt-br")[
         "results"
     ]  # English whatever the reader's

@@ -24,9 +24,9 @@ from engine.deck import deck_commitment, shuffled_deck
 from engine.events import DealEvent
 from engine.hand import HandState, Phase
 from engine.match import MatchState
-from engine.playout import choose_action
 from engine.replay_format import ReplayVerificationError, record_from_events
 from engine.rules import PRESETS, preset
+from engine.tools.playout import choose_action
 
 FAST = analysis.Settings(worlds=40, stages=((20, 8.0),))
 

@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from engine.arena import main as arena_main
-from engine.arena import play_match, rules_for, run_matches, summarize, wilson
-from engine.botbench import main as bench_main
-from engine.roundrobin import DEFAULT_OUT, bradley_terry_elo, read_elo, round_robin
-from engine.roundrobin import main as rr_main
+from engine.tools.arena import main as arena_main
+from engine.tools.arena import play_match, rules_for, run_matches, summarize, wilson
+from engine.tools.botbench import main as bench_main
+from engine.tools.roundrobin import bradley_terry_elo, round_robin
+from engine.tools.roundrobin import main as rr_main
 
 
 def test_wilson_interval_known_values() -> None:
@@ -79,7 +79,8 @@ def test_match_record_is_consistent() -> None:
         (rr_main, ["--out", "{tmp}/no/"], "is a folder"),
         (rr_main, ["--out", ""], "argument --out: empty path"),
         (rr_main, ["--out", "/proc/elo.json"], "argument --out: cannot write '/proc/elo.json'"),
-        (rr_main, ["--levels", "2", "4"], "argument --levels: must include 3"),
+        (rr_main, ["--levels", "2", "4", "--out", "-"], "argument --levels: must include 3"),
+        (rr_main, ["--matches", "1"], "the following arguments are required: --out"),
         (arena_main, ["--a", "\u00b2", "--b", "3"], "--a: a bot level is an integer 1..5, got '\u00b2'"),
         (arena_main, ["--a", "3", "--b", "2", "--matches", "9" * 23], "count is an integer 1..1000000"),
         (arena_main, ["--a", "3", "--b", "2", "--workers", "99999999"], "a worker count is an integer 1..64"),
@@ -128,19 +129,9 @@ def test_round_robin_is_reproducible() -> None:
         round_robin([1, 2], 2, "classic", 30, seed=3, progress=False)
 
 
-def test_read_elo_gives_whole_points_and_tolerates_a_missing_or_bad_file(tmp_path: Path) -> None:
-    shipped = json.loads(DEFAULT_OUT.read_text(encoding="utf-8"))
-    assert read_elo() == {int(k): round(v) for k, v in shipped["elo"].items()}
-    assert read_elo()[3] == 1500 and sorted(read_elo()) == [1, 2, 3, 4, 5]
-    assert read_elo(tmp_path / "missing.json") == {}
-    for text in ("not json", "[1, 2]", '{"elo": {"x": 1}}', '{"elo": 3}'):
-        (tmp_path / "bad.json").write_text(text, encoding="utf-8")
-        assert read_elo(tmp_path / "bad.json") == {}
-
-
 def test_twin_matches_deal_the_same_cards_to_swapped_seats(monkeypatch: pytest.MonkeyPatch) -> None:
     """Duplicate pairs: matches 2k and 2k + 1 deal the same decks, the first dealer swapped."""
-    import engine.arena as arena
+    import engine.tools.arena as arena
     from engine.deck import shuffled_deck
 
     decks: list[tuple[int, ...]] = []

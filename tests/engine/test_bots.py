@@ -19,8 +19,8 @@ from engine.bots.tracker import read_table, sample_opponent_hands
 from engine.cards import parse_card, parse_cards
 from engine.hand import HandState
 from engine.melds import deadwood_after_discards
-from engine.playout import choose_action
 from engine.rules import PRESETS, preset
+from engine.tools.playout import choose_action
 from engine.view import PlayerView
 from tests.engine.dealing import make_deck
 
@@ -213,7 +213,7 @@ def test_weaker_levels_knock_late(level: int) -> None:
 
 # ------------------------------------------------------------------ bots see only the view
 
-_FORBIDDEN = {"engine.hand", "engine.match", "engine.deck", "engine.playout", "engine.events"}
+_FORBIDDEN = {"engine.hand", "engine.match", "engine.deck", "engine.tools.playout", "engine.events"}
 
 
 def test_bot_modules_import_no_state() -> None:

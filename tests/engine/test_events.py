@@ -29,8 +29,8 @@ from engine.events import (
     to_json,
 )
 from engine.match import MatchState, replay
-from engine.playout import choose_action, random_playout
 from engine.rules import PRESETS, preset
+from engine.tools.playout import choose_action, random_playout
 
 CLASSIC = preset("classic")
 

@@ -10,8 +10,8 @@ from engine.deck import seeded_deck
 from engine.errors import IllegalActionError
 from engine.events import ActionEvent, DealEvent, HandEndEvent, MatchEndEvent, ResignEvent
 from engine.match import MatchState
-from engine.playout import random_playout
 from engine.rules import PRESETS, RuleSet, preset
+from engine.tools.playout import random_playout
 from tests.engine.dealing import make_deck
 
 GIN_READY = "Ac 2c 3c 4c 5d 6d 7d 8c 8h 8s"  # gin after drawing 3d and discarding it

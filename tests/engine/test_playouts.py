@@ -23,8 +23,8 @@ from engine.events import (
 )
 from engine.hand import HandState
 from engine.match import MatchState, replay
-from engine.playout import choose_action, random_hand, random_playout
 from engine.rules import PRESETS, RuleSet, preset
+from engine.tools.playout import choose_action, random_hand, random_playout
 
 
 def assert_52_distinct(hand: HandState) -> None:

@@ -17,7 +17,6 @@ from engine.cards import card_names
 from engine.deck import deck_commitment
 from engine.events import DealEvent, HandEndEvent, MatchEndEvent
 from engine.match import MatchState
-from engine.playout import random_playout
 from engine.replay_format import (
     FORMAT,
     VERSION,
@@ -30,6 +29,7 @@ from engine.replay_format import (
     verify_text,
 )
 from engine.rules import PRESETS, preset
+from engine.tools.playout import random_playout
 
 ROOT = Path(__file__).resolve().parents[2]
 PLAYERS = [{"name": "alice", "bot_level": None}, {"name": "Bot 3", "bot_level": 3}]
@@ -219,7 +219,7 @@ def cut_match(seed: int) -> MatchState:
 
     from engine.deck import shuffled_deck
     from engine.match import cut_for_deal
-    from engine.playout import choose_action
+    from engine.tools.playout import choose_action
 
     rng = random.Random(seed)
     rules = preset("two_deck")

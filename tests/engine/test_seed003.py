@@ -16,9 +16,9 @@ from engine.errors import EngineError, IllegalActionError, InvalidRuleSetError
 from engine.events import CutEvent, DealEvent, from_json, log_from_json, log_to_json, redact_for, to_json
 from engine.hand import HandState, Phase
 from engine.match import MatchState, cut_for_deal, replay
-from engine.playout import random_playout
 from engine.rules import PRESETS, RuleSet, preset
 from engine.scoring import score_knock
+from engine.tools.playout import random_playout
 
 TWO_DECK = preset("two_deck")
 

@@ -16,8 +16,8 @@ from engine.cards import ALL_CARDS, Card, card_name, parse_card, parse_cards
 from engine.deck import seeded_deck
 from engine.hand import HandState, Phase
 from engine.match import MatchState
-from engine.playout import choose_action
 from engine.rules import RuleSet, preset
+from engine.tools.playout import choose_action
 from engine.view import PlayerView
 from tests.engine.dealing import make_deck
 

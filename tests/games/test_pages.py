@@ -18,10 +18,10 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from engine.roundrobin import read_elo
 from engine.rules import PRESETS
 from games import conf, services
 from games.models import Match
+from ratings.bot_elo import calibrated_elo
 
 pytestmark = pytest.mark.django_db
 ROOT = Path(__file__).resolve().parents[2]
@@ -120,7 +120,7 @@ def test_new_match_page_lists_the_bot_levels_presets_and_targets(alice_client: C
     assert 'name="target" value="100" checked' in html and 'name="target" value="50"' in html
     assert 'data-testid="start-bot-match"' in html and 'data-testid="open-friend-table"' in html
     # each level shows its calibrated Elo from the bots' round robin (data/bot_elo.json)
-    for level, elo in read_elo().items():
+    for level, elo in calibrated_elo().items():
         assert re.search(rf'value="{level}".*?Elo {elo}</span>', html, re.S)
     fields = {"level": "9", "preset": "classic", "target": "100"}
     bad = alice_client.post(reverse("games:new_bot_match"), fields)

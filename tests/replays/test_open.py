@@ -19,9 +19,9 @@ from engine.actions import ActionKind
 from engine.deck import deck_commitment, shuffled_deck
 from engine.events import DealEvent
 from engine.match import MatchState
-from engine.playout import random_playout
 from engine.replay_format import hand_frames, record_from_events, verify
 from engine.rules import preset
+from engine.tools.playout import random_playout
 from replays import opened, selectors
 from tests.engine.test_replay_format import _Ticks
 

@@ -1,4 +1,4 @@
-"""``python -m engine.bench``: timings of the meld search, scoring and random playouts (issue 2).
+"""``python -m engine.tools.bench``: timings of the meld search, scoring and random playouts (issue 2).
 
 Each least-deadwood call is timed alone with ``time.perf_counter_ns`` on a fresh, distinct hand (the
 search keeps no cache between hands, so every call is cold), and the median and 90th percentile are
@@ -11,7 +11,7 @@ printed in microseconds; the timer's own cost (about 0.05-0.1 us, printed) is in
   ``ends`` (A 2 3 and J Q K of several suits), ``block`` (3-4 ranks x 3-4 suits), ``three_sets``
   (three ranks with 3+ cards, each near runs: the most set combinations);
 - ``score_knock``: a whole knock scored (knocker arrangement choice and the defender's layoffs);
-- playouts: whole matches of random legal play (:func:`engine.playout.random_playout`), hands/second.
+- playouts: whole matches of random legal play (:func:`engine.tools.playout.random_playout`), hands/second.
 
 Options: ``--hands N`` (distinct hands per class, default 20000), ``--seconds S`` (playout time,
 default 5), ``--seed``.
@@ -29,6 +29,7 @@ from engine.cards import CardMask
 from engine.melds import deadwood_after_discards_of_mask, deadwood_of_mask
 from engine.rules import PRESETS
 from engine.scoring import score_knock
+from engine.tools.playout import random_playout
 
 Generator = Callable[[random.Random], list[int]]
 
@@ -159,10 +160,6 @@ def bench_score(rng: random.Random, count: int) -> list[float]:
 
 def bench_playouts(seconds: float, seed: int) -> str:
     """Random-legal playout hands per second over every preset (one core)."""
-    try:
-        from engine.playout import random_playout
-    except ImportError:  # pragma: no cover - the playout module belongs to the state machines
-        return "playouts: engine.playout.random_playout not available"
     hands = 0
     matches = 0
     start = time.perf_counter()
@@ -180,7 +177,7 @@ def bench_playouts(seconds: float, seed: int) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     """Print the benchmark table (see the module docstring)."""
-    parser = argparse.ArgumentParser(prog="python -m engine.bench")
+    parser = argparse.ArgumentParser(prog="python -m engine.tools.bench")
     parser.add_argument("--hands", type=int, default=20000, help="distinct hands per class")
     parser.add_argument("--seconds", type=float, default=5.0, help="time spent on playouts")
     parser.add_argument("--seed", type=int, default=1)

@@ -1,6 +1,6 @@
 """Decision-time benchmark of a bot level (issue 4: level 5 median <= 50 ms, max <= 1 s on one core).
 
-``python -m engine.botbench --level 5 --against 3 --matches 10 --seed 1`` plays matches with the
+``python -m engine.tools.botbench --level 5 --against 3 --matches 10 --seed 1`` plays matches with the
 arena's seeding and times every ``choose`` call of the measured level (``time.perf_counter``, one
 process), printing the count, median, 90th and 99th percentiles and maximum in milliseconds, overall
 and by decision kind (offer, draw, discard). ``--json`` prints one JSON object.
@@ -17,9 +17,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from engine.actions import Action
-from engine.arena import add_match_args, level_arg, match_seed, play_bots, rules_for
 from engine.bots.base import Bot, make_bot
 from engine.bots.common import options
+from engine.tools.arena import add_match_args, level_arg, match_seed, play_bots, rules_for
 from engine.view import PlayerView
 
 
@@ -66,7 +66,7 @@ def _stats(values: Sequence[float]) -> dict[str, float]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmark command line; returns the exit status."""
-    p = argparse.ArgumentParser(prog="python -m engine.botbench", description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(prog="python -m engine.tools.botbench", description=__doc__.split("\n")[0])
     p.add_argument("--level", type=level_arg, default=5, help="the level timed, 1..5 (default %(default)s)")
     p.add_argument("--against", type=level_arg, default=3, help="its opponent's level (default %(default)s)")
     add_match_args(p, matches=10, matches_help="matches to play", workers=False, target=False,

@@ -1,17 +1,19 @@
 """Round robin of the bot levels and their calibrated Elo (issue 4, "The arena").
 
-``python -m engine.roundrobin --matches 100 --seed 1 [--levels 1 2 3 4 5] [--workers N]
-[--out data/bot_elo.json]`` plays every pair of levels ``--matches`` times with the arena
-(:func:`engine.arena.run_matches`, alternating the first dealer), fits a Bradley-Terry model to the
-match results by maximum likelihood, expresses it on the Elo scale (a 400-point gap = 10:1 odds) with
-level 3 anchored at 1500, prints the table and writes it to ``--out`` for the rating system.
+``python -m engine.tools.roundrobin --matches 100 --seed 1 [--levels 1 2 3 4 5] [--workers N]
+--out data/bot_elo.json`` plays every pair of levels ``--matches`` times with the arena
+(:func:`engine.tools.arena.run_matches`, alternating the first dealer), fits a Bradley-Terry model to
+the match results by maximum likelihood, expresses it on the Elo scale (a 400-point gap = 10:1 odds)
+with level 3 anchored at 1500, prints the table and writes it to ``--out`` (``-``: nowhere). The
+caller names the file: ``data/bot_elo.json`` is the one the site reads (``ratings.bot_elo``, once per
+process).
 
 File format (``data/bot_elo.json``)::
 
     {"anchor": {"level": 3, "elo": 1500}, "elo": {"1": 1120, ..., "5": 1650},
      "rules": "classic", "target": 100, "matches_per_pair": 100, "seed": 1,
      "pairs": [{"a": 1, "b": 2, "matches": 100, "a_wins": 12, "match_win_rate": 0.12}, ...],
-     "command": "python -m engine.roundrobin ..."}
+     "command": "python -m engine.tools.roundrobin ..."}
 """
 
 from __future__ import annotations
@@ -26,22 +28,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from engine.arena import add_match_args, level_arg, rules_for, run_matches
+from engine.tools.arena import add_match_args, level_arg, rules_for, run_matches
 
 ANCHOR_LEVEL = 3
 ANCHOR_ELO = 1500.0
-DEFAULT_OUT = Path(__file__).resolve().parent.parent / "data" / "bot_elo.json"
-
-
-def read_elo(path: Path = DEFAULT_OUT) -> dict[int, int]:
-    """Level -> calibrated Elo (rounded to whole points) from a file written by this command
-    (default ``data/bot_elo.json``); ``{}`` when the file is missing or not in this format, so a
-    caller can show the levels without ratings."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        return {int(level): round(float(elo)) for level, elo in data["elo"].items()}
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return {}
 
 
 def bradley_terry_elo(
@@ -163,14 +153,14 @@ def _checked_out(p: argparse.ArgumentParser, text: str) -> Path:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the round robin command line; returns the exit status."""
-    p = argparse.ArgumentParser(prog="python -m engine.roundrobin", description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(prog="python -m engine.tools.roundrobin", description=__doc__.split("\n")[0])
     p.add_argument("--levels", type=level_arg, nargs="+", default=[1, 2, 3, 4, 5],
                    help="bot levels to pair (1..5, including 3, the anchor)")
     add_match_args(p, matches=100, matches_help="matches per pair",
                    seed_help="seed of the first pair, pair k uses seed + k")
-    p.add_argument("--out", default=str(DEFAULT_OUT),
-                   help="JSON file to write, - for none; the default is the file the level picker and the "
-                        "rating system read, so a trial run should pass another path or -")
+    p.add_argument("--out", required=True,
+                   help="JSON file to write, - for none; data/bot_elo.json is the file the level picker and "
+                        "the rating system read, so a trial run passes another path or -")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     args = p.parse_args(argv)
     if ANCHOR_LEVEL not in args.levels:
@@ -182,7 +172,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    data["command"] = "python -m engine.roundrobin " + " ".join(
+    data["command"] = "python -m engine.tools.roundrobin " + " ".join(
         sys.argv[1:] if argv is None else list(argv))
     print(format_table(data))
     if out is not None:

@@ -1,4 +1,4 @@
-"""Bot-vs-bot arena (issue 4, "The arena"): ``python -m engine.arena --a 5 --b 3 --matches 400``.
+"""Bot-vs-bot arena (issue 4, "The arena"): ``python -m engine.tools.arena --a 5 --b 3 --matches 400``.
 
 Plays ``--matches`` matches to ``--target`` between bot levels A and B under a rule preset, A always in
 seat 0 and the first dealer alternating (A deals first in even-numbered matches), and prints A's match
@@ -80,7 +80,7 @@ def play_bots(bots: tuple[Bot, Bot], rules: RuleSet, rng: random.Random, a_deals
               max_hands: int = 500) -> MatchRecord:
     """Play one match between ``bots`` (A in seat 0, B in seat 1), each hand's deck shuffled by ``rng``.
 
-    The loop behind :func:`play_match`, also used by ``engine.botbench`` to time a wrapped bot.
+    The loop behind :func:`play_match`, also used by ``engine.tools.botbench`` to time a wrapped bot.
     """
     match = MatchState(rules, 0 if a_deals_first else 1)
     hands: list[HandRecord] = []
@@ -202,7 +202,7 @@ def run_matches(level_a: int, level_b: int, rules: RuleSet, matches: int, seed: 
     jobs = [(level_a, level_b, rules, seed, i) for i in range(matches)]
     bar = None
     if progress:
-        from tqdm import tqdm  # type: ignore[import-untyped]
+        from tqdm import tqdm  # type: ignore[import-untyped, unused-ignore]  # types-tqdm may be absent
 
         bar = tqdm(total=matches, desc=desc or f"{level_a} vs {level_b}", file=sys.stderr, unit="match")
     out: list[MatchRecord] = []
@@ -291,7 +291,7 @@ def add_match_args(p: argparse.ArgumentParser, *, matches: int, matches_help: st
 
 def build_parser() -> argparse.ArgumentParser:
     """The arena's command-line parser."""
-    p = argparse.ArgumentParser(prog="python -m engine.arena", description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(prog="python -m engine.tools.arena", description=__doc__.split("\n")[0])
     p.add_argument("--a", type=level_arg, required=True, help="level of bot A (1..5), seat 0")
     p.add_argument("--b", type=level_arg, required=True, help="level of bot B (1..5), seat 1")
     add_match_args(p, matches=400, matches_help="matches to play (duplicate pairs)",

@@ -1,7 +1,7 @@
 """Seeded random playouts: whole matches or single hands played by random legal actions.
 
 Used by the property tests (every preset: never raise, always end, replay identically) and by
-``engine.bench`` (playout hands per second). Everything is reproducible from ``seed``: the decks come
+``engine.tools.bench`` (playout hands per second). Everything is reproducible from ``seed``: the decks come
 from ``engine.deck.shuffled_deck(random.Random(seed))`` and so do the choices.
 
 Uniformly random play almost never gets its deadwood down to a knock, so a match to 100 would be
