@@ -14,7 +14,7 @@ import { fetchRating, renderRatingLine } from "./rating_view.js";
 import { renderRematch } from "./rematch_view.js";
 import { renderHandResult, renderMatchEnd } from "./result_view.js";
 import { renderSide, updateTimer } from "./side_view.js";
-import { MatchSocket } from "./socket.js";
+import { ReconnectingSocket } from "../../web/socket.js";
 import { Sounds, soundFor } from "./sound.js";
 import { errorText, isOver } from "./text.js";
 
@@ -591,7 +591,7 @@ document.addEventListener("keydown", (event) => {
   else if (key === "g") act("knock");
 });
 
-const socket = new MatchSocket(root.dataset.wsPath, {
+const socket = new ReconnectingSocket(root.dataset.wsPath, {
   onMessage,
   onStatus(status, arg) {
     ui.conn = status;
