@@ -9,7 +9,7 @@ bug of ours, and the reader can do one thing about it: try again shortly. So:
   closed with **4503** (the site's application codes mirror HTTP: 4401, 4403, 4404, 4409, 4429; 503 is
   "Service Unavailable"; RFC 6455's own "try again later", 1013, cannot be sent: Daphne's autobahn lets an
   application close only with 1000 or 3000-4999, and answers anything else with 1011), which the pages'
-  socket (``games/static/games/js/socket.js``) treats like any non-fatal close: reconnect with backoff.
+  socket (``web/static/web/socket.js``) treats like any non-fatal close: reconnect with backoff.
   Before, the session and user lookup of Channels' ``AuthMiddlewareStack`` raised before any consumer ran
   and Daphne refused the handshake with HTTP 500, and a consumer's ``connect`` that failed on the
   database dropped the socket. Two places, one answer: :class:`SocketUnavailable` wraps the socket stack

@@ -1,11 +1,13 @@
 // Site-wide "Your round k match is ready" banner (docs/tournaments.md "Live pages").
-// A small WebSocket (/ws/tournaments/me/) pushes a notice when one of the user's rounds starts; the
-// banner's text and link come from /tournaments/banner.json, fetched at load, on each notice, and when
-// the tab comes back into view (a notice missed while the socket was down is not lost).
-(function () {
-  "use strict";
-  const box = document.getElementById("tournament-banner");
-  if (!box) return;
+// A small WebSocket (/ws/tournaments/me/, the site's reconnecting socket: 1 s doubling to 30 s, without
+// jitter, restarted on open; final on 4401, no session) pushes a notice when one of the user's rounds
+// starts; the banner's text and link come from /tournaments/banner.json, fetched at load, on each
+// (re)open and notice, and when the tab comes back into view (a notice missed while the socket was
+// down is not lost).
+import { ReconnectingSocket } from "../web/socket.js";
+
+const box = document.getElementById("tournament-banner");
+if (box) {
   const link = box.querySelector("a");
   async function refresh() {
     try {
@@ -19,19 +21,11 @@
       box.hidden = false;
     } catch (err) { /* offline: the next notice or focus retries */ }
   }
-  let delay = 1000;
-  function connect() {
-    const scheme = window.location.protocol === "https:" ? "wss://" : "ws://";
-    const socket = new WebSocket(scheme + window.location.host + "/ws/tournaments/me/");
-    socket.onopen = function () { delay = 1000; refresh(); };
-    socket.onmessage = refresh;
-    socket.onclose = function (event) {
-      if (event.code === 4401) return;
-      setTimeout(connect, delay);
-      delay = Math.min(delay * 2, 30000);
-    };
-  }
+  const socket = new ReconnectingSocket("/ws/tournaments/me/", {
+    onMessage: refresh,
+    onStatus(status) { if (status === "open") refresh(); },
+  }, { minDelay: 1000, maxDelay: 30000, jitter: 0, fatalCodes: [4401], resetOn: "open" });
   document.addEventListener("visibilitychange", function () { if (!document.hidden) refresh(); });
   refresh();
-  connect();
-})();
+  socket.connect();
+}

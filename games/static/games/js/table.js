@@ -2,6 +2,7 @@
 // (docs/protocol.md), sends the player's actions and re-renders. Rules are never computed here: legal
 // actions, melds and deadwood numbers all come from the server, and nothing is applied until the
 // server's next `state` says so. Views: felt_view.js, hand_view.js, side_view.js, result_view.js.
+import { ReconnectingSocket } from "../../web/socket.js";
 import { cardText } from "./cards.js";
 import { QuickChat } from "./chat_view.js";
 import { $, fitOverlay, setText, show, store, stored } from "./dom.js";
@@ -14,7 +15,6 @@ import { fetchRating, renderRatingLine } from "./rating_view.js";
 import { renderRematch } from "./rematch_view.js";
 import { renderHandResult, renderMatchEnd } from "./result_view.js";
 import { renderSide, updateTimer } from "./side_view.js";
-import { MatchSocket } from "./socket.js";
 import { Sounds, soundFor } from "./sound.js";
 import { errorText, isOver } from "./text.js";
 
@@ -591,7 +591,7 @@ document.addEventListener("keydown", (event) => {
   else if (key === "g") act("knock");
 });
 
-const socket = new MatchSocket(root.dataset.wsPath, {
+const socket = new ReconnectingSocket(root.dataset.wsPath, {
   onMessage,
   onStatus(status, arg) {
     ui.conn = status;

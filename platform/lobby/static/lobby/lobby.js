@@ -1,7 +1,7 @@
 // The lobby's live list of open challenges (docs/protocol.md "Lobby socket"): /ws/lobby/ sends the
 // whole list as this player sees it ("seeks") on connect and after each change; Accept and Cancel go
 // over the socket when it is open (the forms post without it); "go" opens the new table.
-import { MatchSocket } from "../games/js/socket.js";
+import { ReconnectingSocket } from "../web/socket.js";
 
 const table = document.getElementById("seeks");
 const body = table.querySelector("tbody");
@@ -91,7 +91,7 @@ function render(seeks) {
   }
 }
 
-const socket = new MatchSocket(table.dataset.ws, {
+const socket = new ReconnectingSocket(table.dataset.ws, {
   onMessage(msg) {
     if (msg.type === "seeks") {
       render(msg.seeks);

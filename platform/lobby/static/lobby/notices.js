@@ -2,7 +2,7 @@
 // open challenges ("notices") on connect, then each new one ("challenge"), its end ("challenge_closed")
 // and "go" when a match of theirs starts. A received challenge shows Accept / Decline and a countdown
 // (from the server's seconds_left); the challenger sees "waiting" and then the answer.
-import { MatchSocket } from "../games/js/socket.js";
+import { ReconnectingSocket } from "../web/socket.js";
 
 const box = document.getElementById("notices");
 const strings = JSON.parse(box.dataset.strings);
@@ -81,7 +81,7 @@ function show(c, received) {
   items.set(c.id, { el, timer: setInterval(tick, 1000) });
 }
 
-socket = new MatchSocket("/ws/notices/", {
+socket = new ReconnectingSocket("/ws/notices/", {
   onMessage(msg) {
     if (msg.type === "notices") {
       box.dataset.live = "1"; // connected: notices arrive live from here on (tests wait for it)

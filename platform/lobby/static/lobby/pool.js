@@ -1,7 +1,7 @@
 // The waiting screen of a quick-pairing pool: one socket to /ws/pool/<slug>/ (?bot=1 with the house-bot
-// checkbox), reopened with backoff by MatchSocket while the wait goes on (a reconnect within the
+// checkbox), reopened with backoff by ReconnectingSocket while the wait goes on (a reconnect within the
 // server's LEAVE_AFTER keeps the wait). Frames: docs/protocol.md "Pool socket".
-import { MatchSocket } from "../games/js/socket.js";
+import { ReconnectingSocket } from "../web/socket.js";
 
 const root = document.getElementById("pool-wait");
 const $ = (id) => root.querySelector(`[data-testid="${id}"]`);
@@ -78,7 +78,7 @@ function open() {
   }
   // Each socket's handlers speak only while it is the current one (the one replaced by a change of
   // the checkbox closes later, and must not end the wait on the page).
-  const mine = new MatchSocket(`/ws/pool/${root.dataset.slug}/${bot.checked ? "?bot=1" : ""}`, {
+  const mine = new ReconnectingSocket(`/ws/pool/${root.dataset.slug}/${bot.checked ? "?bot=1" : ""}`, {
     onMessage: (msg) => { if (socket === mine) onMessage(msg); },
     onStatus: (state, code) => { if (socket === mine) onStatus(state, code); },
   });

@@ -4,7 +4,7 @@
 // plural form of the page language (the template's .i18n-strings hold both forms).
 import { tn } from "../games/js/i18n.js";
 import { playerName } from "../games/js/text.js";
-import { MatchSocket } from "../games/js/socket.js";
+import { ReconnectingSocket } from "../web/socket.js";
 
 const root = document.getElementById("home-live");
 
@@ -62,7 +62,7 @@ function apply(msg) {
 }
 
 if (root) {
-  const socket = new MatchSocket(root.dataset.ws, {
+  const socket = new ReconnectingSocket(root.dataset.ws, {
     onMessage: apply,
     onStatus: (status) => { root.dataset.socket = status; },
   });

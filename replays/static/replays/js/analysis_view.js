@@ -6,7 +6,7 @@
 import { cardText } from "../../games/js/cards.js";
 import { $, el, setText, show } from "../../games/js/dom.js";
 import { t } from "../../games/js/i18n.js";
-import { MatchSocket } from "../../games/js/socket.js";
+import { ReconnectingSocket } from "../../web/socket.js";
 
 const MARK_CLASS = { "?!": "inaccuracy", "?": "mistake", "??": "blunder" };
 
@@ -94,7 +94,7 @@ export class AnalysisView {
     if (this.socket) return Promise.resolve();
     return new Promise((resolve) => {
       let first = true;
-      this.socket = new MatchSocket(this.root.dataset.wsPath, {
+      this.socket = new ReconnectingSocket(this.root.dataset.wsPath, {
         onMessage: (msg) => {
           if (msg.type === "analysis") this.update(msg);
           else if (msg.type === "error") this.refused(msg.message);

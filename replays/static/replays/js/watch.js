@@ -7,7 +7,7 @@ import { $, badge, el, setText, show } from "../../games/js/dom.js";
 import { renderPiles } from "../../games/js/felt_view.js";
 import { has, t, tn } from "../../games/js/i18n.js";
 import { renderHandResult } from "../../games/js/result_view.js";
-import { MatchSocket } from "../../games/js/socket.js";
+import { ReconnectingSocket } from "../../web/socket.js";
 import { actionText, headline, playerName } from "../../games/js/text.js";
 
 const root = $("watch-app");
@@ -83,7 +83,7 @@ function render() {
   renderReveal();
 }
 
-const socket = new MatchSocket(root.dataset.wsPath, {
+const socket = new ReconnectingSocket(root.dataset.wsPath, {
   onMessage(msg) {
     if (msg.type === "watch") {
       ui.refused = null;
