@@ -11,6 +11,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from tournaments import selectors, services
+from tournaments.errors import TournamentError
 from tournaments.models import Tournament, TournamentStatus
 
 ERRORS = {
@@ -100,7 +101,7 @@ def _back(request: HttpRequest, tournament_id: int) -> HttpResponse:
 def tournament_join(request: HttpRequest, tournament_id: int) -> HttpResponse:
     try:
         services.tournament_join(tournament_id=tournament_id, user=request.user)
-    except services.TournamentError as exc:
+    except TournamentError as exc:
         known = ERRORS.get(exc.code)
         if exc.code == "overlap" and exc.other is not None:
             messages.error(request, _(
@@ -123,7 +124,7 @@ def tournament_leave(request: HttpRequest, tournament_id: int) -> HttpResponse:
         return _back(request, tournament_id)
     try:
         left = services.tournament_leave(tournament_id=tournament_id, user=request.user)
-    except services.TournamentError as exc:
+    except TournamentError as exc:
         message = LEAVE_ERRORS.get(exc.code) or ERRORS.get(exc.code)
         messages.error(request, message() if message else exc.message)
         if exc.code == "no_such_tournament":
