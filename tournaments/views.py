@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.contrib import messages
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -13,6 +13,7 @@ from django.views.decorators.http import require_GET, require_POST
 from tournaments import selectors, services
 from tournaments.errors import TournamentError
 from tournaments.models import Tournament, TournamentStatus
+from web.errors import NotFound
 
 ERRORS = {
     "not_authenticated": lambda: _("Log in or sign up to join a tournament."),
@@ -44,7 +45,7 @@ def tournament_list(request: HttpRequest) -> HttpResponse:
 def _get(tournament_id: int) -> Tournament:
     tournament = Tournament.objects.filter(pk=tournament_id).first()
     if tournament is None:
-        raise Http404("no such tournament")
+        raise NotFound()  # the 404 page's own sentence
     return tournament
 
 

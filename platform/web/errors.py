@@ -10,8 +10,8 @@ refusal means the same thing on a page and on a socket.
 A view that raises plain ``Http404`` gets the generic 404 page in production: its message may be
 internal (Django's "No Match matches the given query.", the resolver's "Tried these URL patterns"),
 so it is never shown. A view that raises :class:`NotFound` with a translated sentence gets that
-sentence on the 404 page (``web.views.page_not_found``, ``handler404``); with DEBUG on, Django's debug
-page shows it as before.
+sentence on the site's refusal page (``web.views.page_not_found``, ``handler404``, ``web.refusals``);
+with DEBUG on, Django's debug page shows it as before.
 """
 
 from __future__ import annotations
@@ -36,5 +36,6 @@ class ApplicationError(Exception):
 
 
 class NotFound(Http404):
-    """404 with a reason for the reader (already translated, e.g. ``_("No such player.")``): shown on
-    the site's 404 page under its heading."""
+    """A view's 404, on the site's refusal page (``web.refusals``), with its reason for the reader
+    (already translated, e.g. ``_("No such player.")``), or without one (``NotFound()``: the 404 page's
+    own sentence, nothing told about what was asked for)."""
