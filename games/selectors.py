@@ -20,7 +20,7 @@ from engine.events import HandEndEvent
 from engine.hand import HandState
 from engine.melds import best_arrangement, deadwood_after_discards
 from engine.phase import Phase
-from games import conf
+from games import conf, payloads
 from games.live import DealRow, LiveMatch, engine_event, load
 from games.models import Match, MatchEvent, MatchStatus
 
@@ -32,15 +32,6 @@ def _iso(value: datetime | None) -> str | None:
     if value is None:
         return None
     return value.isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def _player(user: User | None, seat: int) -> dict[str, Any] | None:
-    if user is None:
-        return None
-    return {
-        "seat": seat, "name": user.public_name, "is_bot": user.is_bot, "is_guest": user.is_guest,
-        "bot_level": user.bot_level,
-    }
 
 
 def match_get(*, match_id: int) -> Match | None:
@@ -127,7 +118,7 @@ def match_state_payload(
             "rules": match.rules,
             "target": match.rules.get("target"),
             "you": seat,
-            "players": [_player(match.player0, 0), _player(match.player1, 1)],
+            "players": [payloads.player(match.player0, 0), payloads.player(match.player1, 1)],
             "scores": list(match.scores or [0, 0]),
             "hands_won": hands_won,
             "hand_number": hand_number,
@@ -257,16 +248,6 @@ def _limit_card(live: LiveMatch) -> str | None:
     return None if hand is None or hand.limit_card is None else card_name(hand.limit_card)
 
 
-def _arrangement(cards: Any) -> dict[str, Any]:
-    """Best arrangement (least deadwood) of a revealed hand: ``{"melds", "deadwood_cards", "deadwood"}``."""
-    arrangement = best_arrangement(list(cards))
-    return {
-        "melds": [m.names() for m in arrangement.melds],
-        "deadwood_cards": card_names(arrangement.unmatched),
-        "deadwood": arrangement.deadwood,
-    }
-
-
 def _scores_after_previous(live: LiveMatch) -> list[int]:
     """Scores right after the previous hand: the current hand has not scored yet."""
     return list(live.state.scores)
@@ -276,19 +257,11 @@ def _reveal(
     hand: HandState, deal_row: DealRow | None, scores: Any, match: Match,
     deal_after: DealRow | None = None,
 ) -> dict[str, Any]:
-    """Full reveal of an ended hand, or of the last hand of a finished match (both hands, result or
-    None after a resignation mid-hand, deck, salt)."""
+    """``games.payloads.reveal`` of an ended hand, or of the last hand of a finished match, and when it
+    ended (``ended_at``: the next deal, else the match's end) and the hand pause's end (``show_until``)."""
     ended_at = deal_after.created_at if deal_after is not None else (match.finished_at or match.updated_at)
     return {
-        "number": None if deal_row is None else deal_row.hand,
-        "dealer": hand.dealer,
-        "result": None if hand.result is None else hand.result.to_dict(),
-        "final_hands": [card_names(sort_by_rank(list(h))) for h in hand.hands],
-        "arrangements": [_arrangement(h) for h in hand.hands],
-        "scores_after": list(scores),
-        "deck": card_names(hand.deck),
-        "salt": None if deal_row is None else deal_row.salt,
-        "commitment": None if deal_row is None else deal_row.commitment,
+        **payloads.reveal(hand, deal_row, scores),
         "ended_at": _iso(ended_at),
         "show_until": _iso(ended_at + timedelta(seconds=conf.hand_pause_seconds()) if ended_at else None),
     }

@@ -12,7 +12,7 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import get_language, gettext_lazy
@@ -213,10 +213,10 @@ def hand_verify(request: HttpRequest, match_id: int, hand_number: int) -> JsonRe
     """Deck order, salt and commitment of an ENDED hand, with ``valid`` (404 while it is in play)."""
     match = selectors.match_get(match_id=match_id)
     if match is None or match.seat_of(request.user.pk) is None:
-        raise Http404("no such match")
+        raise NotFound()  # the generic 404: whether the match exists is not told
     reveal = selectors.hand_reveal(match=match, hand_number=hand_number)
     if reveal is None:
-        raise Http404("that hand is not over")
+        raise NotFound()  # a hand in play, or no such hand: its deck stays secret
     return JsonResponse(reveal)
 
 

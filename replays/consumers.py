@@ -39,8 +39,8 @@ from django.http import QueryDict
 from games import conf, ratelimit
 from games.selectors import match_get
 from push import send as push
-from push.groups import analysis_group, match_group
-from replays import analyses, analysis_driver, audience, selectors, shared_view, watch
+from push.groups import analysis_group, match_group, watch_group
+from replays import analyses, analysis_driver, audience, selectors, shared_view
 from web import frames, strict_json
 from web.log_context import bind_socket
 from web.socket_end import EndsCleanly, outage
@@ -213,7 +213,7 @@ async def _send_count_later(match_id: int, wake: asyncio.Event) -> None:
         await _in_thread(audience.clear_flag)(match_id=match_id)
         count = await _in_thread(audience.count)(match_id=match_id)
         message = {"type": "spectators.update", "count": count}
-        await push.send([(match_group(match_id), message), (watch.watch_group(match_id), message)])
+        await push.send([(match_group(match_id), message), (watch_group(match_id), message)])
     except Exception as exc:
         if not outage(exc):
             raise
@@ -258,7 +258,7 @@ class WatchConsumer(_ReadOnlySocket):
             return
         self.seat = seat
         self.spawn(self._keep_seat())
-        await self.channel_layer.group_add(watch.watch_group(self.match_id), self.channel_name)
+        await self.channel_layer.group_add(watch_group(self.match_id), self.channel_name)
         joined = time.monotonic()  # in the group: a move committed after a read from now on comes as a notice
         await self._seats_changed()
         await self._send_view(since=joined)
@@ -299,7 +299,7 @@ class WatchConsumer(_ReadOnlySocket):
         if seat is None:
             return
         await self.step("group discard",
-                        self.channel_layer.group_discard(watch.watch_group(self.match_id), self.channel_name))
+                        self.channel_layer.group_discard(watch_group(self.match_id), self.channel_name))
         await self.step("seat release", _in_thread(audience.release)(seat))
         await self.step("spectator count", self._seats_changed())
 

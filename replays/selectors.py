@@ -41,21 +41,17 @@ from engine.rules import RuleSet
 from games.live import ENGINE_TYPES, cache_get, engine_event, rebuild
 from games.models import Match, MatchEvent, MatchStatus, ResultReason
 from replays.models import ReplayAccess
+from web.errors import ApplicationError
 
 CACHE_VERSION = 3
 """Bump when the viewer's data changes shape (old cache entries are then never read)."""
 CACHE_SECONDS = 7 * 24 * 3600
 
 
-class ReplayRefused(Exception):
+class ReplayRefused(ApplicationError):
     """No replay for this request: ``code`` ``no_such_match`` (404: no such match, or one the requester
     may not see), ``not_finished`` (409: a live match's replay opens when it ends), ``private`` (403: a
     private match's player asking to watch it live)."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 class ReplayFailed(Exception):

@@ -41,6 +41,7 @@ from games.forms import bot_level_choices
 from games.models import Match, MatchStatus
 from games.selectors import match_get
 from replays import analyses, analysis_limits, live_list, opened, selectors, services, watch
+from web.refusals import Link, refusal_page
 
 log = logging.getLogger(__name__)
 
@@ -58,18 +59,30 @@ def _refusal_text(code: str) -> str:
     }[code]
 
 
+def _page(request: HttpRequest, *, status: int, code: str, message: str, detail: str | None = None,
+          watch_url: str | None = None, heading: str | None = None) -> HttpResponse:
+    """A replay refusal on the site's refusal page (``web.refusals``), headed "Replay", with the ways on
+    of every replay refusal (my matches, open a replay file) and, for a match in play, "Watch it live"."""
+    return refusal_page(
+        request, status=status, heading=heading or _("Replay"), message=message, code=code, detail=detail,
+        action=Link(watch_url, _("Watch it live")) if watch_url else None,
+        links=[Link(reverse("games:my_matches"), _("My matches")),
+               Link(reverse("replays:open"), _("Open a replay file"))],
+    )
+
+
 def _refused(request: HttpRequest, exc: selectors.ReplayRefused, match_id: int | None = None) -> HttpResponse:
-    context = {"message": _refusal_text(exc.code), "code": exc.code, "match_id": match_id}
+    watch_url = None
     if exc.code == "not_finished" and match_id is not None:
-        context["watch_url"] = reverse("replays:watch", args=[match_id])
-    return render(request, "replays/refused.html", context, status=_STATUS[exc.code])
+        watch_url = reverse("replays:watch", args=[match_id])
+    return _page(request, status=_STATUS[exc.code], code=exc.code, message=_refusal_text(exc.code),
+                 watch_url=watch_url)
 
 
-def _failed(request: HttpRequest, exc: selectors.ReplayFailed, match_id: int) -> HttpResponse:
-    return render(request, "replays/refused.html", {
-        "message": _("This match's record failed verification at event %(n)s.") % {"n": exc.event},
-        "detail": exc.reason, "code": "failed_verification", "event": exc.event, "match_id": match_id,
-    }, status=422)
+def _failed(request: HttpRequest, exc: selectors.ReplayFailed) -> HttpResponse:
+    return _page(request, status=422, code="failed_verification", heading=_("Replay failed verification"),
+                 message=_("This match's record failed verification at event %(n)s.") % {"n": exc.event},
+                 detail=exc.reason)
 
 
 def _start(request: HttpRequest, steps: list[int]) -> tuple[dict[str, int], str | None]:
@@ -128,11 +141,10 @@ def replay_page(request: HttpRequest, match_id: int) -> HttpResponse:
 
 
 def _replay_page(request: HttpRequest, match: Match) -> HttpResponse:
-    match_id = match.pk
     try:
         data = selectors.replay_build(match=match)
     except selectors.ReplayFailed as exc:
-        return _failed(request, exc, match_id)
+        return _failed(request, exc)
     seated = request.user.is_authenticated and match.seat_of(request.user.pk) is not None
     by_rule = selectors.public_by_rule(match)
     access = services.replay_access_ensure(match=match) if seated else selectors.access_get(match)
@@ -248,9 +260,7 @@ def _analysis_refused(request: HttpRequest, refusal: analysis_limits.Refusal, ma
         response = render(request, "accounts/throttled.html",
                           {"heading": _("Slow down"), "detail": refusal.message, "retry": ""}, status=429)
     else:
-        response = render(request, "replays/refused.html",
-                          {"message": refusal.message, "code": refusal.code, "match_id": match_id},
-                          status=refusal.status)
+        response = _page(request, status=refusal.status, code=refusal.code, message=refusal.message)
     if refusal.retry_after is not None:
         response["Retry-After"] = str(refusal.retry_after)
     if refusal.status >= 500:
@@ -364,18 +374,15 @@ def replay_visibility(request: HttpRequest, match_id: int) -> HttpResponse:
         return _refused(request, selectors.ReplayRefused("no_such_match", ""), match_id)
     public = request.POST.get("public")
     if public not in ("0", "1"):
-        return render(request, "replays/refused.html", {
-            "message": _("Choose public or private."), "code": "bad_field", "match_id": match_id}, status=400)
+        return _page(request, status=400, code="bad_field", message=_("Choose public or private."))
     if selectors.public_by_rule(match):
-        return render(request, "replays/refused.html", {
-            "message": _("Rated, tournament and members' bot matches are always public."),
-            "code": "public_by_rule", "match_id": match_id}, status=409)
+        return _page(request, status=409, code="public_by_rule",
+                     message=_("Rated, tournament and members' bot matches are always public."))
     try:
         services.replay_set_public(match=match, user=request.user, public=public == "1")
     except services.ReplayPermissionError:
-        return render(request, "replays/refused.html", {
-            "message": _("Only the player who created this match can change who may watch it."),
-            "code": "not_owner", "match_id": match_id}, status=403)
+        return _page(request, status=403, code="not_owner",
+                     message=_("Only the player who created this match can change who may watch it."))
     messages.success(request, _("Anyone can now watch this match.") if public == "1"
                      else _("Only the players and people with its link can now watch this match."))
     return redirect("replays:replay" if match.status == MatchStatus.FINISHED else "games:table", match.pk)
@@ -389,9 +396,8 @@ def watch_page(request: HttpRequest, match_id: int) -> HttpResponse:
         selectors.check_can_watch(match=match, user=request.user, token=None, live=True)
     except selectors.ReplayRefused as exc:
         if exc.code == "private":
-            return render(request, "replays/refused.html", {
-                "message": _("This match is not public: only tournament, rated and public matches can be "
-                             "watched live."), "code": "private", "match_id": match_id}, status=403)
+            return _page(request, status=403, code="private", message=_(
+                "This match is not public: only tournament, rated and public matches can be watched live."))
         return _refused(request, exc, match_id)
     assert match is not None
     if match.status == MatchStatus.FINISHED:

@@ -13,47 +13,17 @@ from typing import Any
 
 from django.db.models import Q
 
-from engine.cards import card_names, sort_by_rank
-from engine.hand import HandState
-from engine.melds import best_arrangement
 from engine.spectator import spectator_hand
-from games.live import load
+from games import payloads
+from games.live import DealRow, load
 from games.models import Match, MatchEvent, MatchStatus
-from push.groups import watch_group
 from replays import audience
 
-__all__ = ["spectators_count", "watch_group", "watch_payload"]
+__all__ = ["spectators_count", "watch_payload"]
 
 def spectators_count(*, match_id: int) -> int:
     """How many spectator sockets are open on the match (``replays.audience.count``)."""
     return audience.count(match_id=match_id)
-
-
-def _player(match: Match, seat: int) -> dict[str, Any] | None:
-    user = match.player0 if seat == 0 else match.player1
-    if user is None:
-        return None
-    return {"seat": seat, "name": user.public_name, "is_bot": user.is_bot, "is_guest": user.is_guest,
-            "bot_level": user.bot_level}
-
-
-def _reveal(hand: HandState, deal: MatchEvent | None, scores: Any) -> dict[str, Any]:
-    payload = deal.payload if deal is not None else {}
-    return {
-        "number": payload.get("hand"),
-        "dealer": hand.dealer,
-        "result": None if hand.result is None else hand.result.to_dict(),
-        "final_hands": [card_names(sort_by_rank(list(h))) for h in hand.hands],
-        "arrangements": [
-            {"melds": [m.names() for m in a.melds], "deadwood_cards": card_names(a.unmatched),
-             "deadwood": a.deadwood}
-            for a in (best_arrangement(list(h)) for h in hand.hands)
-        ],
-        "scores_after": list(scores),
-        "deck": card_names(hand.deck),
-        "salt": payload.get("salt"),
-        "commitment": payload.get("commitment"),
-    }
 
 
 def watch_payload(*, match: Match) -> dict[str, Any]:
@@ -69,7 +39,7 @@ def watch_payload(*, match: Match) -> dict[str, Any]:
         "match": {
             "id": match.pk, "status": match.status, "preset": match.preset,
             "target": match.rules.get("target"), "you": None,
-            "players": [_player(match, 0), _player(match, 1)],
+            "players": [payloads.player(match.player0, 0), payloads.player(match.player1, 1)],
             "scores": list(match.scores or [0, 0]),
             "hands_won": list(state.hands_won) if state is not None else [0, 0],
             "hand_number": state.hand_number if state is not None else 0,
@@ -81,14 +51,14 @@ def watch_payload(*, match: Match) -> dict[str, Any]:
     }
     if live is None or state is None or state.hand is None:
         return payload
-    deals = list(MatchEvent.objects.filter(Q(match_id=match.pk) & Q(type="deal") & Q(seq__lte=match.last_seq))
-                 .order_by("-seq")[:2])
+    deals = [DealRow.of(row) for row in MatchEvent.objects.filter(
+        Q(match_id=match.pk) & Q(type="deal") & Q(seq__lte=match.last_seq)).order_by("-seq")[:2]]
     current = state.hand
     if current.is_over or state.is_over:
-        payload["last_hand"] = _reveal(current, deals[0] if deals else None, state.scores)
+        payload["last_hand"] = payloads.reveal(current, deals[0] if deals else None, state.scores)
     else:
         if match.status == MatchStatus.ACTIVE:
             payload["hand"] = spectator_hand(current, number=state.hand_number)
         if live.previous_hand is not None and len(deals) > 1:
-            payload["last_hand"] = _reveal(live.previous_hand, deals[1], state.scores)
+            payload["last_hand"] = payloads.reveal(live.previous_hand, deals[1], state.scores)
     return payload

@@ -21,6 +21,7 @@ from accounts.services import house_bot_pool
 from config import fault_points
 from games.models import Match, MatchEvent, MatchStatus, ResultReason
 from tournaments import live, selectors, swiss
+from tournaments.errors import TournamentError
 from tournaments.models import (
     Frequency,
     Pairing,
@@ -46,17 +47,6 @@ pairing, whichever comes first (``games.services.match_create_seated(first_clock
 NO_SHOWS_TO_WITHDRAW = 2
 """Consecutive no-shows after which a player is withdrawn."""
 BOT_LEVELS_BY_ELO = (1, 2, 3, 4, 5)
-
-
-class TournamentError(Exception):
-    """A refused request; ``code`` names it (``not_open``, ``full``, ``started``, ...). Nothing changed.
-    ``other``: for ``overlap``, the tournament whose time it overlaps."""
-
-    def __init__(self, code: str, message: str, *, other: Tournament | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.other = other
 
 
 # --------------------------------------------------------------------------------------------- schedule

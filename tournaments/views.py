@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.contrib import messages
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -11,7 +11,9 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from tournaments import selectors, services
+from tournaments.errors import TournamentError
 from tournaments.models import Tournament, TournamentStatus
+from web.errors import NotFound
 
 ERRORS = {
     "not_authenticated": lambda: _("Log in or sign up to join a tournament."),
@@ -43,7 +45,7 @@ def tournament_list(request: HttpRequest) -> HttpResponse:
 def _get(tournament_id: int) -> Tournament:
     tournament = Tournament.objects.filter(pk=tournament_id).first()
     if tournament is None:
-        raise Http404("no such tournament")
+        raise NotFound()  # the 404 page's own sentence
     return tournament
 
 
@@ -100,7 +102,7 @@ def _back(request: HttpRequest, tournament_id: int) -> HttpResponse:
 def tournament_join(request: HttpRequest, tournament_id: int) -> HttpResponse:
     try:
         services.tournament_join(tournament_id=tournament_id, user=request.user)
-    except services.TournamentError as exc:
+    except TournamentError as exc:
         known = ERRORS.get(exc.code)
         if exc.code == "overlap" and exc.other is not None:
             messages.error(request, _(
@@ -123,7 +125,7 @@ def tournament_leave(request: HttpRequest, tournament_id: int) -> HttpResponse:
         return _back(request, tournament_id)
     try:
         left = services.tournament_leave(tournament_id=tournament_id, user=request.user)
-    except services.TournamentError as exc:
+    except TournamentError as exc:
         message = LEAVE_ERRORS.get(exc.code) or ERRORS.get(exc.code)
         messages.error(request, message() if message else exc.message)
         if exc.code == "no_such_tournament":

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
+from web.errors import ApplicationError
 
-class GameError(Exception):
+
+class GameError(ApplicationError):
     """A refused request; ``code`` is the WebSocket error code of docs/protocol.md. Nothing changed."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 class MatchInProgress(GameError):

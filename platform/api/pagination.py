@@ -12,12 +12,13 @@ import functools
 from typing import Any
 from urllib.parse import urlencode
 
-from django.core.paginator import EmptyPage, Page, Paginator
+from django.core.paginator import Page
 from rest_framework import serializers
 from rest_framework.request import Request
 
 from api.errors import ApiError
 from api.fields import QueryInteger
+from web import paging
 
 DEFAULT_LIMIT = 20
 MAX_LIMIT = 100
@@ -42,16 +43,15 @@ def no_such_page(page: int, pages: int | None = None) -> ApiError:
 
 
 def page_of(items: Any, *, page: int, limit: int) -> Page[Any]:
-    """Page ``page`` of ``items`` (a queryset or a list), ``limit`` rows each: two queries for a queryset
-    (its count, its rows).
+    """Page ``page`` of ``items`` (a queryset or a list), ``limit`` rows each (``web.paging.page_of``):
+    two queries for a queryset (its count, its rows).
 
     :raises ApiError: ``no_such_page`` (404) past the last page.
     """
-    paginator = Paginator(items, limit, allow_empty_first_page=True)
     try:
-        return paginator.page(page)
-    except EmptyPage:
-        raise no_such_page(page, paginator.num_pages) from None
+        return paging.page_of(items, page=page, per_page=limit)
+    except paging.NoSuchPage as past:
+        raise no_such_page(page, past.last_page) from None
 
 
 def envelope(

@@ -12,7 +12,8 @@ from rest_framework.response import Response
 from api.base import ApiView, parse_query
 from api.fields import QueryBoolean
 from api.pagination import PageQuery, envelope, no_such_page, paged
-from ratings.selectors import TABS, NoSuchPage, board_page
+from ratings.selectors import TABS, board_page
+from web.paging import NoSuchPage
 
 SEARCH_MAX = 50
 

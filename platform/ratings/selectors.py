@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 from urllib.parse import quote
 
 from django.core.cache import cache
-from django.core.paginator import Page, Paginator
+from django.core.paginator import Page
 from django.db import connection
 from django.db.models import Case, Count, F, FloatField, Func, Q, QuerySet, Sum, Value, When, Window
 from django.db.models.functions import Coalesce, Lower, RowNumber
@@ -26,6 +26,7 @@ from accounts.services import house_bot_username
 from ratings import chart, elo
 from ratings.bot_elo import calibrated_elo
 from ratings.models import PlayerRating, RatingBucket, RatingChange
+from web import paging
 
 TABS = ("all", "30d")
 """Board tabs: ``all`` (all time) and ``30d`` (players rated in the last 30 days)."""
@@ -123,16 +124,6 @@ class Board:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-class NoSuchPage(LookupError):
-    """The page number is past the last page of the board; ``last_page`` is the board's last page as
-    counted then (>= 1; on the 30-day board a count up to a minute old, so that page may be past the
-    end too)."""
-
-    def __init__(self, message: str, *, last_page: int = 1) -> None:
-        super().__init__(message)
-        self.last_page = last_page
-
-
 def provisional_match_exists(*, tab: str, search: str) -> bool:
     """Whether a provisional player (fewer than ``elo.PROVISIONAL_MATCHES`` rated matches) on board
     ``tab`` has a name starting with ``search`` (as :func:`board_page` searches; "" = False): the
@@ -154,7 +145,7 @@ def board_page(
     ``wins_30d``, ``losses_30d``. ``extra["search_capped"]`` = :data:`SEARCH_CAP` when more players
     than that match ``search`` (then only the first :data:`SEARCH_CAP` are paged).
 
-    :raises NoSuchPage: ``page`` is past the last page (page 1 always exists, maybe empty).
+    :raises web.paging.NoSuchPage: ``page`` is past the last page (page 1 always exists, maybe empty).
     """
     now = timezone.now()
     base = _board(tab=tab, provisional=provisional, now=now)
@@ -181,18 +172,10 @@ def board_page(
         # then their rows: an OFFSET over the join read every skipped player's row (300 ms at page 900).
         source = base.values_list("user_id", flat=True).order_by("-rating", "user_id")
         count = _board_count(tab=tab, provisional=provisional, base=base)
-    # The page's ids are read past its end by one (whether a next page exists), never cut to ``count``:
-    # on the 30-day board that is a minute-old number, and Django's Paginator slicing to it hid the
-    # players who joined the board since (a trial found "Nobody on this board yet" above its own row).
-    offset = (page - 1) * per_page
-    ids = list(source[offset:offset + per_page + 1])
-    if page > 1 and not ids:
-        raise NoSuchPage(f"page {page} is past the last page", last_page=max(1, math.ceil(count / per_page)))
-    count = max(count, offset + len(ids))
-    ids = ids[:per_page]
-    paginator = Paginator(range(count), per_page, allow_empty_first_page=True)
-    paginator.count = count  # type: ignore[misc]  # a cached_property, set once here
-    current = Page(ids, page, paginator)
+    # The page's ids are read past its end by one (web.paging), never cut to ``count``: on the 30-day
+    # board that is a minute-old number, and Django's Paginator slicing to it hid the players who joined
+    # the board since (a trial found "Nobody on this board yet" above its own row).
+    current = paging.page_of(source, page=page, per_page=per_page, count=count)
     ids = list(current.object_list)
     order = {pk: i for i, pk in enumerate(ids)}
     items = sorted(PlayerRating.objects.filter(user_id__in=ids).select_related("user").only(*columns),
@@ -227,7 +210,7 @@ def board_page(
             row["wins_30d"] = got.get("wins_30d", 0)
             row["losses_30d"] = got.get("losses_30d", 0)
         rows.append(row)
-    return Board(rows=rows, page=current, count=paginator.count,
+    return Board(rows=rows, page=current, count=current.paginator.count,
                  me_on_page=any(row["me"] for row in rows), extra=extra)
 
 

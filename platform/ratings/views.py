@@ -22,6 +22,7 @@ from games.models import Match, MatchStatus
 from lobby.playbans import left_count
 from ratings import elo, selectors
 from ratings.forms import MAX_SEARCH, RankingsQuery
+from web import paging
 from web.errors import NotFound
 
 SHOWN_PAGE_DIGITS = 12
@@ -85,14 +86,14 @@ def rankings(request: HttpRequest) -> HttpResponse:
     try:
         board = selectors.board_page(tab=tab, provisional=provisional, search=search, page=page,
                                      viewer_id=viewer_id)
-    except selectors.NoSuchPage as past:
+    except paging.NoSuchPage as past:
         shown = request.GET.get("page", "").lstrip("0") or str(page)
         shown = shown if len(shown) <= SHOWN_PAGE_DIGITS else shown[:SHOWN_PAGE_DIGITS] + "…"
         page_note = _("There is no page %(page)s on this board: here is the last page.") % {"page": shown}
         try:
             board = selectors.board_page(tab=tab, provisional=provisional, search=search,
                                          page=past.last_page, viewer_id=viewer_id)
-        except selectors.NoSuchPage:  # the 30-day board's count was a minute old: page 1 always exists
+        except paging.NoSuchPage:  # the 30-day board's count was a minute old: page 1 always exists
             board = selectors.board_page(tab=tab, provisional=provisional, search=search, page=1,
                                          viewer_id=viewer_id)
     page_obj = board.page

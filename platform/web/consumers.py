@@ -19,6 +19,7 @@ from typing import Any
 from asgiref.sync import sync_to_async
 
 from games import conf, ratelimit
+from push.groups import HOME_GROUP
 from replays import audience
 from web import frames, home_live, strict_json
 from web.socket_end import EndsCleanly
@@ -56,7 +57,7 @@ class HomeConsumer(EndsCleanly, RefusesWhenUnavailable):
             return
         self.seat = seat
         self.spawn(self._keep_seat())
-        await self.channel_layer.group_add(home_live.GROUP, self.channel_name)
+        await self.channel_layer.group_add(HOME_GROUP, self.channel_name)
         home_live.socket_opened()
         self.counted = True
         self._limiter = ratelimit.MessageLimiter(time.monotonic())
@@ -123,7 +124,7 @@ class HomeConsumer(EndsCleanly, RefusesWhenUnavailable):
         seat, self.seat = self.seat, None
         if seat is None:
             return
-        await self.step("group discard", self.channel_layer.group_discard(home_live.GROUP, self.channel_name))
+        await self.step("group discard", self.channel_layer.group_discard(HOME_GROUP, self.channel_name))
         await self.step("home seat release", _in_thread(home_live.release)(seat))
 
     async def _send(self, payload: dict[str, Any]) -> None:

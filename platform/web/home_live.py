@@ -12,9 +12,10 @@ from the last sent ones:
 - :func:`tick` claims the current interval's slot in the shared cache (``cache.add`` of
   ``home:tick:<floor(now / interval)>``: SET NX on Redis, so one process of all wins each slot); the
   winner reads the numbers and, when they changed since the last send (``home:last`` in the cache),
-  sends ``{"type": "home.update", "numbers"}`` once to the group :data:`GROUP` through the channel layer,
-  which every home socket of every process has joined. So each socket gets at most one ``home`` message
-  per interval (plus the one it gets when it opens), and a change is seen within about one interval.
+  sends ``{"type": "home.update", "numbers"}`` once to the group ``push.groups.HOME_GROUP`` through the
+  channel layer, which every home socket of every process has joined. So each socket gets at most one
+  ``home`` message per interval (plus the one it gets when it opens), and a change is seen within about
+  one interval.
 - Reads see only committed rows, so nothing is ever sent before its commit, and no writer (pools,
   challenges, the games' services, raw SQL) has to remember to notify this module: the one place that
   sends is :func:`tick`.
@@ -53,8 +54,6 @@ from web.unavailable import describe
 
 log = logging.getLogger(__name__)
 
-GROUP = HOME_GROUP
-"""Channels group of every home socket (all processes)."""
 LAST_KEY = "home:last"
 """The ticker's last read, ``{"at": seconds since 1970, "numbers"}`` (:func:`fresh_numbers`)."""
 SENT_KEY = "home:sent"
@@ -91,13 +90,13 @@ def claim_slot(now: float) -> bool:
 
 
 async def send_numbers(numbers: dict[str, Any]) -> None:
-    """Send ``numbers`` to every home socket (the group :data:`GROUP`, all processes), through
+    """Send ``numbers`` to every home socket (the group ``push.groups.HOME_GROUP``, all processes), through
     ``push.send`` (an outage is recorded and logged; the next change sends the numbers again).
 
     :raises RuntimeError: there is no channel layer (a configuration error)."""
     if get_channel_layer() is None:
         raise RuntimeError("no channel layer: the home numbers cannot be sent")
-    await push_send([(GROUP, {"type": "home.update", "numbers": numbers})])
+    await push_send([(HOME_GROUP, {"type": "home.update", "numbers": numbers})])
 
 
 def _read_changed(now: float) -> dict[str, Any] | None:

@@ -11,6 +11,7 @@ from django.template import loader
 from django.templatetags.static import static
 from django.utils.cache import patch_cache_control
 from django.utils.translation import get_language
+from django.utils.translation import gettext as _
 from django.views import defaults
 from django.views.decorators.cache import cache_control, never_cache
 from django.views.decorators.http import require_GET, require_safe
@@ -21,6 +22,7 @@ from web import health, home_live
 from web.errors import NotFound
 from web.home import home_get
 from web.middleware import json_address
+from web.refusals import refusal_page
 from web.unavailable import RETRY_AFTER_SECONDS, database_unavailable
 
 log = logging.getLogger(__name__)
@@ -97,8 +99,12 @@ def server_error(request: HttpRequest) -> HttpResponse:
 
 
 def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
-    """``handler404``: the site's 404 page, with the reason when the view gave one for the reader
-    (``web.errors.NotFound``); any other 404's message (Django's, the resolver's) is never shown."""
-    reason = str(exception) if isinstance(exception, NotFound) and exception.args else None
-    body = loader.render_to_string("404.html", {"reason": reason, "request_path": request.path}, request)
+    """``handler404``: a view's ``web.errors.NotFound`` on the site's refusal page (``web.refusals``), with
+    its reason for the reader (else the 404 page's own sentence); any other 404 (the resolver's,
+    ``get_object_or_404``'s) on ``404.html``, its message (internal) never shown."""
+    if isinstance(exception, NotFound):
+        reason = str(exception) if exception.args else _(
+            "There is nothing at this address. The link may be mistyped, or the table may no longer exist.")
+        return refusal_page(request, status=404, heading=_("Page not found"), message=reason)
+    body = loader.render_to_string("404.html", {"request_path": request.path}, request)
     return HttpResponse(body, status=404)

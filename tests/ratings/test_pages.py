@@ -14,6 +14,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from ratings.models import PlayerRating, RatingChange
+from web.paging import NoSuchPage
 
 pytestmark = pytest.mark.django_db
 
@@ -420,7 +421,7 @@ def test_a_stale_board_count_never_hides_players(make_member: Callable[[str], An
     assert [[r["username"] for r in b.rows] for b in pages] == [
         ["late2", "late1"], ["late0", "p00"], ["p01", "p02"]]
     assert [b.page.has_next() for b in pages] == [True, True, False]
-    with pytest.raises(selectors.NoSuchPage):
+    with pytest.raises(NoSuchPage):
         selectors.board_page(tab="30d", provisional=False, search="", page=4, per_page=2)
     html = _client().get("/rankings/?tab=30d").content.decode()
     assert [u for u, _ in _rows(html)][:3] == ["late2", "late1", "late0"]

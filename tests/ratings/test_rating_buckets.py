@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from accounts.models import User
 from ratings import selectors
 from ratings.models import PlayerRating, RatingBucket
+from web.paging import NoSuchPage
 
 pytestmark = pytest.mark.django_db
 
@@ -182,7 +183,7 @@ def test_a_broad_search_pages_the_top_players_and_says_so(
     second = selectors.board_page(tab="all", provisional=False, search="wide", page=2, per_page=3)
     assert first.count == 4 and first.extra == {"search_capped": 4}
     assert [r["rank"] for r in first.rows + second.rows] == [1, 2, 3, 4]
-    with pytest.raises(selectors.NoSuchPage):
+    with pytest.raises(NoSuchPage):
         selectors.board_page(tab="all", provisional=False, search="wide", page=3, per_page=3)
     narrow = selectors.board_page(tab="all", provisional=False, search="wide005", page=1)
     assert narrow.count == 1 and narrow.extra == {} and narrow.rows[0]["rank"] == 6

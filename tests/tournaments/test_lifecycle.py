@@ -13,8 +13,8 @@ from django.db import connection
 
 from accounts.models import User
 from tournaments import services
+from tournaments.errors import TournamentError
 from tournaments.models import Registration, Tournament, TournamentSchedule, TournamentStatus
-from tournaments.services import TournamentError
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

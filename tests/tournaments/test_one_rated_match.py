@@ -19,8 +19,8 @@ from games import services as game_services
 from games.models import Match, MatchStatus
 from tests.tournaments.test_lifecycle import race
 from tournaments import selectors, services
+from tournaments.errors import TournamentError
 from tournaments.models import Pairing, Registration, Tournament, TournamentStatus
-from tournaments.services import TournamentError
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
