@@ -47,7 +47,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-import networkx as nx  # type: ignore[import-untyped]
+import networkx as nx
 
 __all__ = ["Pairing", "PairingError", "Player", "main", "pair_round", "parse_problem", "ranked"]
 

@@ -12,7 +12,7 @@ from rest_framework.views import APIView
 from api.errors import BadQuery
 from config.db_router import replica_reads
 
-S = TypeVar("S", bound=serializers.Serializer)  # type: ignore[type-arg]
+S = TypeVar("S", bound=serializers.Serializer)
 
 
 class ApiView(APIView):

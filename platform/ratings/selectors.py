@@ -197,7 +197,7 @@ def board_page(
     count = max(count, offset + len(ids))
     ids = ids[:per_page]
     paginator = Paginator(range(count), per_page, allow_empty_first_page=True)
-    paginator.count = count  # type: ignore[misc]  # a cached_property, set once here
+    paginator.count = count  # a cached_property, set once here
     current = Page(ids, page, paginator)
     ids = list(current.object_list)
     order = {pk: i for i, pk in enumerate(ids)}

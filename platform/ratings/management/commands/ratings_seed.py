@@ -224,13 +224,13 @@ class _OrmWriter:
 
     def changes(self, rows: Sequence[tuple[Any, ...]]) -> None:
         field = RatingChange._meta.get_field("created_at")
-        field.auto_now_add = False  # type: ignore[attr-defined]  # the history is in the past
+        field.auto_now_add = False  # the history is in the past
         try:
             RatingChange.objects.bulk_create(
                 [RatingChange(**_fields(CHANGE_COLUMNS[1:], row, RatingChange)) for row in rows],
                 batch_size=5000)
         finally:
-            field.auto_now_add = True  # type: ignore[attr-defined]
+            field.auto_now_add = True
 
 
 def _fields(columns: Sequence[str], values: Sequence[Any], model: type[models.Model]) -> dict[str, Any]:
