@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, NamedTuple
@@ -207,7 +208,7 @@ def board_page(
         ranks = _ranks(base, items, tab=tab, provisional=provisional)
     else:
         ranks = {pk: current.start_index() + i for i, pk in enumerate(ids)}
-    recent: dict[int, dict[str, Any]] = {}
+    recent: dict[int, Mapping[str, Any]] = {}
     if tab == "30d" and items:
         recent = {
             row["player_id"]: row for row in RatingChange.objects.filter(
@@ -305,7 +306,7 @@ def ranks_of(players: list[tuple[int, float]], *, provisional: bool = False) -> 
         )
         FROM f LEFT JOIN above ON above.bucket = f.bucket
     """
-    params: list[object] = []
+    params: list[int | float] = []
     for user_id, rating in players:
         params += [user_id, rating, math.floor(rating)]
     with connection.cursor() as cursor:
@@ -429,7 +430,7 @@ def profile_get(*, user: User) -> dict[str, Any] | None:
     """Everything the profile page of member or house bot ``user`` shows (None for a guest): ``user``;
     ``info`` (:class:`RatingInfo`); ``rank`` (all-time, established only; None otherwise);
     ``record``: ``{"members": (wins, losses), "bots": (wins, losses)}``; ``chart`` (:mod:`ratings.chart`,
-    with ``chart_points``: one :class:`ChartPoint` per rated match drawn, oldest first);
+    with ``points``: one :class:`ChartPoint` per rated match drawn, oldest first);
     ``matches``: the last :data:`LAST_MATCHES` rated matches (``match_id``, ``opponent``, ``won``,
     ``before``, ``after``, ``change``, ``at``, ``replay_url``, ``result_reason``); ``is_bot``. 5 queries
     for a member."""
@@ -438,7 +439,7 @@ def profile_get(*, user: User) -> dict[str, Any] | None:
     info = rating_get(user=user)
     if user.is_bot:
         return {"user": user, "info": info, "is_bot": True, "rank": None, "record": None,
-                "chart": None, "chart_points": [], "matches": [], "capped": False}
+                "chart": None, "points": [], "matches": [], "capped": False}
     record = record_get(user_id=user.pk)
     rows = list(
         RatingChange.objects.filter(player_id=user.pk).order_by("-created_at", "-id")
@@ -449,14 +450,14 @@ def profile_get(*, user: User) -> dict[str, Any] | None:
     names: dict[str | None, str] = {}  # one name per distinct opponent, not per row
     shown = elo.shown
     points = []
-    for point, (match_id, before, after, won, at, username_, display, is_bot, level, _reason) in zip(
+    for xy, (match_id, before, after, won, at, username_, display, is_bot, level, _reason) in zip(
         drawn.points[1:], rows, strict=True
     ):
         name = names.get(username_)
         if name is None:
             name = names[username_] = _public_name(username_, display, is_bot, level)
         shown_before, shown_after = shown(before), shown(after)
-        points.append(ChartPoint(point.x, point.y, shown_after, shown_before, shown_after - shown_before,
+        points.append(ChartPoint(xy.x, xy.y, shown_after, shown_before, shown_after - shown_before,
                                  match_id, won, name, at))
     matches = []
     for (match_id, before, after, won, at, username_, *_rest, reason), point in zip(
@@ -473,7 +474,7 @@ def profile_get(*, user: User) -> dict[str, Any] | None:
     rank = None if info.provisional else ranks_of([(user.pk, info.rating)])[user.pk]
     return {
         "user": user, "info": info, "is_bot": False, "rank": rank, "record": record, "chart": drawn,
-        "chart_points": points, "matches": matches, "capped": info.rated_matches > len(rows),
+        "points": points, "matches": matches, "capped": info.rated_matches > len(rows),
         "peak_shown": elo.shown(info.peak), "chart_width": chart.WIDTH, "chart_height": chart.HEIGHT,
         "chart_left": chart.PAD_LEFT,
     }
@@ -502,7 +503,7 @@ def bot_record_get(*, user_id: int) -> dict[str, list[int]]:
     return record
 
 
-def history_of(*, user_id: int) -> QuerySet[RatingChange, dict[str, Any]]:
+def history_of(*, user_id: int) -> QuerySet[RatingChange, Mapping[str, Any]]:
     """A member's rating changes, newest first, as ``values()`` dicts (one query per slice):
     ``match_id``, ``before``, ``after``, ``delta`` (exact Elo points), ``k``, ``opponent_rating``,
     ``won``, ``created_at``, ``opponent__username`` (None once deleted), ``opponent__display_name``,
