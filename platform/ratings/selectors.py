@@ -430,7 +430,7 @@ def profile_get(*, user: User) -> dict[str, Any] | None:
     """Everything the profile page of member or house bot ``user`` shows (None for a guest): ``user``;
     ``info`` (:class:`RatingInfo`); ``rank`` (all-time, established only; None otherwise);
     ``record``: ``{"members": (wins, losses), "bots": (wins, losses)}``; ``chart`` (:mod:`ratings.chart`,
-    with ``points``: one :class:`ChartPoint` per rated match drawn, oldest first);
+    with ``chart_points``: one :class:`ChartPoint` per rated match drawn, oldest first);
     ``matches``: the last :data:`LAST_MATCHES` rated matches (``match_id``, ``opponent``, ``won``,
     ``before``, ``after``, ``change``, ``at``, ``replay_url``, ``result_reason``); ``is_bot``. 5 queries
     for a member."""
@@ -439,7 +439,7 @@ def profile_get(*, user: User) -> dict[str, Any] | None:
     info = rating_get(user=user)
     if user.is_bot:
         return {"user": user, "info": info, "is_bot": True, "rank": None, "record": None,
-                "chart": None, "points": [], "matches": [], "capped": False}
+                "chart": None, "chart_points": [], "matches": [], "capped": False}
     record = record_get(user_id=user.pk)
     rows = list(
         RatingChange.objects.filter(player_id=user.pk).order_by("-created_at", "-id")
@@ -474,7 +474,7 @@ def profile_get(*, user: User) -> dict[str, Any] | None:
     rank = None if info.provisional else ranks_of([(user.pk, info.rating)])[user.pk]
     return {
         "user": user, "info": info, "is_bot": False, "rank": rank, "record": record, "chart": drawn,
-        "points": points, "matches": matches, "capped": info.rated_matches > len(rows),
+        "chart_points": points, "matches": matches, "capped": info.rated_matches > len(rows),
         "peak_shown": elo.shown(info.peak), "chart_width": chart.WIDTH, "chart_height": chart.HEIGHT,
         "chart_left": chart.PAD_LEFT,
     }
