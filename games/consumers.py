@@ -288,7 +288,7 @@ class MatchConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavail
         return True
 
     @staticmethod
-    def _field(message: dict[str, Any], name: str, kind: type, *, required: bool = True) -> Any:
+    def _field(message: dict[str, Any], name: str, kind: type[Any], *, required: bool = True) -> Any:
         if name not in message:
             if required:
                 raise GameError("missing_field", f"{message['type']} needs {name!r}")

@@ -217,7 +217,7 @@ def _run_in_thread(match_id: int, seq: int | None) -> None:
     finally:
         connections.close_all()  # this thread's own connections
         with _loop_lock:
-            _timers.discard(threading.current_thread())  # type: ignore[arg-type]
+            _timers.discard(threading.current_thread())
 
 
 def cancel_timers() -> None:

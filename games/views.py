@@ -19,6 +19,7 @@ from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from accounts.requests import SignedInRequest
 from accounts.views import play_as_guest
 from engine.rules import PRESETS
 from games import aborts, chat, conf, selectors, services
@@ -94,7 +95,7 @@ def _create_from_form(
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def new_bot_match(request: HttpRequest) -> HttpResponse:
+def new_bot_match(request: SignedInRequest) -> HttpResponse:
     """GET: the form. POST (CSRF): create a match against the chosen bot, redirect to its table; bad
     fields: 400 with the form and its errors. Casual unless the member chose Rated (``rated``); a
     guest's match is casual whatever was posted (the service ignores a guest's ``rated``)."""
@@ -111,7 +112,7 @@ def new_bot_match(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def new_friend_table(request: HttpRequest) -> HttpResponse:
+def new_friend_table(request: SignedInRequest) -> HttpResponse:
     """GET: the form. POST (CSRF): open a private table, redirect to it (the page shows the link)."""
     if request.method == "GET":
         return _form_page(request, "friend", FriendTableForm())
@@ -167,7 +168,7 @@ def _invite_url(request: HttpRequest, match: Match) -> str | None:
 
 @login_required
 @require_GET
-def table(request: HttpRequest, match_id: int) -> HttpResponse:
+def table(request: SignedInRequest, match_id: int) -> HttpResponse:
     """The table page of a seated player (others: 403 for a public match; a private one is answered as
     a match that does not exist, 404: ``replays.selectors.may_see``)."""
     match = selectors.match_get(match_id=match_id)
@@ -201,7 +202,7 @@ def table(request: HttpRequest, match_id: int) -> HttpResponse:
 
 @login_required
 @require_GET
-def my_matches(request: HttpRequest) -> HttpResponse:
+def my_matches(request: SignedInRequest) -> HttpResponse:
     """The player's recent matches, newest first."""
     return render(request, "games/my_matches.html",
                   {"matches": selectors.matches_recent_for(user=request.user)})
@@ -209,7 +210,7 @@ def my_matches(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_GET
-def hand_verify(request: HttpRequest, match_id: int, hand_number: int) -> JsonResponse:
+def hand_verify(request: SignedInRequest, match_id: int, hand_number: int) -> JsonResponse:
     """Deck order, salt and commitment of an ENDED hand, with ``valid`` (404 while it is in play)."""
     match = selectors.match_get(match_id=match_id)
     if match is None or match.seat_of(request.user.pk) is None:
@@ -222,7 +223,7 @@ def hand_verify(request: HttpRequest, match_id: int, hand_number: int) -> JsonRe
 
 @login_required
 @require_POST
-def match_end_casual(request: HttpRequest, match_id: int) -> HttpResponse:
+def match_end_casual(request: SignedInRequest, match_id: int) -> HttpResponse:
     """POST (CSRF) from "My matches": end the player's casual bot match as abandoned (no winner, not
     rated), then back to "My matches" with a message."""
     try:

@@ -25,7 +25,16 @@ from typing import Any
 import psycopg
 from django.db import connections, router
 from django.db.backends.utils import CursorDebugWrapper, CursorWrapper
-from django.db.models import BooleanField, CharField, DateTimeField, ForeignKey, IntegerField, JSONField
+from django.db.models import (
+    BooleanField,
+    CharField,
+    DateTimeField,
+    Field,
+    ForeignKey,
+    IntegerField,
+    JSONField,
+    Model,
+)
 from django.utils import timezone
 
 from accounts.models import User
@@ -44,6 +53,20 @@ _update_sql: dict[str, str] = {}
 _insert_sql: dict[tuple[str, int], str] = {}
 
 
+def _field(model: type[Model], name: str) -> Field[Any, Any]:
+    """``model``'s concrete field ``name`` (``Options.get_field`` also answers reverse relations, which
+    these statements never name)."""
+    field = model._meta.get_field(name)
+    assert isinstance(field, Field), name
+    return field
+
+
+def _column(field: Field[Any, Any]) -> str:
+    """The column of a concrete ``field`` (``Field.column`` is None only for a field without one)."""
+    assert field.column is not None, field
+    return field.column
+
+
 def _player_fields() -> list[Any]:
     """The :data:`PLAYER_FIELDS` in the model's field order (``User.from_db`` takes values so)."""
     return [f for f in User._meta.concrete_fields if f.attname in PLAYER_FIELDS]
@@ -56,9 +79,9 @@ def locked_sql(alias: str) -> str:
     connection = connections[alias]
     if connection.vendor not in _sql:
         qn = connection.ops.quote_name
-        user_table, user_pk = qn(User._meta.db_table), qn(User._meta.pk.column)
-        columns = [f"m.{qn(f.column)}" for f in Match._meta.concrete_fields]
-        columns += [f"p{seat}.{qn(f.column)} AS {qn(f'p{seat}_{f.attname}')}"
+        user_table, user_pk = qn(User._meta.db_table), qn(_column(User._meta.pk))
+        columns = [f"m.{qn(_column(f))}" for f in Match._meta.concrete_fields]
+        columns += [f"p{seat}.{qn(_column(f))} AS {qn(f'p{seat}_{f.attname}')}"
                     for seat in (0, 1) for f in _player_fields()]
         if connection.vendor == "postgresql":  # the row versions (see ROW_TOKENS)
             columns += ["m.xmin::text", "p0.xmin::text", "p1.xmin::text"]
@@ -67,9 +90,9 @@ def locked_sql(alias: str) -> str:
                 else " FOR UPDATE" if features.has_select_for_update else "")
         _sql[connection.vendor] = (
             f"SELECT {', '.join(columns)} FROM {qn(Match._meta.db_table)} m"
-            f" LEFT JOIN {user_table} p0 ON p0.{user_pk} = m.{qn(Match._meta.get_field('player0').column)}"
-            f" LEFT JOIN {user_table} p1 ON p1.{user_pk} = m.{qn(Match._meta.get_field('player1').column)}"
-            f" WHERE m.{qn(Match._meta.pk.column)} = %s{lock}"
+            f" LEFT JOIN {user_table} p0 ON p0.{user_pk} = m.{qn(_column(_field(Match, 'player0')))}"
+            f" LEFT JOIN {user_table} p1 ON p1.{user_pk} = m.{qn(_column(_field(Match, 'player1')))}"
+            f" WHERE m.{qn(_column(Match._meta.pk))} = %s{lock}"
         )
     return _sql[connection.vendor]
 
@@ -162,12 +185,12 @@ def match_drive_row(match_id: int) -> dict[str, Any] | None:
     it before and after each bot move, 0.20 ms (SQLite) to 0.27 ms (PostgreSQL) of CPU each by the ORM."""
     alias = router.db_for_read(Match)
     connection = connections[alias]
-    fields = [Match._meta.get_field(name) for name in DRIVE_FIELDS]
+    fields = [_field(Match, name) for name in DRIVE_FIELDS]
     if connection.vendor not in _drive_sql:
         qn = connection.ops.quote_name
         _drive_sql[connection.vendor] = (
-            f"SELECT {', '.join(qn(f.column) for f in fields)} FROM {qn(Match._meta.db_table)}"
-            f" WHERE {qn(Match._meta.pk.column)} = %s"
+            f"SELECT {', '.join(qn(_column(f)) for f in fields)} FROM {qn(Match._meta.db_table)}"
+            f" WHERE {qn(_column(Match._meta.pk))} = %s"
         )
     with connection.cursor() as cursor:
         cursor.execute(_drive_sql[connection.vendor], [match_id])
@@ -185,10 +208,10 @@ def update_sql(alias: str) -> str:
     connection = connections[alias]
     if connection.vendor not in _update_sql:
         qn = connection.ops.quote_name
-        sets = ", ".join(f"{qn(Match._meta.get_field(name).column)} = %s" for name in CAS_FIELDS)
+        sets = ", ".join(f"{qn(_column(_field(Match, name)))} = %s" for name in CAS_FIELDS)
         _update_sql[connection.vendor] = (
             f"UPDATE {qn(Match._meta.db_table)} SET {sets}"
-            f" WHERE {qn(Match._meta.pk.column)} = %s AND {qn(Match._meta.get_field('last_seq').column)} = %s"
+            f" WHERE {qn(_column(Match._meta.pk))} = %s AND {qn(_column(_field(Match, 'last_seq')))} = %s"
             + (" RETURNING xmin::text" if connection.vendor == "postgresql" else "")
         )
     return _update_sql[connection.vendor]
@@ -200,7 +223,7 @@ def match_update_cas(match: Match, before: int) -> bool:
     the match's row token (:data:`ROW_TOKENS`) becomes the stored version's."""
     alias = router.db_for_write(Match)
     connection = connections[alias]
-    values = [Match._meta.get_field(name).get_db_prep_save(getattr(match, name), connection)
+    values = [_field(Match, name).get_db_prep_save(getattr(match, name), connection)
               for name in CAS_FIELDS]
     with connection.cursor() as cursor:
         cursor.execute(update_sql(alias), [*values, match.pk, before])
@@ -229,7 +252,7 @@ def insert_sql(alias: str, count: int) -> str:
         fields = _event_fields()
         row = f"({', '.join(['%s'] * len(fields))})"
         _insert_sql[key] = (
-            f"INSERT INTO {qn(MatchEvent._meta.db_table)} ({', '.join(qn(f.column) for f in fields)})"
+            f"INSERT INTO {qn(MatchEvent._meta.db_table)} ({', '.join(qn(_column(f)) for f in fields)})"
             f" VALUES {', '.join([row] * count)}"
         )
     return _insert_sql[key]
@@ -279,17 +302,17 @@ def one_sql(connection: Any, count: int) -> str:
     stand in a VALUES list, whose column types come from nowhere else)."""
     if count not in _one_sql:
         qn = connection.ops.quote_name
-        match_fields = [Match._meta.get_field(name) for name in CAS_FIELDS]
-        sets = ", ".join(f"{qn(f.column)} = %s::{f.cast_db_type(connection)}" for f in match_fields)
-        user_table, user_pk = qn(User._meta.db_table), qn(User._meta.pk.column)
+        match_fields = [_field(Match, name) for name in CAS_FIELDS]
+        sets = ", ".join(f"{qn(_column(f))} = %s::{f.cast_db_type(connection)}" for f in match_fields)
+        user_table, user_pk = qn(User._meta.db_table), qn(_column(User._meta.pk))
         players = " AND ".join(
             [f"EXISTS (SELECT 1 FROM {user_table} WHERE {user_pk} = %s AND xmin = %s::text::xid)"] * 2)
         fields = _event_fields()
         row = f"({', '.join(f'%s::{f.cast_db_type(connection)}' for f in fields)})"
-        columns = ", ".join(qn(f.column) for f in fields)
+        columns = ", ".join(qn(_column(f)) for f in fields)
         _one_sql[count] = (
             f"WITH u AS (UPDATE {qn(Match._meta.db_table)} SET {sets}"
-            f" WHERE {qn(Match._meta.pk.column)} = %s AND xmin = %s::text::xid AND {players}"
+            f" WHERE {qn(_column(Match._meta.pk))} = %s AND xmin = %s::text::xid AND {players}"
             f" RETURNING xmin::text AS token),"
             f" e AS (INSERT INTO {qn(MatchEvent._meta.db_table)} ({columns})"
             f" SELECT * FROM (VALUES {', '.join([row] * count)}) AS v WHERE EXISTS (SELECT 1 FROM u))"
@@ -328,18 +351,21 @@ def _preps(connection: Any, which: str) -> list[tuple[str, Prep]]:
     field's generic calls on every value (about 60 us a move). Computed once per connection."""
     known = _prep_cache.setdefault(connection, {})
     if which not in known:
-        fields = ([Match._meta.get_field(name) for name in CAS_FIELDS] if which == "match"
+        fields = ([_field(Match, name) for name in CAS_FIELDS] if which == "match"
                   else _event_fields())
         preps: list[tuple[str, Prep]] = []
         for f in fields:
+            prep: Prep
             if isinstance(f, JSONField):
-                def prep(value: Any, encoder: Any = f.encoder) -> Any:
+                def json_prep(value: Any, encoder: Any = f.encoder) -> Any:
                     return None if value is None else connection.ops.adapt_json_value(value, encoder)
+                prep = json_prep
             elif isinstance(f, (IntegerField, CharField, BooleanField, DateTimeField, ForeignKey)):
                 prep = _same
             else:  # any other kind of column: the field's own preparation
-                def prep(value: Any, f: Any = f) -> Any:
+                def field_prep(value: Any, f: Any = f) -> Any:
                     return f.get_db_prep_save(value, connection)
+                prep = field_prep
             preps.append((f.attname, prep))
         known[which] = preps
     return known[which]
@@ -350,7 +376,9 @@ class _LoggedCursor(CursorDebugWrapper):
     cursor: it logs the statement's text as written (Django's ``last_executed_query`` knows only its own
     client-side cursors' interpolated text)."""
 
-    def execute(self, sql: str, params: Any = None) -> Any:
+    # The ignore: only ever given a statement's text, which debug_sql logs (never psycopg's composed SQL
+    # objects, which the base class also takes).
+    def execute(self, sql: str, params: Any = None) -> Any:  # type: ignore[override]
         with self.debug_sql(sql, params):
             return CursorWrapper.execute(self, sql, params)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.contrib.auth.models import AnonymousUser
 from django.db import transaction
 
 from accounts.models import User
@@ -20,7 +21,7 @@ def replay_access_ensure(*, match: Match) -> ReplayAccess:
 
 
 @transaction.atomic
-def replay_set_public(*, match: Match, user: User, public: bool) -> ReplayAccess:
+def replay_set_public(*, match: Match, user: User | AnonymousUser, public: bool) -> ReplayAccess:
     """The owner (seat 0, who created the match) makes its replay (and live watching) public or not.
 
     :raises ReplayPermissionError: ``user`` is not the owner.

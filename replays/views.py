@@ -225,6 +225,7 @@ def replay_analyse(request: HttpRequest, match_id: int) -> HttpResponse:
     refusal = analysis_limits.check_member(request.user)
     if refusal is not None:
         return _analysis_refused(request, refusal, match.pk, token)
+    assert request.user.is_authenticated  # check_member refused anonymous visitors
     analysis = analyses.analysis_get(match=match)
     if analysis is None or analyses.restartable(analysis):  # else: read it, no new run, no limit spent
         with transaction.atomic():
@@ -339,7 +340,7 @@ def replay_open(request: HttpRequest) -> HttpResponse:
                 "n": exc.event, "reason": exc.reason}
     if error is not None:
         return _open_form(request, error, status=400)
-    name = upload.name if upload is not None else ""
+    name = (upload.name or "") if upload is not None else ""
     hands_url = reverse("replays:open_hand", args=[result.digest, 1]).removesuffix("1.json")
     return _viewer(request, result.built, {"file_name": name[:120], "hands_url": hands_url})
 

@@ -6,6 +6,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from django.contrib.auth.models import AnonymousUser
 from django.db.models import Case, Count, F, IntegerField, Q, QuerySet, Sum, Value, When
 
 from accounts.models import User
@@ -226,7 +227,7 @@ def swiss_field(tournament: Tournament) -> list[swiss.Player]:
     ]
 
 
-def current_pairing_of(*, user: User) -> Pairing | None:
+def current_pairing_of(*, user: User | AnonymousUser) -> Pairing | None:
     """The user's board in a running tournament's current round whose match is still in play (the
     site-wide "your match is ready" banner), or None."""
     if not user.is_authenticated:

@@ -13,6 +13,7 @@ import logging
 from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
+from django.contrib.auth.models import AnonymousUser
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -114,15 +115,20 @@ def tournament_open(*, tournament_id: int) -> bool:
 # --------------------------------------------------------------------------------------------- players
 
 
-def _check_member(user: User) -> None:
-    if not getattr(user, "is_authenticated", False):
+def _check_member(user: User | AnonymousUser) -> User:
+    """``user``, a member who may join tournaments.
+
+    :raises TournamentError: ``not_authenticated``, ``guest`` (guests and bots).
+    """
+    if not user.is_authenticated:
         raise TournamentError("not_authenticated", "log in to join a tournament")
     if user.is_bot or user.is_guest:
         raise TournamentError("guest", "sign up to join tournaments: guests cannot join")
+    return user
 
 
 @transaction.atomic
-def tournament_join(*, tournament_id: int, user: User) -> Registration:
+def tournament_join(*, tournament_id: int, user: User | AnonymousUser) -> Registration:
     """Register ``user`` for an upcoming tournament. Joining twice is answered with the existing
     registration (a double click changes nothing).
 
@@ -136,7 +142,7 @@ def tournament_join(*, tournament_id: int, user: User) -> Registration:
         ``started`` (running or finished), ``cancelled``, ``full`` (``max_players`` reached),
         ``overlap`` (``other``: the registered tournament whose time overlaps this one's).
     """
-    _check_member(user)
+    user = _check_member(user)
     tournament = _locked(tournament_id)
     # The tournament row first, then the user's, as round_pair does (one lock order: no deadlock).
     User.objects.select_for_update(no_key=True).filter(pk=user.pk).values_list("pk").first()
@@ -396,7 +402,9 @@ def round_record(*, tournament_id: int, now: datetime | None = None) -> bool:
                 match.refresh_from_db()
                 pairing.forfeit = bool(absent)
                 for seat in absent:
-                    registration = registrations[match.player_id(seat)]
+                    player_id = match.player_id(seat)
+                    assert player_id is not None  # a tournament board has both seats filled
+                    registration = registrations[player_id]
                     registration.no_shows += 1
                     if registration.no_shows >= NO_SHOWS_TO_WITHDRAW:
                         registration.withdrawn = True
@@ -421,7 +429,9 @@ def round_record(*, tournament_id: int, now: datetime | None = None) -> bool:
         pairing.save(update_fields=["points", "hand_points", "forfeit"])
         if not pairing.forfeit:
             for seat in (0, 1):
-                registration = registrations[match.player_id(seat)]
+                player_id = match.player_id(seat)
+                assert player_id is not None  # a tournament board has both seats filled
+                registration = registrations[player_id]
                 if not registration.user.is_bot and registration.no_shows and _moved(match, seat):
                     registration.no_shows = 0
                     registration.save(update_fields=["no_shows"])

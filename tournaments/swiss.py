@@ -47,7 +47,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-import networkx as nx  # type: ignore[import-untyped]
+import networkx as nx
 
 __all__ = ["Pairing", "PairingError", "Player", "main", "pair_round", "parse_problem", "ranked"]
 
@@ -263,7 +263,7 @@ def _exact(
     w_bye = (n * max_gap + 1) * w_rank  # > any sum of the gap and distance terms
     w_rematch = (n + 1) * w_bye  # > any bye term
     top = w_rematch + max_gap * w_rank + n + n * w_bye + 1  # every weight positive
-    graph = nx.Graph()
+    graph: nx.Graph[int] = nx.Graph()
     graph.add_nodes_from(range(n + (n % 2)))
     for a in range(n):
         i = nodes[a]

@@ -202,7 +202,7 @@ def run_matches(level_a: int, level_b: int, rules: RuleSet, matches: int, seed: 
     jobs = [(level_a, level_b, rules, seed, i) for i in range(matches)]
     bar = None
     if progress:
-        from tqdm import tqdm  # type: ignore[import-untyped, unused-ignore]  # types-tqdm may be absent
+        from tqdm import tqdm
 
         bar = tqdm(total=matches, desc=desc or f"{level_a} vs {level_b}", file=sys.stderr, unit="match")
     out: list[MatchRecord] = []

@@ -17,6 +17,6 @@ class SiteUserAdmin(UserAdmin):
     list_display = ("username", "display_name", "is_guest", "is_bot", "bot_level", "is_staff", "date_joined")
     list_filter = ("is_guest", "is_bot", "is_staff", "is_active")
     fieldsets = (
-        *UserAdmin.fieldsets,
+        *(UserAdmin.fieldsets or ()),  # always set (the stubs type it Optional, as ModelAdmin's)
         ("Player", {"fields": ("display_name", "is_guest", "is_bot", "bot_level")}),
     )

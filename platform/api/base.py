@@ -12,7 +12,7 @@ from rest_framework.views import APIView
 from api.errors import BadQuery
 from config.db_router import replica_reads
 
-S = TypeVar("S", bound=serializers.Serializer)  # type: ignore[type-arg]
+S = TypeVar("S", bound=serializers.Serializer)
 
 
 class ApiView(APIView):
@@ -41,7 +41,7 @@ def parse_query(serializer_class: type[S], request: Request) -> dict[str, Any]:
     :raises BadQuery: a parameter is invalid (each one with its problems).
     """
     params = request.query_params
-    fields = serializer_class().fields
+    fields = serializer_class().fields.keys()  # the names (DRF's stubs iterate a BindingDict as Fields)
     repeated = {name: ["give this parameter once"] for name in fields if len(params.getlist(name)) > 1}
     if repeated:
         raise BadQuery(repeated)

@@ -41,7 +41,8 @@ class ErrorSerializer(serializers.Serializer[Any]):
 
     error = serializers.CharField(help_text="Machine-readable code, e.g. bad_query, not_found, throttled.")
     message = serializers.CharField(help_text="What went wrong, in English.")
-    fields = serializers.DictField(
+    # Declared fields leave the class (DRF's metaclass); DRF's stubs see it replace Serializer.fields.
+    fields = serializers.DictField(  # type: ignore[assignment]
         child=serializers.ListField(child=serializers.CharField()),
         required=False,
         help_text="bad_query only: each refused query parameter and its problems.",
@@ -75,7 +76,7 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
     elif isinstance(exc, ApiError):
         response.data = {"error": exc.code, "message": exc.message}
     elif isinstance(exc, exceptions.Throttled):
-        wait = int(exc.wait) if exc.wait is not None else None
+        wait = int(exc.wait) if exc.wait is not None else None  # type: ignore[attr-defined]  # set by __init__; DRF's stubs omit it
         message = "too many requests" + (f": try again in {wait} s" if wait is not None else "")
         response.data = {"error": "throttled", "message": message}
     elif isinstance(exc, exceptions.ValidationError):

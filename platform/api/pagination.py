@@ -58,10 +58,11 @@ def envelope(
     request: Request,
     page: Page[Any],
     limit: int,
-    results: list[Any],
+    results: Any,
     query: type[serializers.Serializer[Any]] = PageQuery,
 ) -> dict[str, Any]:
-    """The list body for ``page`` (a Django ``Page``) with its serialized ``results``. ``next`` and
+    """The list body for ``page`` (a Django ``Page``) with its serialized ``results`` (a list: the ``data``
+    of a ``many=True`` serializer, which DRF's stubs type as a dict, hence ``Any``). ``next`` and
     ``previous`` keep only the parameters ``query`` (the list's query serializer) knows, sorted by name:
     an unknown parameter the list ignored is not copied into them."""
     known = set(query().fields) - {"page", "limit"}

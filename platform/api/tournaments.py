@@ -183,7 +183,7 @@ class TournamentView(ApiView):
                     "status": r.status,
                     "started_at": r.started_at,
                     "finished_at": r.finished_at,
-                    "boards": r.boards,  # type: ignore[attr-defined]
+                    "boards": r.boards,
                     "pairings": request.build_absolute_uri(
                         reverse("api:tournament_pairings", args=[tournament.pk, r.number])
                     ),

@@ -40,8 +40,9 @@ application = AccessLog(
             # SocketUnavailable: with the database down (the session lookup fails first), an error frame
             # and close 4503 ("try again later") instead of an HTTP 500 at the handshake (web.unavailable).
             # PresenceMiddleware: a signed-in player's open socket marks them online (web.presence).
+            # The arg-type ignore: Channels' stubs want their own pattern type for Django's URL patterns.
             "websocket": SameOriginValidator(
-                SocketUnavailable(AuthMiddlewareStack(PresenceMiddleware(URLRouter(websocket_urlpatterns))))
+                SocketUnavailable(AuthMiddlewareStack(PresenceMiddleware(URLRouter(websocket_urlpatterns))))  # type: ignore[arg-type]
             ),
         }
     )

@@ -112,7 +112,7 @@ SWEEP_S = 10.0
 """Seconds between two sweeps of the buffers of local channels silent for ``expiry`` seconds."""
 
 
-class BatchingRedisChannelLayer(RedisChannelLayer):  # type: ignore[misc]  # channels-redis is untyped
+class BatchingRedisChannelLayer(RedisChannelLayer):
     """``RedisChannelLayer`` with :meth:`group_send_many` (configured in ``config.settings``), whose
     connections retry once on a dead connection (:func:`dead_connection_retry`; a host's own
     ``retry`` in the settings wins), from a pool that waits for a free connection (:meth:`create_pool`)."""
@@ -199,7 +199,7 @@ class BatchingRedisChannelLayer(RedisChannelLayer):  # type: ignore[misc]  # cha
             self._receiving.clear()
             self._received_at.clear()
             self.receive_clean_locks = ChannelLock()
-            self.receive_cleaners = []
+            self.receive_cleaners: list[Any] = []
         self._pump = loop.create_task(self._pump_run(real_channel), name="channel-layer-pump")
         self._pump_failing = False
 
@@ -503,7 +503,7 @@ def _copy(message: dict[str, Any], packed: bytes | None) -> Any:
     return copy.deepcopy(message)
 
 
-class PackingInMemoryChannelLayer(InMemoryChannelLayer):  # type: ignore[misc]  # channels is untyped
+class PackingInMemoryChannelLayer(InMemoryChannelLayer):
     """channels' ``InMemoryChannelLayer`` (the embedded profile's, configured in ``config.settings``)
     with two costs cut, and the same deliveries:
 
@@ -555,4 +555,4 @@ class PackingInMemoryChannelLayer(InMemoryChannelLayer):  # type: ignore[misc]  
         if now - self._cleaned_at < self.CLEAN_INTERVAL:
             return
         self._cleaned_at = now
-        super()._clean_expired()
+        super()._clean_expired()  # type: ignore[misc]  # private to channels: not in its stubs

@@ -110,5 +110,6 @@ class SameOriginValidator:
                 scope.get("path"), headers.get(b"origin", b"").decode("latin-1")[:100],
                 headers.get(b"host", b"").decode("latin-1")[:100],
             )
-            return await WebsocketDenier()(scope, receive, send)
+            # The ignore: a plain ASGI scope here; Channels' stubs want their consumers' TypedDict.
+            return await WebsocketDenier()(scope, receive, send)  # type: ignore[arg-type]
         return await self.application(scope, receive, send)

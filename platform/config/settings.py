@@ -34,6 +34,7 @@ import tempfile
 import time
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import dj_database_url
 from corsheaders.defaults import default_headers
@@ -263,6 +264,7 @@ WHITENOISE_USE_FINDERS = True
 CHANNEL_LAYER_SOCKET_TIMEOUT = 15
 CHANNEL_LAYER_PROCESS_CAPACITY = 20_000
 """Messages a Daphne process's Redis queue may hold (all its sockets together; they expire after 60 s)."""
+CHANNEL_LAYERS: dict[str, dict[str, Any]]
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {

@@ -28,7 +28,7 @@ def close_instead_of_drop() -> None:
         self.failByDrop = False
 
     reset.closes_instead_of_dropping = True  # type: ignore[attr-defined]
-    WebSocketFactory.resetProtocolOptions = reset  # type: ignore[method-assign]
+    WebSocketFactory.resetProtocolOptions = reset
 
 
 def add_reason_phrases() -> None:

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from accounts.requests import SignedInRequest
 from accounts.selectors import player_get
 from games.services import GameError
 from lobby import challenges
@@ -21,7 +22,7 @@ from web.errors import NotFound
 
 @login_required
 @require_POST
-def challenge(request: HttpRequest, username: str) -> HttpResponse:
+def challenge(request: SignedInRequest, username: str) -> HttpResponse:
     """Challenge the player ``username`` (the form of their profile); back to the profile with a message
     (sent: they have ``LOBBY_CHALLENGE_SECONDS`` to answer; else why not)."""
     if len(username) > 150 or "\x00" in username:
@@ -47,7 +48,7 @@ def challenge(request: HttpRequest, username: str) -> HttpResponse:
 
 @login_required
 @require_POST
-def answer(request: HttpRequest, challenge_id: int, verb: str) -> HttpResponse:
+def answer(request: SignedInRequest, challenge_id: int, verb: str) -> HttpResponse:
     """``accept`` (to the table) or ``decline`` a challenge without the notices script."""
     try:
         if verb == "accept":
@@ -61,7 +62,7 @@ def answer(request: HttpRequest, challenge_id: int, verb: str) -> HttpResponse:
 
 @login_required
 @require_POST
-def preference(request: HttpRequest) -> HttpResponse:
+def preference(request: SignedInRequest) -> HttpResponse:
     """Set "let others challenge me" (``accepts_challenges``: checkbox) and go back to the profile."""
     accepts = request.POST.get("accepts_challenges") in ("1", "on", "true")
     challenges.set_accepts_challenges(user=request.user, accepts=accepts)

@@ -175,7 +175,8 @@ def notice(*, user: Any, now: datetime | None = None) -> Notice | None:
     params = refusal_params(ban=ban, now=now)
     from lobby.errors import text  # errors imports games.services; keep this module's imports light
 
-    return Notice(reason=ban.reason, reason_text=gettext(PlaybanReason(ban.reason).label),
+    # The label is lazy (gettext_lazy): str() translates it into the active language, as gettext did.
+    return Notice(reason=ban.reason, reason_text=str(PlaybanReason(ban.reason).label),
                   message=text("playban", **params), ends_at=ban.ends_at,
                   minutes=params["minutes"], left=params["left"], match_id=ban.match_id)
 

@@ -18,6 +18,7 @@ import json
 import logging
 import secrets
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -68,7 +69,7 @@ def per_ip() -> int:
     return int(getattr(settings, "LOBBY_POOL_SOCKETS_PER_IP", DEFAULT_PER_IP))
 
 
-def reader_language(scope: dict[str, Any]) -> str:
+def reader_language(scope: Mapping[str, Any]) -> str:
     """The reader's language for a socket: the language cookie, else the handshake's
     ``Accept-Language``, else ``LANGUAGE_CODE`` (as Django's ``LocaleMiddleware`` picks it for pages)."""
     headers = {key.decode("latin-1").lower(): value.decode("latin-1")
@@ -218,6 +219,8 @@ class PoolConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavaila
                 await self._resolve()
 
     async def _resolve(self) -> None:
+        if self.entry_id is None:
+            return  # not joined (the callers check it first)
         entry = await db_call(PoolEntry.objects.filter(pk=self.entry_id).first)()
         if entry is None or self.done:
             return

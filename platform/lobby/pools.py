@@ -260,6 +260,7 @@ def run_wave(*, pool_id: int, now: datetime | None = None, min_gap: float | None
                        .filter(pool_id=pool_id, status=EntryStatus.WAITING)
                        .annotate(last_match=last_match).order_by("pk"))
         live: list[PoolEntry] = []
+        entry: PoolEntry  # each loop below: an entry (the first one's are annotated with last_match)
         for entry in entries:
             if not pool.active:
                 _end(entry, EntryStatus.CANCELLED, now)
@@ -355,6 +356,7 @@ def _paired(entry: PoolEntry, match: Match, opponent: User, rating: float, *,
 def paired_message(entry: PoolEntry) -> dict[str, Any]:
     """The ``pool.paired`` message of an entry that ended paired or with a bot (a socket connecting
     after the wave: :func:`pool_join` returned it ``paired``)."""
+    assert entry.match_id is not None  # paired or with a bot: it has its match
     match = Match.objects.select_related("player0", "player1").get(pk=entry.match_id)
     opponent = match.player1 if match.player0_id == entry.user_id else match.player0
     assert opponent is not None

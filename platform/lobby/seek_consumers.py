@@ -21,7 +21,7 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -54,7 +54,7 @@ def _in_thread(fn: Any) -> Any:
     return sync_to_async(fn, thread_sensitive=False)
 
 
-def socket_language(scope: dict[str, Any]) -> str:
+def socket_language(scope: Mapping[str, Any]) -> str:
     """The reader's language for a socket: the language cookie (the site's switcher sets it), else the
     default, as ``LocaleMiddleware`` picks it for pages."""
     cookies = scope.get("cookies") or {}

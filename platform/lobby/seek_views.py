@@ -24,7 +24,9 @@ from lobby.models import Seek, SeekStatus
 def _page(request: HttpRequest, form: SeekForm, status: int = 200) -> HttpResponse:
     user = request.user
     signed_in = user.is_authenticated and not getattr(user, "is_bot", False)
-    mine = (Seek.objects.filter(creator=user, status=SeekStatus.OPEN).first() if signed_in else None)
+    # signed_in implies is_authenticated; testing it again tells mypy that ``user`` is a User.
+    mine = (Seek.objects.filter(creator=user, status=SeekStatus.OPEN).first()
+            if signed_in and user.is_authenticated else None)
     return render(request, "lobby/lobby.html", {
         "form": form, "seeks": seeks.seek_rows(viewer=user), "my_seek": mine, "signed_in": signed_in,
         "presets": list(PRESETS), "leave_seconds": int(seeks.leave_seconds()),

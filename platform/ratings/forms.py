@@ -29,7 +29,7 @@ class PageField(forms.CharField):
 
     def to_python(self, value: object) -> int | None:  # type: ignore[override]
         text = super().to_python(value)
-        if text in self.empty_values:
+        if text is None or text in self.empty_values:  # None is one of them (spelt out for mypy)
             return None
         if not ASCII_DIGITS.fullmatch(text) or not text.lstrip("0"):
             raise forms.ValidationError(_("The page must be a whole number from 1."), code="invalid")

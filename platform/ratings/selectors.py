@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, NamedTuple
@@ -184,7 +185,7 @@ def board_page(
         ranks = _ranks(base, items, tab=tab, provisional=provisional)
     else:
         ranks = {pk: current.start_index() + i for i, pk in enumerate(ids)}
-    recent: dict[int, dict[str, Any]] = {}
+    recent: dict[int, Mapping[str, Any]] = {}
     if tab == "30d" and items:
         recent = {
             row["player_id"]: row for row in RatingChange.objects.filter(
@@ -282,7 +283,7 @@ def ranks_of(players: list[tuple[int, float]], *, provisional: bool = False) -> 
         )
         FROM f LEFT JOIN above ON above.bucket = f.bucket
     """
-    params: list[object] = []
+    params: list[int | float] = []
     for user_id, rating in players:
         params += [user_id, rating, math.floor(rating)]
     with connection.cursor() as cursor:
@@ -426,14 +427,14 @@ def profile_get(*, user: User) -> dict[str, Any] | None:
     names: dict[str | None, str] = {}  # one name per distinct opponent, not per row
     shown = elo.shown
     points = []
-    for point, (match_id, before, after, won, at, username_, display, is_bot, level, _reason) in zip(
+    for xy, (match_id, before, after, won, at, username_, display, is_bot, level, _reason) in zip(
         drawn.points[1:], rows, strict=True
     ):
         name = names.get(username_)
         if name is None:
             name = names[username_] = _public_name(username_, display, is_bot, level)
         shown_before, shown_after = shown(before), shown(after)
-        points.append(ChartPoint(point.x, point.y, shown_after, shown_before, shown_after - shown_before,
+        points.append(ChartPoint(xy.x, xy.y, shown_after, shown_before, shown_after - shown_before,
                                  match_id, won, name, at))
     matches = []
     for (match_id, before, after, won, at, username_, *_rest, reason), point in zip(
@@ -479,7 +480,7 @@ def bot_record_get(*, user_id: int) -> dict[str, list[int]]:
     return record
 
 
-def history_of(*, user_id: int) -> QuerySet[RatingChange, dict[str, Any]]:
+def history_of(*, user_id: int) -> QuerySet[RatingChange, Mapping[str, Any]]:
     """A member's rating changes, newest first, as ``values()`` dicts (one query per slice):
     ``match_id``, ``before``, ``after``, ``delta`` (exact Elo points), ``k``, ``opponent_rating``,
     ``won``, ``created_at``, ``opponent__username`` (None once deleted), ``opponent__display_name``,

@@ -151,7 +151,7 @@ def _ratings_write(rows: list[PlayerRating]) -> None:
         one = "(%s, CAST(%s AS DOUBLE PRECISION), CAST(%s AS DOUBLE PRECISION), %s, %s, %s, %s)"
         values = ", ".join([one] * len(part))
         sets = ", ".join(f"{column} = v.{column}" for column in _WRITE_COLUMNS)
-        params: list[object] = []
+        params: list[int | float | str | None] = []
         for row in part:
             params += [row.user_id, row.rating, row.peak, row.rated_matches, row.wins, row.losses,
                        adapt(row.last_rated_at)]

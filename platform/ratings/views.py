@@ -15,6 +15,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET
 
+from accounts.requests import SignedInRequest
 from accounts.selectors import player_get
 from config.db_router import replica_reads, replica_view
 from games.aborts import abort_counts
@@ -189,7 +190,7 @@ def _profile(request: HttpRequest, user: Any) -> HttpResponse:
 
 @login_required
 @require_GET
-def match_rating(request: HttpRequest, match_id: int) -> JsonResponse:
+def match_rating(request: SignedInRequest, match_id: int) -> JsonResponse:
     """The viewer's ``rating`` message for match ``match_id`` (docs/protocol.md ``rating``); 404 while
     it is not rated, when it never will be (``rated`` false; an aborted match also ``aborted`` true), or
     for a non-player."""

@@ -17,6 +17,7 @@ from __future__ import annotations
 import inspect
 import re
 import uuid
+from collections.abc import Mapping
 from contextvars import ContextVar
 from typing import Any
 
@@ -49,7 +50,7 @@ def current_request_id() -> str | None:
     return get_guid()
 
 
-def bind_socket(scope: dict[str, Any], match: int | None) -> None:
+def bind_socket(scope: Mapping[str, Any], match: int | None) -> None:
     """Give a WebSocket connection its request id (from its handshake's ``X-Request-ID`` or new) and its
     match; call it first in ``connect`` (the values then hold for every handler of that connection).
     The access log (``web.access_log``) has already chosen it: ``scope["request_id"]``, so its lines and

@@ -34,6 +34,7 @@ import logging
 import sqlite3
 from typing import Any
 
+from asgiref.typing import WebSocketConnectEvent
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.db import InterfaceError, OperationalError
 
@@ -111,7 +112,7 @@ class RefusesWhenUnavailable(AsyncWebsocketConsumer):
         self._accepted = True
         await super().accept(*args, **kwargs)
 
-    async def websocket_connect(self, message: dict[str, Any]) -> None:
+    async def websocket_connect(self, message: WebSocketConnectEvent) -> None:
         try:
             await super().websocket_connect(message)
         except Exception as exc:

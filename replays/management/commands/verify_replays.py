@@ -8,7 +8,7 @@ event), 2 for bad arguments.
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
+from typing import Any, TextIO, cast
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
@@ -41,7 +41,9 @@ class Command(BaseCommand):
         if match_id is not None and total == 0:
             raise CommandError(f"no finished match {match_id}")
         failures: list[tuple[int, ReplayFailed]] = []
-        bar = tqdm(qs.iterator(chunk_size=200), total=total, unit="match", file=self.stderr._out,
+        # stderr's wrapped stream: private, so Django's stubs know it only as some attribute.
+        stream = cast(TextIO, self.stderr._out)
+        bar = tqdm(qs.iterator(chunk_size=200), total=total, unit="match", file=stream,
                    disable=total == 0, dynamic_ncols=True)
         for match in bar:
             try:
@@ -51,8 +53,8 @@ class Command(BaseCommand):
                 replay_cache_forget(match=match)  # never serve a cached copy of a record that fails now
                 bar.set_postfix(failed=len(failures))
         bar.close()
-        for pk, exc in failures:
-            self.stdout.write(f"match {pk}: {exc}")
+        for pk, failure in failures:
+            self.stdout.write(f"match {pk}: {failure}")
         ok = total - len(failures)
         self.stdout.write(f"{ok} of {total} finished matches verified, {len(failures)} failed")
         if failures:

@@ -36,7 +36,7 @@ import json
 import logging
 import random
 import time
-from typing import Any
+from typing import Any, TextIO, cast
 
 from celery import current_app
 from celery.signals import task_prerun
@@ -124,8 +124,9 @@ class Command(BaseCommand):
         settings.GAMES_SERVER_MOVES_IN_PROCESS = False
         settings.GAMES_BOT_VS_BOT_DELAY = 0
         logging.getLogger("celery.app.trace").setLevel(logging.WARNING)
-        bar = tqdm(total=players // 2 * rounds, desc="matches", unit="match", file=self.stderr._out,
-                   disable=None)
+        # stderr's wrapped stream: private, so Django's stubs know it only as some attribute.
+        stream = cast(TextIO, self.stderr._out)
+        bar = tqdm(total=players // 2 * rounds, desc="matches", unit="match", file=stream, disable=None)
 
         def tick(sender: Any, **kwargs: Any) -> None:
             bar.update(1)

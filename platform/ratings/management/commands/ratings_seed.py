@@ -81,7 +81,8 @@ class Command(BaseCommand):
         activity = list(itertools.accumulate(rng.lognormvariate(0, ACTIVITY_SIGMA) for _ in ids))
         # Per player, carried from batch to batch: rating, peak, rated matches, wins, losses, last rated
         # at. A player seeded before (``--force``) restarts from 1500 only if it has no rating row.
-        state = {pk: [elo.INITIAL_RATING, elo.INITIAL_RATING, 0, 0, 0, None] for pk in ids}
+        state: dict[int, list[Any]] = {
+            pk: [elo.INITIAL_RATING, elo.INITIAL_RATING, 0, 0, 0, None] for pk in ids}
         now = timezone.now()
         begin = now - timedelta(days=days)
         step = (now - begin) / max(1, matches)
@@ -154,6 +155,7 @@ def _rate(plans: Sequence[Plan], match_ids: Sequence[int], bots: dict[int, int],
     changes: list[tuple[Any, ...]] = []
     for match_id, (a, b, level, a_won, at) in zip(match_ids, plans, strict=True):
         sa = state[a]
+        sides: tuple[tuple[int, list[Any], int, float, bool, bool], ...]
         if level is not None:
             sides = ((a, sa, b, float(bot_rating(level)), a_won, True),)
         else:
@@ -224,13 +226,13 @@ class _OrmWriter:
 
     def changes(self, rows: Sequence[tuple[Any, ...]]) -> None:
         field = RatingChange._meta.get_field("created_at")
-        field.auto_now_add = False  # type: ignore[attr-defined]  # the history is in the past
+        field.auto_now_add = False  # the history is in the past
         try:
             RatingChange.objects.bulk_create(
                 [RatingChange(**_fields(CHANGE_COLUMNS[1:], row, RatingChange)) for row in rows],
                 batch_size=5000)
         finally:
-            field.auto_now_add = True  # type: ignore[attr-defined]
+            field.auto_now_add = True
 
 
 def _fields(columns: Sequence[str], values: Sequence[Any], model: type[models.Model]) -> dict[str, Any]:
