@@ -1,6 +1,7 @@
 """Every kind of bad WebSocket message gets its specific error code and changes nothing stored
 (docs/protocol.md "error"); connection refusals (an unknown path: 4404); a repeated message id is
-answered, not re-applied, and one reused by another kind of message is refused (``id_reused``)."""
+answered, not re-applied, and one reused by another kind of message is refused (``id_reused``); NUL in a
+text field is ``bad_field`` before any write."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from games import services
 from games.live import load
 from games.models import Match, MatchEvent
 from tests.factories import FriendMatchFactory
-from tests.games.wsclient import ORIGIN, connect, drain, recv, recv_state, recv_until, send
+from tests.games.wsclient import ORIGIN, choose, connect, drain, recv, recv_state, recv_until, send
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -379,4 +380,37 @@ async def test_unknown_ws_paths_are_refused_with_4404(path: str, alice: Any, cap
     assert (reply["type"], reply["code"], reply["id"]) == ("error", "not_found", None)
     assert await comm.receive_output() == {"type": "websocket.close", "code": 4404}
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+    await comm.disconnect()
+
+
+@database_sync_to_async
+def stored_ids(match_id: int) -> list[str]:
+    rows = MatchEvent.objects.filter(match_id=match_id).exclude(msg_id="")
+    return list(rows.values_list("msg_id", flat=True))
+
+
+async def test_nul_in_a_text_field_is_bad_field(alice: Any, bob: Any) -> None:
+    """``\\u0000`` in ``id`` (action or resign) or ``action``: ``bad_field`` before any write (PostgreSQL
+    refuses NUL: it was a ``server_error`` with a traceback there), and the match plays on."""
+    match = await database_sync_to_async(FriendMatchFactory)(host=alice, friend=bob)
+    users = {0: alice, 1: bob}
+    probe, state = await connect(alice, match.pk)
+    await probe.disconnect()
+    mover = state["hand"]["to_act"]
+    comm, state = await connect(users[mover], match.pk)
+    move = choose(state["hand"])
+    seq = state["seq"]
+    for message in [
+        {"type": "action", "action": move, "seq": seq, "id": "a\u0000b"},
+        {"type": "action", "action": move, "seq": seq, "id": "\u0000"},
+        {"type": "action", "action": move + "\u0000", "seq": seq, "id": "nul-2"},
+        {"type": "action", "action": "\u0000" + move, "seq": seq, "id": "nul-3"},
+        {"type": "resign", "id": "r\u0000"},
+    ]:
+        reply = await expect_error(comm, message, "bad_field", match.pk, message["id"])
+        assert "NUL" in reply["message"]
+    await send(comm, {"type": "action", "action": move, "seq": seq, "id": "ok-1"})
+    ack, _ = await recv_until(comm, "ack")
+    assert ack["id"] == "ok-1" and ack["seq"] == seq + 1
+    assert await stored_ids(match.pk) == ["ok-1"]
     await comm.disconnect()
