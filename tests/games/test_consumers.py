@@ -16,7 +16,7 @@ from channels.db import database_sync_to_async
 from push import send as push_send
 from tests.factories import FriendMatchFactory
 from tests.games.test_ws_errors import stored_ids
-from tests.games.wsclient import choose, connect, drain, recv, recv_until, send
+from tests.games.wsclient import choose, connect_mover, drain, recv, recv_until, send
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -57,11 +57,7 @@ async def test_committed_move_is_acked_when_the_broadcast_fails(
     consumer sends the mover its new ``state`` itself (the broadcast that carries it failed): issue 14's
     fault run had a client acknowledged and then silent for 15 s, waiting for it."""
     match = await database_sync_to_async(FriendMatchFactory)(host=alice, friend=bob)
-    users = {0: alice, 1: bob}
-    probe, state = await connect(alice, match.pk)
-    await probe.disconnect()
-    mover = state["hand"]["to_act"]
-    comm, state = await connect(users[mover], match.pk)
+    comm, state, mover = await connect_mover({0: alice, 1: bob}, match.pk)
     layer = BrokenLayer(mode)
     monkeypatch.setattr(push_send, "get_channel_layer", lambda: layer)
     monkeypatch.setattr(push_send, "PUSH_TIMEOUT", 0.3)
@@ -107,11 +103,7 @@ async def test_failed_broadcast_and_failed_state_read_is_one_warning_not_an_erro
     from games.consumers import MatchConsumer
 
     match = await database_sync_to_async(FriendMatchFactory)(host=alice, friend=bob)
-    users = {0: alice, 1: bob}
-    probe, state = await connect(alice, match.pk)
-    await probe.disconnect()
-    mover = state["hand"]["to_act"]
-    comm, state = await connect(users[mover], match.pk)
+    comm, state, _ = await connect_mover({0: alice, 1: bob}, match.pk)
     monkeypatch.setattr(push_send, "get_channel_layer", lambda: BrokenLayer("raise"))
     payload = MatchConsumer._state_payload
 

@@ -18,7 +18,7 @@ from games.models import Match
 from games.ratelimit import MessageLimiter, TokenBucket
 from tests.factories import FriendMatchFactory
 from tests.games.test_ws_errors import stored_ids
-from tests.games.wsclient import choose, connect, recv, send
+from tests.games.wsclient import choose, connect, connect_mover, recv, send
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -75,10 +75,7 @@ async def test_flood_is_rate_limited_unapplied_then_closed_4429(
     alice: Any, bob: Any, tight_limits: None
 ) -> None:
     match = await database_sync_to_async(FriendMatchFactory)(host=alice, friend=bob)
-    users = {0: alice, 1: bob}
-    probe, state = await connect(alice, match.pk)
-    await probe.disconnect()
-    comm, state = await connect(users[state["hand"]["to_act"]], match.pk)
+    comm, state, _ = await connect_mover({0: alice, 1: bob}, match.pk)
     for n in range(5):
         await send(comm, {"type": "ping", "id": n})
         assert await recv(comm) == {"type": "pong", "id": n}

@@ -16,7 +16,17 @@ from games import services
 from games.live import load
 from games.models import Match, MatchEvent
 from tests.factories import FriendMatchFactory
-from tests.games.wsclient import ORIGIN, choose, connect, drain, recv, recv_state, recv_until, send
+from tests.games.wsclient import (
+    ORIGIN,
+    choose,
+    connect,
+    connect_mover,
+    drain,
+    recv,
+    recv_state,
+    recv_until,
+    send,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -393,11 +403,7 @@ async def test_nul_in_a_text_field_is_bad_field(alice: Any, bob: Any) -> None:
     """``\\u0000`` in ``id`` (action or resign) or ``action``: ``bad_field`` before any write (PostgreSQL
     refuses NUL: it was a ``server_error`` with a traceback there), and the match plays on."""
     match = await database_sync_to_async(FriendMatchFactory)(host=alice, friend=bob)
-    users = {0: alice, 1: bob}
-    probe, state = await connect(alice, match.pk)
-    await probe.disconnect()
-    mover = state["hand"]["to_act"]
-    comm, state = await connect(users[mover], match.pk)
+    comm, state, _ = await connect_mover({0: alice, 1: bob}, match.pk)
     move = choose(state["hand"])
     seq = state["seq"]
     for message in [
