@@ -22,6 +22,8 @@ Browser (mark tests ``@pytest.mark.browser``)
     headless with ``--no-sandbox --disable-gpu ...``; skips (CI: fails) when chromium is absent. One per
     test and started after the (transactional) test database: Playwright's sync API keeps an event loop
     "running" in the main thread while it is open, which must not leak into other tests.
+    ``contexts``: ``open(width, locale)`` gives a page in a context of its own (its own cookies), for
+    tests with several players or screen sizes (helpers: tests/browser_pages.py).
     ``page``: a fresh ``BrowserContext`` + ``Page`` per test (isolated cookies), closed afterwards; sets
     ``DJANGO_ALLOW_ASYNC_UNSAFE`` until the test's teardown ends, so its own ORM calls (and the database
     flush) work beside Playwright's event loop. Playwright's sync API cannot run inside an event loop:
@@ -379,6 +381,27 @@ def page(browser: Any, request: pytest.FixtureRequest) -> Iterator[Any]:
     try:
         yield context.new_page()
     finally:
+        context.close()
+
+
+@pytest.fixture
+def contexts(browser: Any, page: Any) -> Iterator[Any]:
+    """``open(width, locale)`` -> a new page in its own browser context (own cookies), ``width`` x 900.
+    (Asks for ``page`` for its setup: the ORM stays usable while Playwright's loop runs.) The contexts
+    are closed afterwards."""
+    made: list[Any] = []
+
+    def open_page(width: int, locale: str) -> Any:
+        # bypass_csp: Playwright's wait_for_function polls string predicates through eval, which the
+        # site's Content-Security-Policy (script-src 'self') refuses; the pages' own scripts are static.
+        context = browser.new_context(
+            locale=locale, viewport={"width": width, "height": 900}, bypass_csp=True
+        )
+        made.append(context)
+        return context.new_page()
+
+    yield open_page
+    for context in made:
         context.close()
 
 

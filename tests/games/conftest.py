@@ -1,7 +1,9 @@
 """Fixtures for the games tests: players, house bots, zero pauses, seeded decks.
 
-``alice`` / ``bob``: registered users; ``guest``: a guest user; ``house_bots``: bot-1..bot-5.
-``no_pauses`` (autouse): the bot's thinking pause and the 8 s hand pause set to 0.
+``alice`` / ``bob``: registered users; ``guest``: a guest user; ``house_bots``: bot-1..bot-5;
+``no_pauses`` (autouse): the bot's thinking pause and the 8 s hand pause set to 0;
+``short_lived_connections`` (autouse): threads' database connections close after each call (all from
+tests/fixtures.py).
 ``bot_waits``: the bot's pause set to 10 minutes, for tests that look at a bot match before the server
 moves its bot (``games.scheduling`` drives it right after each commit otherwise).
 ``seeded_decks``: deals come from ``seeded_deck(seed)`` with seed 1000, 1001, ... (deterministic).
@@ -16,30 +18,14 @@ from typing import Any
 import pytest
 
 from engine.deck import seeded_deck
+from tests.fixtures import alice, bob, guest, house_bots, no_pauses, short_lived_connections
 
-
-@pytest.fixture(autouse=True)
-def no_pauses(settings: Any) -> None:
-    settings.GAMES_BOT_DELAY = (0.0, 0.0)
-    settings.GAMES_HAND_PAUSE = 0.0
+__all__ = ["alice", "bob", "guest", "house_bots", "no_pauses", "short_lived_connections"]  # fixtures
 
 
 @pytest.fixture
 def bot_waits(settings: Any) -> None:
     settings.GAMES_BOT_DELAY = (600.0, 600.0)
-
-
-@pytest.fixture(autouse=True)
-def short_lived_connections() -> Iterator[None]:
-    """Worker-thread DB connections (``database_sync_to_async``, race threads) close after each call,
-    so none is left open on the test database at teardown (PostgreSQL refuses to drop it then)."""
-    from django.db import connections
-
-    settings_dict = connections.settings["default"]
-    before = settings_dict.get("CONN_MAX_AGE", 0)
-    settings_dict["CONN_MAX_AGE"] = 0
-    yield
-    settings_dict["CONN_MAX_AGE"] = before
 
 
 @pytest.fixture
@@ -57,30 +43,6 @@ def seeded_decks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
     monkeypatch.setattr(play, "new_deck", deck)  # play.deal_hand draws it
     return used
-
-
-@pytest.fixture
-def alice(django_user_model: Any) -> Any:
-    return django_user_model.objects.create_user(username="alice")
-
-
-@pytest.fixture
-def bob(django_user_model: Any) -> Any:
-    return django_user_model.objects.create_user(username="bob")
-
-
-@pytest.fixture
-def guest() -> Any:
-    from accounts.services import guest_create
-
-    return guest_create()
-
-
-@pytest.fixture
-def house_bots(db: None) -> list[Any]:
-    from accounts.services import house_bots_ensure
-
-    return house_bots_ensure()
 
 
 @pytest.fixture(autouse=True)

@@ -25,6 +25,7 @@ import pytest
 
 from engine.cards import parse_cards
 from engine.melds import deadwood
+from tests.browser_pages import sign_up
 from tests.games.socket_spy import SocketSpy
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -97,12 +98,7 @@ def worth_taking(cards: list[str], upcard: str) -> bool:
 
 
 def start_bot_match(page: Any, base: str) -> None:
-    page.goto(base + "/accounts/signup/")
-    page.fill("#id_username", "dora")
-    page.fill("#id_password1", "felt-green-42-knock")
-    page.fill("#id_password2", "felt-green-42-knock")
-    page.get_by_role("button", name="Sign up").click()
-    page.wait_for_url(base + "/")
+    sign_up(page, base, "dora")
     assert page.get_by_test_id("who").inner_text() == "dora"
 
     page.get_by_role("navigation").get_by_role("link", name="Play a bot").click()

@@ -10,15 +10,14 @@ from typing import Any
 
 import pytest
 
-from tests.games.test_browser_polish import (  # noqa: F401 (contexts: a fixture)
+from tests.browser_pages import (
+    CHECKBOX_ON_ITS_LINE,
     LANGUAGES,
     PAGE_OVERFLOW,
     WIDTHS,
-    contexts,
     log_in,
     make_user,
 )
-from tests.games.test_browser_second_trial import CHECKBOX_ON_ITS_LINE
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -44,7 +43,7 @@ TEXTS = {
 
 @pytest.mark.parametrize("locale", LANGUAGES)
 def test_a_members_bot_match_is_casual_by_default_and_says_so(
-    daphne_server: Any, contexts: Any, locale: str  # noqa: F811
+    daphne_server: Any, contexts: Any, locale: str
 ) -> None:
     from accounts.services import house_bots_ensure
     from games.models import Match

@@ -11,10 +11,9 @@ import pytest
 from django.core.cache import cache
 
 from games import services
-from tests.games.test_browser_polish import contexts, log_in, make_user, off_loop, open_table
+from tests.browser_pages import log_in, make_user, off_loop, open_table
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-__all__ = ["contexts"]  # the fixture, used by name
 
 
 def log_lines(page: Any) -> list[str]:

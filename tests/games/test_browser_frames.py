@@ -21,11 +21,10 @@ import pytest
 from games import selectors, services
 from games.live import cache_clear
 from games.models import Match
-from tests.games.test_browser_polish import contexts, log_in, make_user, off_loop, open_table
+from tests.browser_pages import log_in, make_user, off_loop, open_table
 from tests.games.test_ws_live import open_socket, play_one
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-__all__ = ["contexts"]  # the fixture, imported for the tests below
 
 MATCH_SOCKET = re.compile(r".*/ws/match/\d+/$")
 

@@ -1,5 +1,6 @@
-"""Services with real values: creating, joining, playing, repeats, resigning, the turn timer, the bot's
-turn, the append-only log, and hand commitments."""
+"""Services with real values: creating, joining, playing, repeats (a message id reused by another kind
+is refused), resigning, the turn timer, the bot's turn, the append-only log, hand commitments, and
+action texts read leniently and stored canonical."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from games import selectors, services
 from games.live import engine_event, load
 from games.models import AppendOnlyError, Match, MatchEvent
 from games.services import GameError
+from tests.factories import FriendMatchFactory
 from tests.games.play import play_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -378,3 +380,52 @@ def test_postgresql_refuses_event_updates_in_the_database(
         ):
             cur.execute(sql, [match.pk])
     assert MatchEvent.objects.filter(match=match, type="deal").count() == 1
+
+
+def test_id_reused_by_another_kind_is_refused_not_repeated(
+    alice: Any, bob: Any, seeded_decks: list[int]
+) -> None:
+    match = FriendMatchFactory(host=alice, friend=bob, rated=False)
+    users = {0: alice, 1: bob}
+    actor = load(match).state.current_player
+    services.match_apply_action(
+        match_id=match.pk, user=users[actor], action_text="pass", client_seq=1, msg_id="same"
+    )
+    with pytest.raises(GameError) as err:
+        services.match_resign(match_id=match.pk, user=users[actor], msg_id="same")
+    assert err.value.code == "id_reused"
+    match.refresh_from_db()
+    assert (match.status, match.last_seq) == ("active", 2)
+    # a fresh id resigns; resending that resign is a repeat
+    done = services.match_resign(match_id=match.pk, user=users[actor], msg_id="r1")
+    again = services.match_resign(match_id=match.pk, user=users[actor], msg_id="r1")
+    assert again == services.Applied(seq=done.seq, last_seq=done.last_seq, repeat=True)
+    match.refresh_from_db()
+    assert (match.status, match.winner, match.result_reason) == ("finished", 1 - actor, "resign")
+    # and an action reusing the resign's id is refused too
+    with pytest.raises(GameError) as err:
+        services.match_apply_action(
+            match_id=match.pk, user=users[actor], action_text="pass", client_seq=match.last_seq, msg_id="r1"
+        )
+    assert err.value.code == "id_reused"
+
+
+def test_action_text_is_lenient_and_stored_canonical(alice: Any, bob: Any, seeded_decks: list[int]) -> None:
+    match = FriendMatchFactory(host=alice, friend=bob, rated=False)
+    users = {0: alice, 1: bob}
+    first = load(match).state.current_player
+    for i, (seat, text) in enumerate(((first, "  Pass "), (1 - first, "PASS"), (first, "draw  Stock"))):
+        services.match_apply_action(
+            match_id=match.pk, user=users[seat], action_text=text, client_seq=1 + i, msg_id=f"l{i}"
+        )
+    assert [r.payload["action"] for r in _events(match)[1:]] == ["pass", "pass", "draw stock"]
+    hand = selectors.match_state_payload(match=selectors.match_get(match_id=match.pk), seat=first)["hand"]
+    card = hand["deadwood_if_discarded"] and sorted(hand["deadwood_if_discarded"])[0]
+    services.match_apply_action(
+        match_id=match.pk,
+        user=users[first],
+        action_text=f" DISCARD {card.upper()}",
+        client_seq=4,
+        msg_id="l3",
+    )
+    assert _events(match)[-1].payload["action"] == f"discard {card}"

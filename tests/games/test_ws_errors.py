@@ -1,16 +1,32 @@
 """Every kind of bad WebSocket message gets its specific error code and changes nothing stored
-(docs/protocol.md "error"); connection refusals; a repeated message id is answered, not re-applied."""
+(docs/protocol.md "error"); connection refusals (an unknown path: 4404); a repeated message id is
+answered, not re-applied, and one reused by another kind of message is refused (``id_reused``); NUL in a
+text field is ``bad_field`` before any write."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
+from channels.testing import WebsocketCommunicator
 
 from games import services
+from games.live import load
 from games.models import Match, MatchEvent
-from tests.games.wsclient import connect, drain, recv, recv_state, recv_until, send
+from tests.factories import FriendMatchFactory
+from tests.games.wsclient import (
+    ORIGIN,
+    choose,
+    connect,
+    connect_mover,
+    drain,
+    recv,
+    recv_state,
+    recv_until,
+    send,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -30,14 +46,8 @@ snapshot = database_sync_to_async(_snapshot)
 
 
 async def _table(alice: Any, bob: Any) -> Match:
-    table = await database_sync_to_async(services.table_create)(
-        user=alice,
-        rules_preset="classic",
-        target=100,
-        turn_timer=None,
-        rated=False,  # casual: a test resigns after one move, which would abort a rated match
-    )
-    return await database_sync_to_async(services.table_join)(user=bob, token=table.invite_token)
+    # casual: a test resigns after one move, which would abort a rated match
+    return await database_sync_to_async(FriendMatchFactory)(host=alice, friend=bob, rated=False)
 
 
 async def expect_error(
@@ -347,3 +357,66 @@ async def test_connected_table_enforces_its_turn_timer(alice: Any, bob: Any, see
         assert row.auto and row.seat == late
     finally:
         await comm.disconnect()
+
+
+async def test_ws_resign_with_a_reused_id_gets_id_reused(
+    alice: Any, bob: Any, seeded_decks: list[int]
+) -> None:
+    match = await _table(alice, bob)
+    actor = (await database_sync_to_async(load)(match)).state.current_player
+    comm, state = await connect({0: alice, 1: bob}[actor], match.pk)
+    try:
+        await send(comm, {"type": "action", "action": "pass", "seq": state["seq"], "id": "x1"})
+        assert (await recv(comm)) == {"type": "ack", "id": "x1", "seq": 2, "repeat": False}
+        assert (await recv(comm))["type"] == "state"
+        await send(comm, {"type": "resign", "id": "x1"})
+        reply = await recv(comm)
+        assert (reply["type"], reply["code"], reply["id"]) == ("error", "id_reused", "x1")
+        fresh = await database_sync_to_async(Match.objects.get)(pk=match.pk)
+        assert (fresh.status, fresh.last_seq) == ("active", 2)
+    finally:
+        await comm.disconnect()
+
+
+@pytest.mark.parametrize("path", ["/ws/match/abc/", "/ws/match/-1/", "/ws/nothing/", "/ws/match/1/extra/"])
+async def test_unknown_ws_paths_are_refused_with_4404(path: str, alice: Any, caplog: Any) -> None:
+    from config.asgi import application
+
+    caplog.set_level(logging.WARNING)
+    comm = WebsocketCommunicator(application, path, headers=[(b"origin", ORIGIN), (b"host", b"testserver")])
+    connected, _ = await comm.connect()
+    assert connected
+    reply = await recv(comm)
+    assert (reply["type"], reply["code"], reply["id"]) == ("error", "not_found", None)
+    assert await comm.receive_output() == {"type": "websocket.close", "code": 4404}
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+    await comm.disconnect()
+
+
+@database_sync_to_async
+def stored_ids(match_id: int) -> list[str]:
+    rows = MatchEvent.objects.filter(match_id=match_id).exclude(msg_id="")
+    return list(rows.values_list("msg_id", flat=True))
+
+
+async def test_nul_in_a_text_field_is_bad_field(alice: Any, bob: Any) -> None:
+    """``\\u0000`` in ``id`` (action or resign) or ``action``: ``bad_field`` before any write (PostgreSQL
+    refuses NUL: it was a ``server_error`` with a traceback there), and the match plays on."""
+    match = await database_sync_to_async(FriendMatchFactory)(host=alice, friend=bob)
+    comm, state, _ = await connect_mover({0: alice, 1: bob}, match.pk)
+    move = choose(state["hand"])
+    seq = state["seq"]
+    for message in [
+        {"type": "action", "action": move, "seq": seq, "id": "a\u0000b"},
+        {"type": "action", "action": move, "seq": seq, "id": "\u0000"},
+        {"type": "action", "action": move + "\u0000", "seq": seq, "id": "nul-2"},
+        {"type": "action", "action": "\u0000" + move, "seq": seq, "id": "nul-3"},
+        {"type": "resign", "id": "r\u0000"},
+    ]:
+        reply = await expect_error(comm, message, "bad_field", match.pk, message["id"])
+        assert "NUL" in reply["message"]
+    await send(comm, {"type": "action", "action": move, "seq": seq, "id": "ok-1"})
+    ack, _ = await recv_until(comm, "ack")
+    assert ack["id"] == "ok-1" and ack["seq"] == seq + 1
+    assert await stored_ids(match.pk) == ["ok-1"]
+    await comm.disconnect()

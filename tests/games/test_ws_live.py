@@ -16,7 +16,7 @@ from websockets.sync.client import ClientConnection, connect
 from games import services
 from games.models import Match
 from tests.browser_waits import SOCKET_WAIT_S
-from tests.games.test_ws_hardening import clear_slots
+from tests.games.test_ratelimit import clear_slots
 from tests.games.wsclient import choose, session_cookie
 
 pytestmark = [pytest.mark.slow]

@@ -50,6 +50,16 @@ async def connect(
     return comm, first
 
 
+async def connect_mover(users: dict[int, Any], match_id: int) -> tuple[WebsocketCommunicator, Message, int]:
+    """Open ``ws/match/<id>/`` as the player to act (``users``: seat -> user, seat 0 looks first); returns
+    the communicator, its first ``state`` and that player's seat."""
+    probe, state = await connect(users[0], match_id)
+    await probe.disconnect()
+    mover = state["hand"]["to_act"]
+    comm, state = await connect(users[mover], match_id)
+    return comm, state, mover
+
+
 async def recv(comm: WebsocketCommunicator, timeout: float = SOCKET_WAIT_S) -> dict[str, Any]:
     """The next JSON message."""
     return json.loads(await comm.receive_from(timeout=timeout))

@@ -4,60 +4,18 @@
 ``rated_pool`` / ``casual_pool``: pools made here (a transactional test's flush removes the migration's).
 ``no_pauses`` (autouse): no bot pause, no hand pause. ``short_lived_connections`` (autouse): threads'
 database connections close after each call (PostgreSQL drops the test database only without them).
+All but the pools: tests/fixtures.py.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
+from tests.fixtures import alice, bob, carol, guest, house_bots, no_pauses, short_lived_connections
 
-@pytest.fixture(autouse=True)
-def no_pauses(settings: Any) -> None:
-    settings.GAMES_BOT_DELAY = (0.0, 0.0)
-    settings.GAMES_HAND_PAUSE = 0.0
-
-
-@pytest.fixture(autouse=True)
-def short_lived_connections() -> Iterator[None]:
-    from django.db import connections
-
-    settings_dict = connections.settings["default"]
-    before = settings_dict.get("CONN_MAX_AGE", 0)
-    settings_dict["CONN_MAX_AGE"] = 0
-    yield
-    settings_dict["CONN_MAX_AGE"] = before
-
-
-@pytest.fixture
-def alice(django_user_model: Any) -> Any:
-    return django_user_model.objects.create_user(username="alice")
-
-
-@pytest.fixture
-def bob(django_user_model: Any) -> Any:
-    return django_user_model.objects.create_user(username="bob")
-
-
-@pytest.fixture
-def carol(django_user_model: Any) -> Any:
-    return django_user_model.objects.create_user(username="carol")
-
-
-@pytest.fixture
-def guest(db: None) -> Any:
-    from accounts.services import guest_create
-
-    return guest_create()
-
-
-@pytest.fixture
-def house_bots(db: None) -> list[Any]:
-    from accounts.services import house_bots_ensure
-
-    return house_bots_ensure()
+__all__ = ["alice", "bob", "carol", "guest", "house_bots", "no_pauses", "short_lived_connections"]  # fixtures
 
 
 @pytest.fixture

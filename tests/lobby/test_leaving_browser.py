@@ -14,26 +14,11 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from games import services
-from games.models import Match, MatchStatus
+from games.models import MatchStatus
 from lobby.models import Playban
-from tests.games.test_browser_polish import contexts, log_in, make_user, off_loop, open_table
+from tests.browser_pages import friend_tables
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-__all__ = ["contexts"]  # the fixture, used by name
-
-
-def _tables(server: Any, contexts: Any, width: int, locale: str, *, rated: bool) -> tuple[Match, Any, Any]:
-    host, friend = make_user("hal"), make_user("ivy")
-    table = services.table_create(user=host, rules_preset="classic", target=100, turn_timer=600, rated=rated)
-    off_loop(lambda: services.table_join(user=friend, token=table.invite_token or ""))
-    pages = []
-    for user in (host, friend):
-        page = contexts(width, locale)
-        log_in(page, server.url, user.username, locale)
-        open_table(page, server.url, table.pk)
-        pages.append(page)
-    return Match.objects.get(pk=table.pk), pages[0], pages[1]
 
 
 COUNTDOWN = {
@@ -53,7 +38,8 @@ def test_the_player_who_stays_claims_after_the_wait(
     daphne_server_factory: Any, contexts: Any, rated: bool, width: int, locale: str, button: str, reason: str
 ) -> None:
     server = daphne_server_factory(GAMES_CLAIM_AFTER="12", GAMES_GONE_NOTICE_AFTER="1")
-    match, hal, ivy = _tables(server, contexts, width, locale, rated=rated)
+    match, hal, ivy = friend_tables(server, contexts, width, locale, rules_preset="classic", target=100,
+                                    turn_timer=600, rated=rated)
     box = hal.get_by_test_id("opponent-gone")
     # hal's table opened first: with a 1 s notice it may have shown ivy as gone until her table connected
     expect(box).to_be_hidden()

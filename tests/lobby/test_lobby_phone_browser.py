@@ -12,7 +12,7 @@ import pytest
 from lobby import seeks
 from lobby.seeks import Settings
 from ratings.models import PlayerRating
-from tests.games.test_browser_polish import off_loop
+from tests.browser_pages import off_loop
 from tests.games.wsclient import session_cookie
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
+from tests.browser_pages import off_loop
 from tests.browser_waits import BROWSER_WAIT_MS, SOCKET_WAIT_S
 from tests.games.test_browser import make_a_move
-from tests.games.test_browser_polish import off_loop
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 PASSWORD = "felt-green-42-knock"

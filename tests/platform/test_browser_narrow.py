@@ -3,7 +3,8 @@
 A username may be 150 characters without a space. At 390 x 844 (a phone) the welcome message, the
 invitation page and the rankings cut such a name with an ellipsis on one line (the full name in the
 ``title``), the tournament pages' tables fit the screen (their rows stack), and the language menu is
-inside the screen; at 1280 x 800 the logged-in header (that name, every menu link) stays on one line.
+inside the screen; at 1280 x 800 the logged-in header (that name, every menu link) stays on one line;
+on a phone the header is compact (at most a sixth of the screen) and every control in it stays tappable.
 Each check: ``document.scrollingElement.scrollWidth`` <= the viewport width, and the elements' boxes
 inside the viewport. English and pt-BR (the longer menu).
 """
@@ -13,6 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
+from tests.browser_pages import HEADER_TAPPABLE, LONG_A, log_in, make_user, sized
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -225,3 +228,23 @@ def test_the_logged_in_header_keeps_one_line_on_a_desktop(daphne_server: Any, pa
         assert header is not None and header["height"] <= 64, header
         if long:
             _one_line_names(page, ".site-header .who .player-name", DESKTOP["width"])
+
+
+@pytest.mark.parametrize("locale", ["en-US", "pt-BR"])
+def test_the_phone_header_is_compact_and_every_link_stays_tappable(
+    daphne_server: Any, contexts: Any, locale: str
+) -> None:
+    """390 x 844: the site header (a member with a 150-character name, logged in) takes at most a sixth
+    of the screen's height, and every link, button and the language menu in it is on screen and not
+    covered; so does a visitor's."""
+    make_user(LONG_A)
+    for member in (True, False):
+        page = sized(contexts, 390, locale)
+        if member:
+            log_in(page, daphne_server.url, LONG_A, locale)
+        page.goto(daphne_server.url + "/rules/")
+        height = page.locator("header.site-header").bounding_box()["height"]
+        page.locator("header.site-header").screenshot(path=f"/tmp/t13/header-{locale}-{member}.png")
+        assert height <= 844 / 6, (member, height)
+        assert page.evaluate(HEADER_TAPPABLE) == [], member
+        page.close()

@@ -13,8 +13,11 @@ from typing import Any
 
 import pytest
 
-# The games tests' autouse fixture, reused (not copied): threads' DB connections close after each call.
-from tests.games.conftest import short_lived_connections  # noqa: F401
+# Shared fixtures (tests/fixtures.py): threads' DB connections close after each call (autouse), a guest,
+# the house bots.
+from tests.fixtures import guest, house_bots, short_lived_connections
+
+__all__ = ["guest", "house_bots", "short_lived_connections"]  # fixtures
 
 
 @pytest.fixture(autouse=True)
@@ -28,9 +31,11 @@ def eager_tasks(settings: Any) -> Iterator[None]:
 
 
 @pytest.fixture
-def make_member(django_user_model: Any) -> Callable[[str], Any]:
+def make_member(db: None) -> Callable[[str], Any]:
+    from tests.factories import UserFactory
+
     def make(username: str) -> Any:
-        return django_user_model.objects.create_user(username=username, password="pw-for-tests-1")
+        return UserFactory(username=username, password="pw-for-tests-1")
 
     return make
 
@@ -48,20 +53,6 @@ def bob(make_member: Callable[[str], Any]) -> Any:
 @pytest.fixture
 def carol(make_member: Callable[[str], Any]) -> Any:
     return make_member("carol")
-
-
-@pytest.fixture
-def guest(db: None) -> Any:
-    from accounts.services import guest_create
-
-    return guest_create()
-
-
-@pytest.fixture
-def house_bots(db: None) -> list[Any]:
-    from accounts.services import house_bots_ensure
-
-    return house_bots_ensure()
 
 
 def first_moves(match_id: int, users: dict[int, Any]) -> None:
@@ -91,10 +82,9 @@ def finish_friend(db: None) -> Callable[..., Any]:
     def finish(a: Any, b: Any, *, winner: Any, rated: bool = True) -> Any:
         from games import services
         from games.models import Match
+        from tests.factories import FriendMatchFactory
 
-        table = services.table_create(user=a, rules_preset="classic", target=100, turn_timer=None,
-                                      rated=rated)
-        match = services.table_join(user=b, token=table.invite_token)
+        match = FriendMatchFactory(host=a, friend=b, rated=rated)
         first_moves(match.pk, {0: a, 1: b})
         loser = b if winner == a else a
         services.match_resign(match_id=match.pk, user=loser)
@@ -108,8 +98,9 @@ def finish_bot(db: None) -> Callable[..., Any]:
     def finish(user: Any, level: int, *, won: bool) -> Any:
         from games import services
         from games.models import Match
+        from tests.factories import BotMatchFactory
 
-        match = services.match_create_vs_bot(user=user, level=level, rules_preset="classic", target=100)
+        match = BotMatchFactory(user=user, level=level)
         first_moves(match.pk, {0: user})
         if won:
             bot = Match.objects.get(pk=match.pk).player1

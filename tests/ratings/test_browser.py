@@ -8,15 +8,12 @@ from typing import Any
 
 import pytest
 
+from tests.browser_pages import sign_up
+from tests.fixtures import no_pauses
 from tests.games.test_browser import act_and_wait, make_a_move, wait_for_turn_or_hand_end
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture(autouse=True)
-def no_pauses(settings: Any) -> None:
-    settings.GAMES_BOT_DELAY = (0.0, 0.0)
-    settings.GAMES_HAND_PAUSE = 0.0
+__all__ = ["no_pauses"]  # an autouse fixture (tests/fixtures.py)
 
 
 def test_rated_bot_match_rating_change_rankings_and_profile(daphne_server: Any, page: Any) -> None:
@@ -28,12 +25,7 @@ def test_rated_bot_match_rating_change_rankings_and_profile(daphne_server: Any, 
     base = daphne_server.url
     errors: list[Any] = []
     page.on("pageerror", lambda error: errors.append(error))
-    page.goto(base + "/accounts/signup/")
-    page.fill("#id_username", "rita")
-    page.fill("#id_password1", "felt-green-42-knock")
-    page.fill("#id_password2", "felt-green-42-knock")
-    page.get_by_role("button", name="Sign up").click()
-    page.wait_for_url(base + "/")
+    sign_up(page, base, "rita")
 
     page.get_by_role("navigation").get_by_role("link", name="Play a bot").click()
     # The picker shows the expected score of a new member (1500) against level 1 (939): 96 %.

@@ -9,13 +9,11 @@ from typing import Any
 
 import pytest
 
+from tests.browser_pages import sign_up
+from tests.fixtures import no_pauses
+
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture(autouse=True)
-def no_pauses(settings: Any) -> None:
-    settings.GAMES_BOT_DELAY = (0.0, 0.0)
-    settings.GAMES_HAND_PAUSE = 0.0
+__all__ = ["no_pauses"]  # an autouse fixture (tests/fixtures.py)
 
 
 def test_the_resign_confirmation_says_what_it_costs(daphne_server: Any, page: Any) -> None:
@@ -28,12 +26,7 @@ def test_the_resign_confirmation_says_what_it_costs(daphne_server: Any, page: An
     base = daphne_server.url
     errors: list[Any] = []
     page.on("pageerror", lambda error: errors.append(error))
-    page.goto(base + "/accounts/signup/")
-    page.fill("#id_username", "rita")
-    page.fill("#id_password1", "felt-green-42-knock")
-    page.fill("#id_password2", "felt-green-42-knock")
-    page.get_by_role("button", name="Sign up").click()
-    page.wait_for_url(base + "/")
+    sign_up(page, base, "rita")
     rita = User.objects.get(username="rita")
 
     def open_table() -> Match:

@@ -11,15 +11,12 @@ from typing import Any
 
 import pytest
 
-from tests.games.conftest import (  # noqa: F401  (fixtures)
-    alice,
-    bob,
-    guest,
-    house_bots,
-    no_pauses,
-    seeded_decks,
-    short_lived_connections,
-)
+from tests.fixtures import alice, bob, guest, house_bots, no_pauses, short_lived_connections
+from tests.games.conftest import seeded_decks
+
+__all__ = [  # fixtures
+    "alice", "bob", "guest", "house_bots", "no_pauses", "seeded_decks", "short_lived_connections",
+]
 
 
 @pytest.fixture(autouse=True)
@@ -36,13 +33,13 @@ def fresh_replay_cache() -> Any:
 
 
 @pytest.fixture
-def finished_match(house_bots: Any, seeded_decks: Any, alice: Any) -> Callable[..., Any]:  # noqa: F811
-    from games import services
+def finished_match(house_bots: Any, seeded_decks: Any, alice: Any) -> Callable[..., Any]:
+    from tests.factories import BotMatchFactory
     from tests.games.play import play_until
 
     def make(preset: str = "classic", *, level: int = 1, target: int = 50, user: Any = None) -> Any:
         player = user or alice
-        match = services.match_create_vs_bot(user=player, level=level, rules_preset=preset, target=target)
+        match = BotMatchFactory(user=player, level=level, rules_preset=preset, target=target)
         done = play_until(match.pk, {0: player})
         assert done.status == "finished"
         return done

@@ -8,12 +8,10 @@ from typing import Any
 
 import pytest
 
-from tests.games.test_browser_polish import LANGUAGES, LONG_A, PAGE_OVERFLOW, WIDTHS, contexts
-from tests.games.test_browser_second_trial import sized
+from tests.browser_pages import LANGUAGES, LONG_A, PAGE_OVERFLOW, WIDTHS, sized
 from tests.replays.test_live_list import active, board_of, member
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-__all__ = ["contexts"]  # the fixture, imported for the tests below
 
 
 def test_the_list_fits_a_phone_in_both_languages(daphne_server: Any, contexts: Any,

@@ -8,19 +8,17 @@ from typing import Any
 
 import pytest
 
-from tests.games.test_browser_polish import (
+from tests.browser_pages import (
     LONG_A,
     PAGE_OVERFLOW,
     WIDTHS,
-    contexts,
     log_in,
     make_user,
     off_loop,
+    sized,
 )
-from tests.games.test_browser_second_trial import sized
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-__all__ = ["contexts"]  # the fixture, imported for the tests below
 
 
 def test_a_long_name_in_the_replay_subtitle_is_cut_and_the_page_fits(

@@ -2,29 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
+from tests.fixtures import no_pauses, short_lived_connections
 
-@pytest.fixture(autouse=True)
-def no_pauses(settings: Any) -> None:
-    settings.GAMES_BOT_DELAY = (0.0, 0.0)
-    settings.GAMES_HAND_PAUSE = 0.0
-
-
-@pytest.fixture(autouse=True)
-def short_lived_connections() -> Iterator[None]:
-    """Race threads' DB connections close after each call (PostgreSQL refuses to drop a test database
-    with open connections)."""
-    from django.db import connections
-
-    settings_dict = connections.settings["default"]
-    before = settings_dict.get("CONN_MAX_AGE", 0)
-    settings_dict["CONN_MAX_AGE"] = 0
-    yield
-    settings_dict["CONN_MAX_AGE"] = before
+__all__ = ["no_pauses", "short_lived_connections"]  # autouse fixtures (tests/fixtures.py)
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@ import pytest
 from django.db import connection
 
 from accounts.models import User
+from tests.factories import TournamentFactory
 from tournaments import services
 from tournaments.errors import TournamentError
 from tournaments.models import Registration, Tournament, TournamentSchedule, TournamentStatus
@@ -85,9 +86,8 @@ def test_concurrent_beats_create_nothing_extra() -> None:
 
 
 def upcoming(**fields: Any) -> Tournament:
-    base = {"name_en": "Test Cup", "name_pt": "Copa Teste", "starts_at": NOW + dt.timedelta(hours=1),
-            "status": TournamentStatus.OPEN, "min_players": 8, "max_players": 3}
-    return Tournament.objects.create(**{**base, **fields})
+    return TournamentFactory(**{"starts_at": NOW + dt.timedelta(hours=1), "min_players": 8, "max_players": 3,
+                                **fields})
 
 
 def test_open_fired_twice_and_concurrently() -> None:

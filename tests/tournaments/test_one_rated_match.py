@@ -17,6 +17,7 @@ from accounts.models import User
 from accounts.services import house_bots_ensure
 from games import services as game_services
 from games.models import Match, MatchStatus
+from tests.factories import TournamentFactory
 from tests.tournaments.test_lifecycle import race
 from tournaments import selectors, services
 from tournaments.errors import TournamentError
@@ -28,9 +29,8 @@ SOON = dt.datetime.now(dt.UTC).replace(second=0, microsecond=0) + dt.timedelta(d
 
 
 def event(starts_at: dt.datetime, **fields: Any) -> Tournament:
-    base = {"name_en": "Cup", "name_pt": "Copa", "starts_at": starts_at, "status": TournamentStatus.OPEN,
-            "min_players": 8, "max_players": 64, "match_target": 50, "turn_timer_seconds": 30}
-    return Tournament.objects.create(**{**base, **fields})
+    return TournamentFactory(**{"name_en": "Cup", "name_pt": "Copa", "starts_at": starts_at, "min_players": 8,
+                                "max_players": 64, "match_target": 50, "turn_timer_seconds": 30, **fields})
 
 
 def hourly(starts_at: dt.datetime) -> Tournament:

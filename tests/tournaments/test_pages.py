@@ -11,15 +11,15 @@ from django.test import Client
 from accounts.models import User
 from games.models import Match
 from ratings.models import RatingChange
+from tests.factories import TournamentFactory
 from tournaments.models import Pairing, Registration, Round, RoundStatus, Tournament, TournamentStatus
 
 pytestmark = pytest.mark.django_db
 
 
 def soon(**fields: Any) -> Tournament:
-    base = {"name_en": "Test Cup", "name_pt": "Copa Teste", "status": TournamentStatus.OPEN,
-            "starts_at": dt.datetime.now(dt.UTC) + dt.timedelta(minutes=30), "max_players": 2}
-    return Tournament.objects.create(**{**base, **fields})
+    return TournamentFactory(**{"starts_at": dt.datetime.now(dt.UTC) + dt.timedelta(minutes=30),
+                                "max_players": 2, **fields})
 
 
 def logged_in(user: User) -> Client:

@@ -1,17 +1,16 @@
-"""Fixes from the new-user trial (docs/protocol.md): the discard map leaves out the card just taken,
-the state carries each hand's public move list (the ending move included, timer moves marked), a revealed
-hand carries both arrangements, ids are scoped by message kind, and unknown WebSocket paths are refused
-cleanly."""
+"""The state payload a seat receives (``games.selectors.match_state_payload``, docs/protocol.md "state"):
+the discard map leaves out the card just taken; the public move lists of the current and the last hand
+(the hand-ending move included, the opponent's stock draw hidden until the hand is revealed, timer moves
+marked ``auto``) and both revealed hands arranged.
+
+Matches are casual friend matches (``tests.factories.FriendMatchFactory``) on seeded decks."""
 
 from __future__ import annotations
 
-import logging
 from datetime import timedelta
 from typing import Any
 
 import pytest
-from channels.db import database_sync_to_async
-from channels.testing import WebsocketCommunicator
 from django.utils import timezone
 
 from engine.cards import card_names, parse_cards
@@ -19,18 +18,11 @@ from engine.melds import best_arrangement, deadwood
 from games import selectors, services
 from games.live import load
 from games.models import Match, MatchEvent
-from games.services import TIMEOUT_STRIKES_TO_LOSE, GameError
+from games.services import TIMEOUT_STRIKES_TO_LOSE
+from tests.factories import FriendMatchFactory
 from tests.games.play import play_until
-from tests.games.wsclient import ORIGIN, connect, recv, send
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def _friend_match(alice: Any, bob: Any, timer: int | None = None) -> Match:
-    # Casual (unrated): these tests resign at once, which would abort a rated match (docs/ratings.md).
-    table = services.table_create(user=alice, rules_preset="classic", target=100, turn_timer=timer,
-                                  rated=False)
-    return services.table_join(user=bob, token=table.invite_token)
 
 
 def _payload(match_id: int, seat: int) -> dict[str, Any]:
@@ -42,7 +34,7 @@ def _action_rows(match_id: int) -> list[MatchEvent]:
 
 
 def test_discard_map_leaves_out_the_card_just_taken(alice: Any, bob: Any, seeded_decks: list[int]) -> None:
-    match = _friend_match(alice, bob)
+    match = FriendMatchFactory(host=alice, friend=bob, rated=False)
     users = {0: alice, 1: bob}
     actor = load(match).state.current_player
     upcard = _payload(match.pk, actor)["hand"]["upcard"]
@@ -63,7 +55,7 @@ def test_discard_map_leaves_out_the_card_just_taken(alice: Any, bob: Any, seeded
 
 
 def test_moves_in_state_include_the_hand_ending_move(alice: Any, bob: Any, seeded_decks: list[int]) -> None:
-    match = _friend_match(alice, bob)
+    match = FriendMatchFactory(host=alice, friend=bob, rated=False)
     played = play_until(match.pk, {0: alice, 1: bob}, hands=1)
     rows = _action_rows(played.pk)
     end = next(i for i, r in enumerate(rows) if r.type == "hand_end")
@@ -97,7 +89,7 @@ def test_moves_in_state_include_the_hand_ending_move(alice: Any, bob: Any, seede
 def test_current_hand_moves_hide_the_opponents_stock_draw(
     alice: Any, bob: Any, seeded_decks: list[int]
 ) -> None:
-    match = _friend_match(alice, bob)
+    match = FriendMatchFactory(host=alice, friend=bob, rated=False)
     users = {0: alice, 1: bob}
     first = load(match).state.current_player
     for i, (seat, text) in enumerate(((first, "pass"), (1 - first, "pass"), (first, "draw stock"))):
@@ -116,7 +108,7 @@ def test_current_hand_moves_hide_the_opponents_stock_draw(
 
 
 def test_timer_moves_are_marked_auto(alice: Any, bob: Any, seeded_decks: list[int]) -> None:
-    match = _friend_match(alice, bob, timer=30)
+    match = FriendMatchFactory(host=alice, friend=bob, turn_timer=30, rated=False)
     late = load(match).state.current_player
     Match.objects.filter(pk=match.pk).update(turn_deadline=timezone.now() - timedelta(seconds=1))
     assert services.match_expire_turn(match_id=match.pk) == 2
@@ -132,88 +124,5 @@ def test_timer_moves_are_marked_auto(alice: Any, bob: Any, seeded_decks: list[in
     strikes = [0, 0]
     strikes[late] = 1
     assert payload["match"]["timeout_strikes"] == strikes
-    no_timer = _friend_match(alice, bob)
+    no_timer = FriendMatchFactory(host=alice, friend=bob, rated=False)
     assert _payload(no_timer.pk, 0)["match"]["auto_moves_to_lose"] is None
-
-
-def test_id_reused_by_another_kind_is_refused_not_repeated(
-    alice: Any, bob: Any, seeded_decks: list[int]
-) -> None:
-    match = _friend_match(alice, bob)
-    users = {0: alice, 1: bob}
-    actor = load(match).state.current_player
-    services.match_apply_action(
-        match_id=match.pk, user=users[actor], action_text="pass", client_seq=1, msg_id="same"
-    )
-    with pytest.raises(GameError) as err:
-        services.match_resign(match_id=match.pk, user=users[actor], msg_id="same")
-    assert err.value.code == "id_reused"
-    match.refresh_from_db()
-    assert (match.status, match.last_seq) == ("active", 2)
-    # a fresh id resigns; resending that resign is a repeat
-    done = services.match_resign(match_id=match.pk, user=users[actor], msg_id="r1")
-    again = services.match_resign(match_id=match.pk, user=users[actor], msg_id="r1")
-    assert again == services.Applied(seq=done.seq, last_seq=done.last_seq, repeat=True)
-    match.refresh_from_db()
-    assert (match.status, match.winner, match.result_reason) == ("finished", 1 - actor, "resign")
-    # and an action reusing the resign's id is refused too
-    with pytest.raises(GameError) as err:
-        services.match_apply_action(
-            match_id=match.pk, user=users[actor], action_text="pass", client_seq=match.last_seq, msg_id="r1"
-        )
-    assert err.value.code == "id_reused"
-
-
-async def test_ws_resign_with_a_reused_id_gets_id_reused(
-    alice: Any, bob: Any, seeded_decks: list[int]
-) -> None:
-    match = await database_sync_to_async(_friend_match)(alice, bob)
-    actor = (await database_sync_to_async(load)(match)).state.current_player
-    comm, state = await connect({0: alice, 1: bob}[actor], match.pk)
-    try:
-        await send(comm, {"type": "action", "action": "pass", "seq": state["seq"], "id": "x1"})
-        assert (await recv(comm)) == {"type": "ack", "id": "x1", "seq": 2, "repeat": False}
-        assert (await recv(comm))["type"] == "state"
-        await send(comm, {"type": "resign", "id": "x1"})
-        reply = await recv(comm)
-        assert (reply["type"], reply["code"], reply["id"]) == ("error", "id_reused", "x1")
-        fresh = await database_sync_to_async(Match.objects.get)(pk=match.pk)
-        assert (fresh.status, fresh.last_seq) == ("active", 2)
-    finally:
-        await comm.disconnect()
-
-
-@pytest.mark.parametrize("path", ["/ws/match/abc/", "/ws/match/-1/", "/ws/nothing/", "/ws/match/1/extra/"])
-async def test_unknown_ws_paths_are_refused_with_4404(path: str, alice: Any, caplog: Any) -> None:
-    from config.asgi import application
-
-    caplog.set_level(logging.WARNING)
-    comm = WebsocketCommunicator(application, path, headers=[(b"origin", ORIGIN), (b"host", b"testserver")])
-    connected, _ = await comm.connect()
-    assert connected
-    reply = await recv(comm)
-    assert (reply["type"], reply["code"], reply["id"]) == ("error", "not_found", None)
-    assert await comm.receive_output() == {"type": "websocket.close", "code": 4404}
-    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
-    await comm.disconnect()
-
-
-def test_action_text_is_lenient_and_stored_canonical(alice: Any, bob: Any, seeded_decks: list[int]) -> None:
-    match = _friend_match(alice, bob)
-    users = {0: alice, 1: bob}
-    first = load(match).state.current_player
-    for i, (seat, text) in enumerate(((first, "  Pass "), (1 - first, "PASS"), (first, "draw  Stock"))):
-        services.match_apply_action(
-            match_id=match.pk, user=users[seat], action_text=text, client_seq=1 + i, msg_id=f"l{i}"
-        )
-    assert [r.payload["action"] for r in _action_rows(match.pk)[1:]] == ["pass", "pass", "draw stock"]
-    hand = _payload(match.pk, first)["hand"]
-    card = hand["deadwood_if_discarded"] and sorted(hand["deadwood_if_discarded"])[0]
-    services.match_apply_action(
-        match_id=match.pk,
-        user=users[first],
-        action_text=f" DISCARD {card.upper()}",
-        client_seq=4,
-        msg_id="l3",
-    )
-    assert _action_rows(match.pk)[-1].payload["action"] == f"discard {card}"
