@@ -38,7 +38,7 @@ from pathlib import Path
 import dj_database_url
 from corsheaders.defaults import default_headers
 
-BASE_DIR = Path(__file__).resolve().parents[2]
+BASE_DIR = Path(__file__).resolve().parents[3]
 PLATFORM_DIR = BASE_DIR / "platform"
 VAR_DIR = Path(os.environ.get("GIN_VAR_DIR", BASE_DIR / "var"))
 VAR_DIR.mkdir(parents=True, exist_ok=True)
