@@ -2,23 +2,22 @@
 and the sweep of abandoned casual matches.
 
 ``play_server_moves`` is enqueued by ``games.scheduling`` after each commit that leaves a server move
-pending, with a countdown until it is due; ``sweep_server_moves`` (beat, every ``SWEEP_SECONDS``) is the
-safety net for lost messages. Both call the idempotent ``services.match_play_server_moves``, so
-duplicated, late or concurrent deliveries apply each move once.
+pending, with a countdown until it is due; ``sweep_server_moves`` (beat, every ``scheduling.SWEEP_SECONDS``)
+is the safety net for lost messages. Both call the idempotent ``services.match_play_server_moves``, so
+duplicated, late or concurrent deliveries apply each move once. Beat's entries and every task's delivery
+policy: ``config.celery``.
 """
 
 from __future__ import annotations
 
 from datetime import timedelta
 
-from celery import current_app, shared_task
+from celery import shared_task
 from django.utils import timezone
 
 from games import conf, scheduling, services
 from games.models import Match, MatchStatus
 
-SWEEP_SECONDS = scheduling.SWEEP_SECONDS
-ABANDON_SWEEP_SECONDS = 600.0
 SWEEP_GRACE_SECONDS = 1.0
 """A move due longer ago than this was lost (its task normally runs on time)."""
 IN_PROCESS_SWEEP_GRACE_SECONDS = 30.0
@@ -30,19 +29,7 @@ DAPHNE_TAKEOVER_GRACE_SECONDS = 3.0
 grace), so a move this overdue was left by a Daphne that died: a worker plays it (its broadcast reaches
 the tables through Redis). Racing a live Daphne is harmless (the seq compare-and-set)."""
 
-current_app.conf.beat_schedule = {
-    **(current_app.conf.beat_schedule or {}),
-    "games-sweep-server-moves": {"task": "games.tasks.sweep_server_moves", "schedule": SWEEP_SECONDS},
-    "games-abandon-idle-matches": {
-        "task": "games.tasks.abandon_idle_matches", "schedule": ABANDON_SWEEP_SECONDS,
-    },
-    "games-end-absent-matches": {
-        "task": "games.tasks.end_absent_matches", "schedule": scheduling.ABSENT_SWEEP_SECONDS,
-    },
-}
-
-
-@shared_task(name="games.tasks.play_server_moves", ignore_result=True)
+@shared_task(name="games.tasks.play_server_moves")
 def play_server_moves(match_id: int, expected_seq: int | None = None) -> int:
     """Play the due server moves of one match (``services.match_play_server_moves``); returns how many."""
     return services.match_play_server_moves(match_id=match_id, expected_seq=expected_seq)
@@ -64,7 +51,7 @@ in process, this module's task for a worker. Each reads the service when called,
 replaces ``services.match_play_server_moves`` replaces it here too."""
 
 
-@shared_task(name="games.tasks.sweep_server_moves", ignore_result=True)
+@shared_task(name="games.tasks.sweep_server_moves")
 def sweep_server_moves() -> int:
     """Drive every active match whose server move or turn deadline is overdue; returns the moves made.
 
@@ -87,13 +74,13 @@ def sweep_server_moves() -> int:
     return len(due)
 
 
-@shared_task(name="games.tasks.expire_due_turns", ignore_result=True)
+@shared_task(name="games.tasks.expire_due_turns")
 def expire_due_turns() -> int:
     """Former name of the sweep, kept for beat entries stored in the database by earlier versions."""
     return int(sweep_server_moves())
 
 
-@shared_task(name="games.tasks.abandon_idle_matches", ignore_result=True)
+@shared_task(name="games.tasks.abandon_idle_matches")
 def abandon_idle_matches() -> int:
     """End as abandoned every casual bot match (no turn timer) without a move for
     ``conf.ABANDON_AFTER`` (24 h). Idempotent (``services.match_abandon`` locks and re-checks each
@@ -105,7 +92,7 @@ def abandon_idle_matches() -> int:
     return sum(1 for match_id in list(stale) if services.match_abandon(match_id=match_id))
 
 
-@shared_task(name="games.tasks.end_absent_matches", ignore_result=True)
+@shared_task(name="games.tasks.end_absent_matches")
 def end_absent_matches() -> int:
     """End without a result every match between people whose players are gone (docs/lobby.md "Leaving a
     match between people": both seats gone ``GAMES_GONE_END_AFTER`` s, or one ``GAMES_ONE_GONE_END_AFTER``

@@ -1,42 +1,36 @@
 """Celery tasks of the tournaments app: thin wrappers of the lifecycle services (each step its own
 task, idempotent by row lock + status check) and the beat jobs.
 
-- ``tournaments.ensure_schedule`` (beat, every 10 min): create the next 7 days' tournaments.
-- ``tournaments.advance`` (beat, every ``ADVANCE_SECONDS``): enqueue the due steps (the safety net for a
-  lost message, and the no-show / round-end check).
+- ``tournaments.tasks.ensure_schedule`` (beat, every 10 min): create the next 7 days' tournaments.
+- ``tournaments.tasks.advance`` (beat, every 5 s): enqueue the due steps (the safety net for a lost
+  message, and the no-show / round-end check).
+
+Beat's entries and every task's delivery policy: ``config.celery``.
 """
 
 from __future__ import annotations
 
-from celery import current_app, shared_task
+from celery import shared_task
 
 from tournaments import services
 
-ADVANCE_SECONDS = 5.0
 
-current_app.conf.beat_schedule = {
-    **(current_app.conf.beat_schedule or {}),
-    "tournaments-ensure-schedule": {"task": "tournaments.tasks.ensure_schedule", "schedule": 600.0},
-    "tournaments-advance": {"task": "tournaments.tasks.advance", "schedule": ADVANCE_SECONDS},
-}
-
-
-@shared_task(name="tournaments.tasks.ensure_schedule", ignore_result=True)
+@shared_task(name="tournaments.tasks.ensure_schedule")
 def ensure_schedule() -> int:
     return services.tournaments_ensure()
 
 
-@shared_task(name="tournaments.tasks.open", ignore_result=True)
+@shared_task(name="tournaments.tasks.open")
 def open_(tournament_id: int) -> bool:
     return services.tournament_open(tournament_id=tournament_id)
 
 
-@shared_task(name="tournaments.tasks.start", ignore_result=True)
+@shared_task(name="tournaments.tasks.start")
 def start(tournament_id: int) -> bool:
     return services.tournament_start(tournament_id=tournament_id)
 
 
-@shared_task(name="tournaments.tasks.pair_round", ignore_result=True)
+@shared_task(name="tournaments.tasks.pair_round")
 def pair_round(tournament_id: int, number: int | None = None) -> bool:
     """Pair round ``number`` (default: the next one)."""
     if number is None:
@@ -49,17 +43,17 @@ def pair_round(tournament_id: int, number: int | None = None) -> bool:
     return services.round_pair(tournament_id=tournament_id, number=number)
 
 
-@shared_task(name="tournaments.tasks.record_round", ignore_result=True)
+@shared_task(name="tournaments.tasks.record_round")
 def record_round(tournament_id: int) -> bool:
     return services.round_record(tournament_id=tournament_id)
 
 
-@shared_task(name="tournaments.tasks.finish", ignore_result=True)
+@shared_task(name="tournaments.tasks.finish")
 def finish(tournament_id: int) -> bool:
     return services.tournament_finish(tournament_id=tournament_id)
 
 
-@shared_task(name="tournaments.tasks.advance", ignore_result=True)
+@shared_task(name="tournaments.tasks.advance")
 def advance() -> int:
     """Enqueue every lifecycle step due now (``services.tournaments_due``)."""
     steps = services.tournaments_due()

@@ -10,7 +10,7 @@ moves are (``games.scheduling``):
 - **In-process**: each Daphne process that served a lobby or notices socket runs it every
   :data:`SWEEP_SECONDS` on its event loop (the work in a thread). On the embedded default it must: its
   in-memory channel layer never leaves the process, so only Daphne's own sends reach the sockets.
-- **Celery beat** (``lobby.tasks.sweep_challenges``, every :data:`BEAT_SECONDS`): the safety net with
+- **Celery beat** (``lobby.tasks.sweep_challenges``, every 5 s: ``config.celery``): the safety net with
   nobody on the lobby page and for a Daphne that died. With the in-memory layer (a worker's sends reach
   no socket, and its cache is not Daphne's) it only ends what is overdue by
   :data:`WORKER_GRACE_SECONDS` and leaves presence alone.
@@ -41,8 +41,6 @@ log = logging.getLogger(__name__)
 
 SWEEP_SECONDS = 2.0
 """Period of the in-process sweep."""
-BEAT_SECONDS = 5.0
-"""Period of beat's sweep."""
 WORKER_GRACE_SECONDS = 30.0
 """With the in-memory layer, beat's sweep ends only what is overdue by this much (Daphne is down)."""
 

@@ -7,24 +7,21 @@
   instead of one task and one transaction each (10,000 ratings in a few seconds of worker time).
 - ``ratings.rate_match(match_id)``: rate one finished match (idempotent); the sweep's message, and the
   finish's when tasks run eagerly or the cache is down.
-- ``ratings.sweep_unrated()``: beat, every :data:`SWEEP_SECONDS`: re-enqueue finished rated matches that
-  have no rating change :data:`services.SWEEP_AFTER` after they finished (a lost message).
+- ``ratings.sweep_unrated()``: beat, every 60 s: re-enqueue finished rated matches that have no rating
+  change :data:`services.SWEEP_AFTER` after they finished (a lost message).
 
-The two rating tasks are acknowledged after they ran (``acks_late``) and given back to the queue when the
-pool process running them dies (``reject_on_worker_lost``: a SIGKILL, the OOM killer): Celery would
-otherwise acknowledge such a task as failed and drop it, and the rating would wait for the sweep
-(up to two minutes). Running again is harmless: a killed run's transaction was rolled back, and a rated
-match is never rated twice (docs/faults.md "Worker killed during a rating task").
+The two rating tasks are acknowledged after they ran and given back to the queue when the pool process
+running them dies, and retried on a database error: their delivery policy, and beat's entry, are in
+``config.celery`` (``TASK_POLICY``, ``BEAT_SCHEDULE``; docs/faults.md "Worker killed during a rating
+task").
 """
 
 from __future__ import annotations
 
-from celery import current_app, shared_task
-from django.db import OperationalError
+from celery import shared_task
 
 from ratings import services
 
-SWEEP_SECONDS = 60.0
 DEBOUNCE_SECONDS = 1
 """A finish enqueues ``rate_pending`` only if no other did in the last this many seconds (a cache key;
 whole seconds: Django's Redis cache truncates a timeout to an int)."""
@@ -36,22 +33,15 @@ MAX_BATCHES = 50
 """Batches one ``rate_pending`` rates before it enqueues itself again (a long backlog never holds one
 worker process for long)."""
 
-current_app.conf.beat_schedule = {
-    **(current_app.conf.beat_schedule or {}),
-    "ratings-sweep-unrated": {"task": "ratings.sweep_unrated", "schedule": SWEEP_SECONDS},
-}
 
-
-@shared_task(name="ratings.rate_match", ignore_result=True, acks_late=True, reject_on_worker_lost=True,
-             autoretry_for=(OperationalError,), retry_backoff=True, max_retries=5)
+@shared_task(name="ratings.rate_match")
 def rate_match(match_id: int) -> int:
     """Rate match ``match_id``; returns how many rating changes were written (0 when already rated,
     not rated, or not finished)."""
     return len(services.match_rate(match_id=match_id))
 
 
-@shared_task(name="ratings.rate_pending", ignore_result=True, acks_late=True, reject_on_worker_lost=True,
-             autoretry_for=(OperationalError,), retry_backoff=True, max_retries=5)
+@shared_task(name="ratings.rate_pending")
 def rate_pending() -> int:
     """Rate the recent finished rated matches still unrated (see the module docstring); returns how many
     rating changes were written. Idempotent: a second run, or one racing another, finds nothing to do
@@ -67,7 +57,7 @@ def rate_pending() -> int:
     return written
 
 
-@shared_task(name="ratings.sweep_unrated", ignore_result=True)
+@shared_task(name="ratings.sweep_unrated")
 def sweep_unrated() -> int:
     """Enqueue ``ratings.rate_match`` for every finished rated match left unrated; returns how many."""
     match_ids = services.matches_unrated_ids()

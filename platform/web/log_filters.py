@@ -1,4 +1,4 @@
-"""Logging filters (used by ``LOGGING`` in config/settings.py)."""
+"""Logging filters (used by ``LOGGING`` in config/settings/logs.py)."""
 
 from __future__ import annotations
 

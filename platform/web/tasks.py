@@ -8,7 +8,7 @@ import sys
 from celery import shared_task
 
 
-@shared_task(name="web.platform_probe")
+@shared_task(name="web.platform_probe")  # its result is kept: config.celery.TASK_POLICY
 def platform_probe() -> dict[str, str]:
     """Report what ``import platform`` resolved to inside the worker, to prove it is the stdlib module.
 

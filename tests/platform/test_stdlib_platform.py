@@ -27,7 +27,7 @@ PROBE = "import json, platform; print(json.dumps([platform.__file__, platform.py
 
 
 def test_repo_platform_folder_is_not_a_package() -> None:
-    assert (ROOT / "platform" / "config" / "settings.py").exists()
+    assert (ROOT / "platform" / "config" / "settings" / "__init__.py").exists()
     assert not (ROOT / "platform" / "__init__.py").exists()
 
 
