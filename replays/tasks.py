@@ -1,6 +1,6 @@
 """Celery tasks of the replays app (thin).
 
-- ``replays.analyse_match(analysis_id)``: run one computer analysis (``replays.analyses.analysis_run``:
+- ``replays.analyse_match(analysis_id)``: run one computer analysis (``replays.analysis_runs.analysis_run``:
   idempotent, a re-delivered or raced task computes it once). Enqueued by ``replays.analysis_driver``
   when someone asks for it; no beat entry.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 from celery import shared_task
 from django.db import OperationalError
 
-from replays import analyses
+from replays.analysis_runs import analysis_run
 
 
 @shared_task(name="replays.analyse_match", ignore_result=True, acks_late=True,
@@ -18,4 +18,4 @@ from replays import analyses
 def analyse_match(analysis_id: int) -> bool:
     """Analyse: True when this run stored the analysis (False when it was done, failed, or another run
     holds it)."""
-    return analyses.analysis_run(analysis_id=analysis_id)
+    return analysis_run(analysis_id=analysis_id)
