@@ -56,7 +56,6 @@ def engine_settings() -> engine_analysis.Settings:
     return engine_analysis.Settings(worlds=int(worlds), stages=stages, seed=base.seed)
 
 
-
 class _Superseded(Exception):
     """Another run took the row over (this one was presumed dead): stop, store nothing."""
 
