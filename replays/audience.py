@@ -32,8 +32,10 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+import redis.exceptions
 from django.conf import settings
-from django.core.cache import cache
+from django.core.cache import cache, caches
+from django.core.cache.backends.redis import RedisCache
 
 log = logging.getLogger(__name__)
 
@@ -109,9 +111,6 @@ def _flag_key(match_id: int) -> str:
 
 def _redis() -> Any | None:
     """The Redis client of Django's cache when it is Redis (the production profile), else None."""
-    from django.core.cache import caches
-    from django.core.cache.backends.redis import RedisCache
-
     backend = caches["default"]  # not the ``cache`` proxy: isinstance needs the backend itself
     if isinstance(backend, RedisCache):
         return backend._cache.get_client(write=True)
@@ -124,8 +123,6 @@ def _raw(name: str) -> str:
 
 
 def _errors() -> tuple[type[BaseException], ...]:
-    import redis.exceptions
-
     return (redis.exceptions.RedisError, OSError)
 
 
