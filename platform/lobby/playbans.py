@@ -29,6 +29,7 @@ from django.utils.translation import gettext, gettext_noop, ngettext
 
 from accounts.models import User
 from games.models import Match, MatchStatus
+from lobby import errors
 from lobby.models import Playban, PlaybanReason
 
 MEMORY = timedelta(hours=24)
@@ -173,10 +174,8 @@ def notice(*, user: Any, now: datetime | None = None) -> Notice | None:
     if ban is None:
         return None
     params = refusal_params(ban=ban, now=now)
-    from lobby.errors import text  # errors imports games.services; keep this module's imports light
-
     return Notice(reason=ban.reason, reason_text=gettext(PlaybanReason(ban.reason).label),
-                  message=text("playban", **params), ends_at=ban.ends_at,
+                  message=errors.text("playban", **params), ends_at=ban.ends_at,
                   minutes=params["minutes"], left=params["left"], match_id=ban.match_id)
 
 
