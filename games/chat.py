@@ -20,6 +20,9 @@ from typing import Any
 from django.core.cache import cache
 from django.utils.translation import gettext_lazy as _
 
+from games import selectors
+from games.models import ChatMessage, MatchStatus
+
 PRESETS: tuple[tuple[str, Any], ...] = (
     ("hello", _("Hello!")),
     ("good_luck", _("Good luck!")),
@@ -110,9 +113,6 @@ def chat_send(*, match_id: int, user: Any, preset: Any) -> int:
     :raises ChatRefused: ``unknown_preset``, ``not_seated``, ``not_started``, ``chat_unavailable``
         (a bot match), ``chat_rate_limited``, ``chat_match_limit``; nothing stored or counted.
     """
-    from games import selectors
-    from games.models import ChatMessage, MatchStatus
-
     preset_id = check_preset(preset)
     match = selectors.match_get(match_id=match_id)
     seat = None if match is None else match.seat_of(user.pk)

@@ -16,7 +16,8 @@ from django.urls import reverse
 from accounts.models import User
 from engine.actions import ActionKind
 from engine.cards import card_name, card_names, sort_by_rank
-from engine.events import HandEndEvent
+from engine.deck import verify_commitment
+from engine.events import DealEvent, HandEndEvent
 from engine.hand import HandState
 from engine.melds import best_arrangement, deadwood_after_discards
 from engine.phase import Phase
@@ -270,9 +271,6 @@ def _reveal(
 def hand_reveal(*, match: Match, hand_number: int) -> dict[str, Any] | None:
     """Deck, salt and commitment of hand ``hand_number`` of ``match`` if that hand has ENDED, else
     None (a hand in play stays secret). ``valid`` checks the commitment."""
-    from engine.deck import verify_commitment
-    from engine.events import DealEvent
-
     rows = list(MatchEvent.objects.filter(match_id=match.pk, seq__lte=match.last_seq)
                 .filter(Q(type="deal") | Q(type="hand_end") | Q(type="match_end")).order_by("seq"))
     deal = next((r for r in rows if r.type == "deal" and r.payload.get("hand") == hand_number), None)
@@ -362,3 +360,33 @@ def matches_finished_of(
         .annotate(tournament_id=F("tournament_pairing__round__tournament_id"))
         .order_by(F("finished_at").desc(nulls_last=True), "-id")
     )
+
+
+def seats_moved(*, match_id: int) -> set[int]:
+    """The seats (0, 1) that made a move of their own in match ``match_id``: an action that is not the
+    turn timer's automatic move. A resignation is not a move: until both seats moved, a resignation
+    aborts a rated match (``games.services.match_resign``)."""
+    return {
+        seat for seat in MatchEvent.objects.filter(match_id=match_id, type="action", auto=False,
+                                                   seat__isnull=False)
+        .values_list("seat", flat=True).distinct() if seat is not None
+    }
+
+
+def seats_acted(*, match_id: int) -> set[int]:
+    """The seats (0, 1) that did something themselves in match ``match_id``: a move of their own
+    (:func:`seats_moved`) or a resignation (one that aborted the match is stored as an ``abort`` marker
+    and does not count). A tournament reads it to tell a player who came from a no-show: unlike
+    :func:`seats_moved`, a player who came and resigned came."""
+    return {
+        seat for seat in MatchEvent.objects.filter(match_id=match_id, type__in=("action", "resign"),
+                                                   auto=False, seat__isnull=False)
+        .values_list("seat", flat=True).distinct() if seat is not None
+    }
+
+
+def aborter_seat(*, match_id: int) -> int | None:
+    """The seat whose resignation aborted match ``match_id`` (its ``abort`` marker: a rated match
+    resigned before both seats moved), or None when no resignation aborted it."""
+    seat = MatchEvent.objects.filter(match_id=match_id, type="abort").values_list("seat", flat=True).first()
+    return None if seat is None else int(seat)

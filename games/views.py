@@ -21,7 +21,10 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from accounts.requests import SignedInRequest
 from accounts.views import play_as_guest
+from engine.cards import card_names, parse_cards
+from engine.melds import best_arrangement
 from engine.rules import PRESETS
+from engine.scoring import score_knock
 from games import aborts, chat, conf, selectors, services
 from games.forms import BotMatchForm, FriendTableForm, bot_level_choices
 from games.models import Match, MatchStatus
@@ -248,10 +251,6 @@ def _card_text(name: str) -> str:
 def _rule_examples() -> dict[str, Any]:
     """The rules page's worked examples (seed 003's own), scored by the engine, so the page states
     the numbers the engine enforces: the "Oito!" knock, a gin, the layoff worth 2, the undercut."""
-    from engine.cards import card_names, parse_cards
-    from engine.melds import best_arrangement
-    from engine.scoring import score_knock
-
     classic = PRESETS["classic"]
     knock = best_arrangement(parse_cards("5c 6c 7c 9d 9h 9s Ac Ah 2d 4h"))
     gin = best_arrangement(parse_cards("5c 6c 7c 9c 9h 9s 8d 9d Td Jd"))

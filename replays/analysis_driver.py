@@ -10,7 +10,7 @@ for the server's moves, and for the same reason).
   open: a form posted without JavaScript, a test, a management command) it runs right here, before the
   call returns.
 
-Either way the run is ``replays.analyses.analysis_run``, which claims its row: starting it twice is
+Either way the run is ``replays.analysis_runs.analysis_run``, which claims its row: starting it twice is
 harmless.
 """
 
@@ -20,9 +20,12 @@ import asyncio
 import logging
 import threading
 
+from channels.db import database_sync_to_async
 from django.conf import settings
 
 from games.scheduling import local_layer
+from replays.analysis_runs import analysis_run
+from replays.tasks import analyse_match
 
 log = logging.getLogger(__name__)
 
@@ -59,8 +62,6 @@ def start(analysis_id: int) -> None:
     """Run analysis ``analysis_id`` (see the module docstring); a failure to enqueue is logged, never
     raised (the row stays queued and asking again restarts it once it is stale)."""
     if not in_process():
-        from replays.tasks import analyse_match
-
         try:
             analyse_match.apply_async(kwargs={"analysis_id": analysis_id}, retry=False)
         except Exception:
@@ -83,10 +84,6 @@ def _spawn(loop: asyncio.AbstractEventLoop, analysis_id: int) -> None:
 
 
 async def _drive(analysis_id: int) -> None:
-    from channels.db import database_sync_to_async
-
-    from replays.analyses import analysis_run
-
     try:
         await database_sync_to_async(analysis_run, thread_sensitive=False)(analysis_id=analysis_id)
     except Exception:
@@ -94,8 +91,6 @@ async def _drive(analysis_id: int) -> None:
 
 
 def _run(analysis_id: int) -> None:
-    from replays.analyses import analysis_run
-
     try:
         analysis_run(analysis_id=analysis_id)
     except Exception:

@@ -7,7 +7,7 @@ in order, each a refusal ``Refusal(code, status, message, retry_after)``:
 - ``login_required`` (403; the page redirects to the log-in): anonymous visitors.
 - ``members_only`` (403): guest accounts (one click from any IP: no limit would hold them).
 - ``analysis_in_flight`` (409): the account already has an analysis of another match queued or running
-  (a run lost for ``analyses.STALE_AFTER`` no longer counts). Asking for that same match is not a
+  (a run lost for ``analysis_runs.STALE_AFTER`` no longer counts). Asking for that same match is not a
   refusal: the view answers its row.
 - ``analysis_busy`` (503 + ``Retry-After: REPLAYS_ANALYSIS_BUSY_RETRY_AFTER``):
   ``REPLAYS_ANALYSIS_MAX_ACTIVE`` analyses are queued or running site-wide; try later.
@@ -34,6 +34,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django_ratelimit.core import get_usage
 
+from replays.analysis_runs import STALE_AFTER
 from replays.models import AnalysisStatus, MatchAnalysis
 from web.socket_end import outage
 
@@ -56,8 +57,6 @@ class Refusal:
 
 def active() -> Any:
     """Analyses queued or running with a live run (a lost one, no progress for ``STALE_AFTER``, is not)."""
-    from replays.analyses import STALE_AFTER
-
     return MatchAnalysis.objects.filter(
         status__in=(AnalysisStatus.QUEUED, AnalysisStatus.RUNNING),
         updated_at__gte=timezone.now() - STALE_AFTER,

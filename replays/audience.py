@@ -32,8 +32,10 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+import redis.exceptions
 from django.conf import settings
-from django.core.cache import cache
+from django.core.cache import cache, caches
+from django.core.cache.backends.redis import RedisCache
 
 log = logging.getLogger(__name__)
 
@@ -107,25 +109,21 @@ def _flag_key(match_id: int) -> str:
     return f"spectators:due:{match_id}"
 
 
-def _redis() -> Any | None:
+def redis_client() -> Any | None:
     """The Redis client of Django's cache when it is Redis (the production profile), else None."""
-    from django.core.cache import caches
-    from django.core.cache.backends.redis import RedisCache
-
     backend = caches["default"]  # not the ``cache`` proxy: isinstance needs the backend itself
     if isinstance(backend, RedisCache):
         return backend._cache.get_client(write=True)
     return None
 
 
-def _raw(name: str) -> str:
+def raw_key(name: str) -> str:
     """``name`` as the cache stores it (its KEY_PREFIX and version), for the raw Redis commands."""
     return cache.make_and_validate_key(name)
 
 
-def _errors() -> tuple[type[BaseException], ...]:
-    import redis.exceptions
-
+def cache_errors() -> tuple[type[BaseException], ...]:
+    """The errors of a failing cache (Redis, or its socket): the callers go on without the seats."""
     return (redis.exceptions.RedisError, OSError)
 
 
@@ -137,9 +135,9 @@ def admit(*, match_id: int, ip: str, member: str) -> Seat | str:
     """
     now = time.time()
     try:
-        client = _redis()
+        client = redis_client()
         if client is not None:
-            verdict = int(client.eval(ADMIT_LUA, 2, _raw(_ip_key(ip)), _raw(_match_key(match_id)), now,
+            verdict = int(client.eval(ADMIT_LUA, 2, raw_key(_ip_key(ip)), raw_key(_match_key(match_id)), now,
                                       now + SEAT_TTL, member, per_ip(), per_match(), int(SEAT_TTL * 1000)))
             if verdict < 0:
                 return "ip" if verdict == -1 else "match"
@@ -154,7 +152,7 @@ def admit(*, match_id: int, ip: str, member: str) -> Seat | str:
             for name, held in seats.items():
                 held[member] = now + SEAT_TTL
                 cache.set(name, held, SEAT_TTL)
-    except _errors() as exc:
+    except cache_errors() as exc:
         log.warning("spectator seats of match %s unavailable, admitting untracked: %s: %s", match_id,
                     type(exc).__name__, exc)
         return Seat(match_id, ip, member, tracked=False)
@@ -176,13 +174,13 @@ def refresh(seat: Seat) -> None:
     if not seat.tracked:
         return
     now = time.time()
-    client = _redis()
+    client = redis_client()
     names = (_ip_key(seat.ip), _match_key(seat.match_id))
     if client is not None:
         pipe = client.pipeline(transaction=False)
         for name in names:
-            pipe.zadd(_raw(name), {seat.member: now + SEAT_TTL})
-            pipe.pexpire(_raw(name), int(SEAT_TTL * 1000))
+            pipe.zadd(raw_key(name), {seat.member: now + SEAT_TTL})
+            pipe.pexpire(raw_key(name), int(SEAT_TTL * 1000))
         pipe.execute()
         return
     with _local_lock:
@@ -199,12 +197,12 @@ def release(seat: Seat) -> None:
     """
     if not seat.tracked:
         return
-    client = _redis()
+    client = redis_client()
     names = (_ip_key(seat.ip), _match_key(seat.match_id))
     if client is not None:
         pipe = client.pipeline(transaction=False)
         for name in names:
-            pipe.zrem(_raw(name), seat.member)
+            pipe.zrem(raw_key(name), seat.member)
         pipe.execute()
         return
     with _local_lock:
@@ -219,12 +217,12 @@ def count(*, match_id: int) -> int:
     """How many spectator sockets watch ``match_id`` now (its live seats); 0 when the cache fails."""
     now = time.time()
     try:
-        client = _redis()
+        client = redis_client()
         if client is not None:
-            return int(client.zcount(_raw(_match_key(match_id)), f"({now}", "+inf"))
+            return int(client.zcount(raw_key(_match_key(match_id)), f"({now}", "+inf"))
         with _local_lock:
             return len(_live(_match_key(match_id), now))
-    except _errors() as exc:
+    except cache_errors() as exc:
         log.warning("spectator count of match %s unavailable: %s: %s", match_id, type(exc).__name__, exc)
         return 0
 
@@ -236,15 +234,15 @@ def counts(*, match_ids: list[int]) -> dict[int, int]:
         return {}
     now = time.time()
     try:
-        client = _redis()
+        client = redis_client()
         if client is not None:
             pipe = client.pipeline(transaction=False)
             for match_id in match_ids:
-                pipe.zcount(_raw(_match_key(match_id)), f"({now}", "+inf")
+                pipe.zcount(raw_key(_match_key(match_id)), f"({now}", "+inf")
             return {match_id: int(n) for match_id, n in zip(match_ids, pipe.execute(), strict=True)}
         with _local_lock:
             return {match_id: len(_live(_match_key(match_id), now)) for match_id in match_ids}
-    except _errors() as exc:
+    except cache_errors() as exc:
         log.warning("spectator counts of %s matches unavailable: %s: %s", len(match_ids), type(exc).__name__,
                     exc)
         return dict.fromkeys(match_ids, 0)

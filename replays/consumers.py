@@ -34,6 +34,7 @@ from typing import Any
 
 from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
+from django.conf import settings
 from django.http import QueryDict
 
 from games import conf, ratelimit
@@ -167,8 +168,6 @@ def polls() -> bool:
     on the worker's own in-memory layer, which no socket hears; the poll (one shared read per match per
     second in this process, ``replays.shared_view``) sends the view when its seq moved on. On Redis every
     process's notice reaches the sockets and nothing polls."""
-    from django.conf import settings
-
     if getattr(settings, "CELERY_TASK_ALWAYS_EAGER", False):
         return False
     backend = settings.CHANNEL_LAYERS.get("default", {}).get("BACKEND", "")

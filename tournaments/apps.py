@@ -14,7 +14,10 @@ class TournamentsConfig(AppConfig):
         from django.db.models.signals import post_migrate
 
         from games.signals import match_finished
-        from tournaments import receivers
+        from tournaments import (
+            receivers,
+            tasks,  # noqa: F401  (registers the tasks that services.step_enqueue names with the Celery app)
+        )
 
         match_finished.connect(receivers.record_on_match_end, dispatch_uid="tournaments.record_on_match_end")
         post_migrate.connect(receivers.schedule_after_migrate, sender=self,

@@ -18,6 +18,8 @@ from django.db.models import Q
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
+from engine.rules import PRESETS
+
 DAYS = "0123456"
 """Days of the week as digits, Monday 0 .. Sunday 6 (``datetime.weekday()``)."""
 
@@ -92,8 +94,6 @@ class TournamentSchedule(models.Model):
         return self.name_pt if (get_language() or "en").lower().startswith("pt") else self.name_en
 
     def clean(self) -> None:
-        from engine.rules import PRESETS
-
         if self.rules_preset not in PRESETS:
             raise ValidationError({"rules_preset": _("Unknown rule preset.")})
         if self.min_players and self.max_players and self.min_players > self.max_players:

@@ -5,15 +5,19 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from django.conf import settings
+from django.db import DEFAULT_DB_ALIAS, connections
+from django.db.migrations.loader import MigrationLoader
+
+from tournaments.models import Pairing
+from tournaments.services import step_enqueue, tournaments_ensure
+
 log = logging.getLogger(__name__)
 
 
 def record_on_match_end(sender: Any, *, match_id: int, **kwargs: Any) -> None:
     """``games.signals.match_finished`` (after the commit): a tournament match ended, so record its
     round at once (the beat sweep ``tournaments.tasks.advance`` does it too if this is lost)."""
-    from tournaments.models import Pairing
-    from tournaments.services import step_enqueue
-
     tournament_id = (
         Pairing.objects.filter(match_id=match_id).values_list("round__tournament_id", flat=True).first()
     )
@@ -30,12 +34,6 @@ def schedule_after_migrate(sender: Any, *, using: str = "default", **kwargs: Any
     Skipped when ``settings.TOURNAMENTS_SCHEDULE_ON_MIGRATE`` is false (the test suite's database),
     for another database than the default, and while any migration of this app is still unapplied
     (``migrate <app> <older>``: the model's columns may not all exist yet)."""
-    from django.conf import settings
-    from django.db import DEFAULT_DB_ALIAS, connections
-    from django.db.migrations.loader import MigrationLoader
-
-    from tournaments.services import tournaments_ensure
-
     if not getattr(settings, "TOURNAMENTS_SCHEDULE_ON_MIGRATE", True) or using != DEFAULT_DB_ALIAS:
         return
     loader = MigrationLoader(connections[using], ignore_no_migrations=True)

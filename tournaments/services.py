@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 from datetime import UTC, datetime, timedelta
 
+from celery import current_app
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 from django.db import IntegrityError, transaction
@@ -20,7 +21,10 @@ from django.utils import timezone
 from accounts.models import User
 from accounts.services import house_bot_pool
 from config import fault_points
-from games.models import Match, MatchEvent, MatchStatus, ResultReason
+from engine.deck import sub_seed
+from games.models import Match, MatchStatus, ResultReason
+from games.selectors import aborter_seat, seats_acted
+from games.services import GameError, active_rated_match_id, match_create_seated, match_resign
 from tournaments import live, selectors, swiss
 from tournaments.errors import TournamentError
 from tournaments.models import (
@@ -273,9 +277,6 @@ def _create_match(tournament: Tournament, number: int, board: int, player0: User
     seats are house bots (the ratings path rates it when it finishes). A simulated tournament's match
     (``tournament.simulation_seed``) is seeded by ``sub_seed(simulation_seed, "match", number, board)``
     (round ``number``, ``board``): never by ids, so every database plays the same tournament."""
-    from engine.deck import sub_seed
-    from games.services import match_create_seated  # server-driven moves (issue 11, first part)
-
     seed = tournament.simulation_seed
     match = match_create_seated(
         player0=player0, player1=player1, rules_preset=tournament.rules_preset,
@@ -343,8 +344,6 @@ def _busy_players(tournament: Tournament, user_ids: list[int]) -> set[int]:
     row withdraw them). Their rows are locked first (FOR NO KEY UPDATE, ascending ids: the lock
     ``games.services.match_create_vs_bot`` takes), so a bot match being created now either committed
     before this check or sees this round's match when this commits and is refused."""
-    from games.services import active_rated_match_id
-
     people = sorted(set(User.objects.filter(pk__in=user_ids, is_bot=False).values_list("pk", flat=True)))
     list(User.objects.select_for_update(no_key=True).filter(pk__in=people).order_by("pk").values_list("pk"))
     busy = {pk for pk in people if active_rated_match_id(user_id=pk) is not None}
@@ -359,9 +358,9 @@ def _busy_players(tournament: Tournament, user_ids: list[int]) -> set[int]:
 
 
 def _moved(match: Match, seat: int) -> bool:
-    """True when ``seat`` has made a move of its own (not an automatic one at its deadline)."""
-    return MatchEvent.objects.filter(match=match, seat=seat, auto=False,
-                                     type__in=("action", "resign")).exists()
+    """True when ``seat`` has made a move of its own or resigned (``games.selectors.seats_acted``: not
+    an automatic move at its deadline)."""
+    return seat in seats_acted(match_id=match.pk)
 
 
 @transaction.atomic
@@ -370,8 +369,6 @@ def round_record(*, tournament_id: int, now: datetime | None = None) -> bool:
     with no move of their own :func:`no_show_seconds` after the match started loses it; two no-shows in a
     row withdraw them), and when every board is recorded close the round and enqueue the next step
     (pair the next round, or finish). Returns True when anything changed."""
-    from games.services import GameError, match_resign
-
     now = now or timezone.now()
     tournament = _locked(tournament_id)
     if tournament is None or tournament.status != TournamentStatus.RUNNING or not tournament.current_round:
@@ -421,8 +418,7 @@ def round_record(*, tournament_id: int, now: datetime | None = None) -> bool:
             if winner is None and match.result_reason == ResultReason.ABORTED:
                 # A player aborted (resigned before both moved: a free abort, not rated): the board is
                 # still theirs to lose, the opponent scores it.
-                aborter = (MatchEvent.objects.filter(match=match, type="abort")
-                           .values_list("seat", flat=True).first())
+                aborter = aborter_seat(match_id=match.pk)
                 winner = None if aborter is None else 1 - aborter
             pairing.points = [1 if winner == 0 else 0, 1 if winner == 1 else 0]
         pairing.hand_points = list(match.scores or [0, 0])
@@ -484,11 +480,9 @@ def tournament_finish(*, tournament_id: int, now: datetime | None = None) -> boo
 
 
 def step_enqueue(task_name: str, *args: int) -> None:
-    """Send a lifecycle task; a broker failure is logged (the beat sweep retries the step)."""
-    from celery import current_app
-
-    from tournaments import tasks  # noqa: F401 - registers the tasks with the app
-
+    """Send the lifecycle task named ``task_name`` (``tournaments.tasks``, registered with the Celery app
+    by ``TournamentsConfig.ready``: the tasks call these services, these services name them only); a
+    broker failure is logged (the beat sweep retries the step)."""
     try:
         if current_app.conf.task_always_eager:
             current_app.tasks[task_name].apply(args=args)

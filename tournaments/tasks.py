@@ -13,6 +13,7 @@ from __future__ import annotations
 from celery import shared_task
 
 from tournaments import services
+from tournaments.models import Tournament
 
 
 @shared_task(name="tournaments.tasks.ensure_schedule")
@@ -34,8 +35,6 @@ def start(tournament_id: int) -> bool:
 def pair_round(tournament_id: int, number: int | None = None) -> bool:
     """Pair round ``number`` (default: the next one)."""
     if number is None:
-        from tournaments.models import Tournament
-
         current = Tournament.objects.filter(pk=tournament_id).values_list("current_round", flat=True).first()
         if current is None:
             return False

@@ -30,7 +30,7 @@ from engine.events import DealEvent, Event, to_json
 from games import aborts, conf, scheduling
 from games.live import LiveMatch, cache_get, cache_put, load, row_check, row_contest, row_get, row_put
 from games.models import Match, MatchEvent, MatchStatus, ResultReason
-from games.selectors import match_state_payload
+from games.selectors import match_state_payload, seats_moved
 from games.services.errors import GameError
 from games.services.finish import Left, announce_finished, match_finish, record_result
 from games.write_sql import events_insert, match_locked_or_none, match_update_cas, match_write_one
@@ -295,13 +295,9 @@ def _copy(match: Match) -> Match:
 
 
 def _both_moved(match: Match) -> bool:
-    """Whether both seats have made a move of their own (an action event that is not an automatic move
-    of the turn timer): until then a rated match is aborted by a resignation."""
-    seats = set(
-        MatchEvent.objects.filter(match_id=match.pk, type="action", auto=False, seat__isnull=False)
-        .values_list("seat", flat=True).distinct()
-    )
-    return seats >= {0, 1}
+    """Whether both seats have made a move of their own (``games.selectors.seats_moved``): until then a
+    rated match is aborted by a resignation."""
+    return seats_moved(match_id=match.pk) == {0, 1}
 
 
 def locked_match(match_id: int) -> Match:

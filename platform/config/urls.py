@@ -5,14 +5,14 @@ from __future__ import annotations
 from django.contrib import admin
 from django.urls import URLPattern, URLResolver, include, path
 
-from push import forward
+from push import views as push_views
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("admin/", admin.site.urls),
     path("accounts/", include("accounts.urls")),
     path("i18n/", include("django.conf.urls.i18n")),
     path("api/", include("api.urls")),
-    path("internal/push/", forward.receive, name="push-forward"),
+    path("internal/push/", push_views.receive, name="push-forward"),
     path("", include("web.urls")),
     path("", include("games.urls")),
     path("", include("tournaments.urls")),

@@ -30,6 +30,7 @@ import time
 from datetime import datetime
 
 import redis.exceptions
+from channels.db import database_sync_to_async
 from django.core.cache import cache
 from django.db import DatabaseError
 from django.utils import timezone
@@ -106,8 +107,6 @@ async def _sweep_forever() -> None:
     """:func:`sweep_once` every :data:`SWEEP_SECONDS`. An outage (database or Redis unreachable) is one
     WARNING line and the next round retries; any other error ends the loop with its traceback
     (:func:`_ended`), and the next socket that opens starts it again."""
-    from channels.db import database_sync_to_async
-
     while True:
         try:
             await database_sync_to_async(sweep_once, thread_sensitive=False)()

@@ -29,6 +29,7 @@ from django.utils.translation import gettext, gettext_noop, ngettext
 
 from accounts.models import User
 from games.models import Match, MatchStatus
+from lobby import errors
 from lobby.models import Playban, PlaybanReason
 
 MEMORY = timedelta(hours=24)
@@ -173,11 +174,9 @@ def notice(*, user: Any, now: datetime | None = None) -> Notice | None:
     if ban is None:
         return None
     params = refusal_params(ban=ban, now=now)
-    from lobby.errors import text  # errors imports games.services; keep this module's imports light
-
     # The label is lazy (gettext_lazy): str() translates it into the active language, as gettext did.
     return Notice(reason=ban.reason, reason_text=str(PlaybanReason(ban.reason).label),
-                  message=text("playban", **params), ends_at=ban.ends_at,
+                  message=errors.text("playban", **params), ends_at=ban.ends_at,
                   minutes=params["minutes"], left=params["left"], match_id=ban.match_id)
 
 

@@ -5,6 +5,11 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from celery import current_app
+from django.core.cache import cache
+
+from ratings.tasks import COUNTDOWN_SECONDS, DEBOUNCE_SECONDS, rate_match, rate_pending
+
 log = logging.getLogger(__name__)
 
 PENDING_KEY = "ratings:rate-pending-enqueued"
@@ -22,11 +27,6 @@ def enqueue_rating(sender: Any, *, match_id: int, rated: bool, **kwargs: Any) ->
     """
     if not rated:
         return
-    from celery import current_app
-    from django.core.cache import cache
-
-    from ratings.tasks import COUNTDOWN_SECONDS, DEBOUNCE_SECONDS, rate_match, rate_pending
-
     try:
         if current_app.conf.task_always_eager:
             rate_match.delay(match_id)

@@ -19,7 +19,8 @@ from accounts.requests import SignedInRequest
 from accounts.selectors import player_get
 from config.db_router import replica_reads, replica_view
 from games.aborts import abort_counts
-from games.models import Match, MatchStatus
+from games.models import MatchStatus
+from games.selectors import match_get
 from lobby.playbans import left_count
 from ratings import elo, selectors
 from ratings.forms import MAX_SEARCH, RankingsQuery
@@ -194,7 +195,7 @@ def match_rating(request: SignedInRequest, match_id: int) -> JsonResponse:
     """The viewer's ``rating`` message for match ``match_id`` (docs/protocol.md ``rating``); 404 while
     it is not rated, when it never will be (``rated`` false; an aborted match also ``aborted`` true), or
     for a non-player."""
-    match = Match.objects.filter(pk=match_id).only("player0_id", "player1_id", "rated", "status").first()
+    match = match_get(match_id=match_id)
     if match is None or match.seat_of(request.user.pk) is None:
         return JsonResponse({"error": "no such match"}, status=404)
     if match.status == MatchStatus.ABORTED:  # resigned before both players moved: never rated

@@ -213,9 +213,9 @@ def admit(*, ip: str, member: str, now: float | None = None) -> audience.Seat | 
     (nothing taken). A failing cache admits, untracked."""
     now = time.time() if now is None else now
     try:
-        client = audience._redis()
+        client = audience.redis_client()
         if client is not None:
-            keys = (audience._raw(_ip_key(ip)), audience._raw(ALL_KEY))
+            keys = (audience.raw_key(_ip_key(ip)), audience.raw_key(ALL_KEY))
             verdict = int(client.eval(audience.ADMIT_LUA, 2, *keys, now, now + audience.SEAT_TTL, member,
                                       per_ip(), ALL_SOCKETS_CAP, int(audience.SEAT_TTL * 1000)))
             return None if verdict < 0 else audience.Seat(0, ip, member)
@@ -225,7 +225,7 @@ def admit(*, ip: str, member: str, now: float | None = None) -> audience.Seat | 
                 return None
             held[member] = now + audience.SEAT_TTL
             cache.set(_ip_key(ip), held, audience.SEAT_TTL)
-    except audience._errors() as exc:
+    except audience.cache_errors() as exc:
         log.warning("home seats unavailable, admitting untracked: %s: %s", type(exc).__name__, exc)
         return audience.Seat(0, ip, member, tracked=False)
     return audience.Seat(0, ip, member)
@@ -244,12 +244,12 @@ def refresh(seat: audience.Seat) -> None:
     if not seat.tracked:
         return
     now = time.time()
-    client = audience._redis()
+    client = audience.redis_client()
     if client is not None:
         pipe = client.pipeline(transaction=False)
         for name in (_ip_key(seat.ip), ALL_KEY):
-            pipe.zadd(audience._raw(name), {seat.member: now + audience.SEAT_TTL})
-            pipe.pexpire(audience._raw(name), int(audience.SEAT_TTL * 1000))
+            pipe.zadd(audience.raw_key(name), {seat.member: now + audience.SEAT_TTL})
+            pipe.pexpire(audience.raw_key(name), int(audience.SEAT_TTL * 1000))
         pipe.execute()
         return
     with _local_lock:
@@ -265,11 +265,11 @@ def release(seat: audience.Seat) -> None:
     """
     if not seat.tracked:
         return
-    client = audience._redis()
+    client = audience.redis_client()
     if client is not None:
         pipe = client.pipeline(transaction=False)
         for name in (_ip_key(seat.ip), ALL_KEY):
-            pipe.zrem(audience._raw(name), seat.member)
+            pipe.zrem(audience.raw_key(name), seat.member)
         pipe.execute()
         return
     with _local_lock, contextlib.suppress(KeyError):

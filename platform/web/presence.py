@@ -25,8 +25,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import redis.exceptions
 from asgiref.sync import sync_to_async
-from django.core.cache import cache
+from django.core.cache import cache, caches
+from django.core.cache.backends.redis import RedisCache
 
 log = logging.getLogger(__name__)
 
@@ -53,9 +55,6 @@ def _warn(what: str, exc: BaseException) -> None:
 
 
 def _redis() -> Any | None:
-    from django.core.cache import caches
-    from django.core.cache.backends.redis import RedisCache
-
     backend = caches["default"]
     if isinstance(backend, RedisCache):
         return backend._cache.get_client(write=True)
@@ -63,8 +62,6 @@ def _redis() -> Any | None:
 
 
 def _errors() -> tuple[type[BaseException], ...]:
-    import redis.exceptions
-
     return (redis.exceptions.RedisError, OSError)
 
 

@@ -1,6 +1,7 @@
-"""push.forward: the embedded profile's Celery processes post their pushes to Daphne, which sends them
-on the in-memory layer that holds the sockets. Refusals change nothing; the real path (a rating written
-by another process reaching a table socket on a Daphne with the in-memory layer) is checked end to end."""
+"""push.forward (sending) and push.views (receiving): the embedded profile's Celery processes post their
+pushes to Daphne, which sends them on the in-memory layer that holds the sockets. Refusals change
+nothing; the real path (a rating written by another process reaching a table socket on a Daphne with
+the in-memory layer) is checked end to end."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.test import Client
 
-from push import forward, send
+from push import send, views
 from tests.browser_waits import SOCKET_WAIT_S
 from tests.conftest import free_port
 from tests.push.test_send import received
@@ -80,7 +81,7 @@ def test_refusals_by_token_body_size_and_when_off(member: tuple[Any, str], setti
     assert post(good, token="").status_code == 403
     answer = post(None, raw=b"\xff\x00{")
     assert answer.status_code == 400 and answer.json()["message"].startswith("the body is not JSON")
-    assert post(None, raw=b" " * (forward.MAX_BYTES + 1)).status_code == 413
+    assert post(None, raw=b" " * (views.MAX_BYTES + 1)).status_code == 413
     got = Client().get("/internal/push/")
     assert (got.status_code, got["Allow"], got.json()) == (
         405, "POST", {"error": "method_not_allowed", "message": "only POST"})

@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from engine import analysis as engine_analysis
 from games.models import Match, MatchEvent
-from replays import analyses, analysis_driver, selectors
+from replays import analyses, analysis_driver, analysis_runs, selectors
 from replays.models import AnalysisStatus, MatchAnalysis, ReplayAccess
 from tests.games.wsclient import ORIGIN, recv, session_cookie
 from tests.replays.test_build import edit_event
@@ -84,7 +84,7 @@ def test_the_analysis_is_the_engines_judgement_of_the_replay_stored_once(
     short_match: Any, client: Any, alice: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     counting = Counting()
-    monkeypatch.setattr(analyses.engine_analysis, "analyse", counting)
+    monkeypatch.setattr(analysis_runs.engine_analysis, "analyse", counting)
     client.force_login(alice)
     before = client.get(reverse("replays:analysis_json", args=[short_match.pk]))
     assert before.status_code == 404 and before.json()["error"] == "not_analysed"
@@ -94,7 +94,7 @@ def test_the_analysis_is_the_engines_judgement_of_the_replay_stored_once(
     assert answer.json()["result"] is None  # the result is read from analysis.json or the socket
     row = MatchAnalysis.objects.get(match=short_match)
     assert row.version == engine_analysis.ANALYSIS_VERSION and row.requested_by == alice
-    expected = counting.real(selectors.match_record(match=short_match), analyses.engine_settings())
+    expected = counting.real(selectors.match_record(match=short_match), analysis_runs.engine_settings())
     assert row.result == expected and expected["settings"]["worlds"] == WORLDS
     assert row.done == row.total == len(expected["decisions"]) > 0
     stored = client.get(reverse("replays:analysis_json", args=[short_match.pk])).json()
@@ -169,12 +169,12 @@ def test_refusals_are_clear_and_store_nothing(
 def test_a_redelivered_or_raced_run_computes_once(short_match: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     row = MatchAnalysis.objects.create(match=short_match, version=analyses.VERSION)
     raced: list[bool] = []
-    counting = Counting(during=lambda: raced.append(analyses.analysis_run(analysis_id=row.pk)))
-    monkeypatch.setattr(analyses.engine_analysis, "analyse", counting)
-    assert analyses.analysis_run(analysis_id=row.pk) is True
+    counting = Counting(during=lambda: raced.append(analysis_runs.analysis_run(analysis_id=row.pk)))
+    monkeypatch.setattr(analysis_runs.engine_analysis, "analyse", counting)
+    assert analysis_runs.analysis_run(analysis_id=row.pk) is True
     assert raced == [False]  # a second run while the first worked: it found the row held, did nothing
-    assert analyses.analysis_run(analysis_id=row.pk) is False  # re-delivered after it was done
-    assert analyses.analysis_run(analysis_id=999_999) is False  # no such row
+    assert analysis_runs.analysis_run(analysis_id=row.pk) is False  # re-delivered after it was done
+    assert analysis_runs.analysis_run(analysis_id=999_999) is False  # no such row
     assert counting.calls == 1
     row.refresh_from_db()
     assert row.status == AnalysisStatus.DONE and row.done == row.total > 0
@@ -185,17 +185,17 @@ def test_a_lost_run_is_taken_over_and_the_old_one_stores_nothing(
     short_match: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     row = MatchAnalysis.objects.create(match=short_match, version=analyses.VERSION)
-    old = timezone.now() - analyses.STALE_AFTER - timedelta(seconds=1)
+    old = timezone.now() - analysis_runs.STALE_AFTER - timedelta(seconds=1)
     taken: list[bool] = []
 
     def takeover() -> None:
         # the first run is presumed dead (no progress for too long): a new one claims the row
         MatchAnalysis.objects.filter(pk=row.pk).update(updated_at=old)
-        monkeypatch.setattr(analyses.engine_analysis, "analyse", engine_analysis.analyse)
-        taken.append(analyses.analysis_run(analysis_id=row.pk))
+        monkeypatch.setattr(analysis_runs.engine_analysis, "analyse", engine_analysis.analyse)
+        taken.append(analysis_runs.analysis_run(analysis_id=row.pk))
 
-    monkeypatch.setattr(analyses.engine_analysis, "analyse", Counting(during=takeover))
-    assert analyses.analysis_run(analysis_id=row.pk) is False  # superseded at its next report
+    monkeypatch.setattr(analysis_runs.engine_analysis, "analyse", Counting(during=takeover))
+    assert analysis_runs.analysis_run(analysis_id=row.pk) is False  # superseded at its next report
     assert taken == [True]
     row.refresh_from_db()
     assert row.status == AnalysisStatus.DONE and row.result is not None
@@ -232,7 +232,7 @@ def test_a_stale_queued_analysis_is_started_again(
         _, started = analyses.analysis_request(match=short_match, user=alice)
     assert not started and callbacks == []  # queued a moment ago: its run is on its way
     MatchAnalysis.objects.filter(pk=row.pk).update(
-        updated_at=timezone.now() - analyses.STALE_AFTER - timedelta(seconds=1))
+        updated_at=timezone.now() - analysis_runs.STALE_AFTER - timedelta(seconds=1))
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
         _, started = analyses.analysis_request(match=short_match, user=alice)
     assert started and len(callbacks) == 1

@@ -49,7 +49,7 @@ def test_a_real_worker_analyses_once(
     house_bots: Any, seeded_decks: Any, alice: Any, client: Any, analysis_queue: str, tmp_path: Path
 ) -> None:
     from engine import analysis as engine_analysis
-    from replays import analyses, selectors
+    from replays import analysis_runs, selectors
     from replays.models import AnalysisStatus, MatchAnalysis
     from replays.tasks import analyse_match
 
@@ -60,7 +60,7 @@ def test_a_real_worker_analyses_once(
     row = MatchAnalysis.objects.get(match=match)
     wait_for(lambda: MatchAnalysis.objects.get(pk=row.pk).status == AnalysisStatus.DONE, "not analysed")
     row.refresh_from_db()
-    expected = engine_analysis.analyse(selectors.match_record(match=match), analyses.engine_settings())
+    expected = engine_analysis.analyse(selectors.match_record(match=match), analysis_runs.engine_settings())
     assert row.result == expected and row.done == row.total == len(expected["decisions"])
     # the same message delivered again: the worker finds it done and computes nothing
     analyse_match.apply_async(kwargs={"analysis_id": row.pk})

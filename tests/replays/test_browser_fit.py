@@ -15,7 +15,7 @@ import pytest
 from playwright.sync_api import expect
 
 from games.models import Match
-from replays import analyses
+from replays import analyses, analysis_runs
 from replays.models import AnalysisStatus, MatchAnalysis
 from tests.replays.test_browser import in_thread
 from tests.replays.test_browser_analysis import one_decimal
@@ -37,7 +37,7 @@ BOX = """el => { const r = el.getBoundingClientRect();
 def analysed(match: Match) -> dict[str, Any]:
     """Run the match's computer analysis here (few worlds a decision) and return its stored result."""
     row = MatchAnalysis.objects.create(match=match, version=analyses.VERSION)
-    assert in_thread(partial(analyses.analysis_run, analysis_id=row.pk)) is True
+    assert in_thread(partial(analysis_runs.analysis_run, analysis_id=row.pk)) is True
     row.refresh_from_db()
     assert row.status == AnalysisStatus.DONE
     return dict(row.result)

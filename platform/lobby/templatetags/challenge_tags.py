@@ -12,7 +12,10 @@ import json
 from typing import Any
 
 from django import template
+from django.template.loader import render_to_string
+from django.utils.translation import gettext as _
 
+from engine.rules import PRESETS
 from lobby import challenges
 from lobby.challenge_forms import MatchSettingsForm
 from lobby.errors import text
@@ -41,11 +44,6 @@ def challenge_box(context: dict[str, Any], player: Any, is_me: bool) -> dict[str
 def notices_box() -> dict[str, Any]:
     """The site-wide box of direct-challenge notices and its script (``lobby/notices.js``): the base
     template includes it for members and guests."""
-    from django.template.loader import render_to_string
-    from django.utils.translation import gettext as _
-
-    from engine.rules import PRESETS
-
     return {"strings": json.dumps({
         "presets": {name: render_to_string("games/_preset_name.html", {"name": name}).strip()
                     for name in PRESETS},
