@@ -18,8 +18,8 @@ from django.utils import timezone
 
 from accounts.models import User
 from accounts.services import house_bot_pool
-from config import fault_points
 from games.models import Match, MatchEvent, MatchStatus, ResultReason
+from infra import fault_points
 from tournaments import live, selectors, swiss
 from tournaments.models import (
     Frequency,

@@ -6,7 +6,7 @@ Two profiles, chosen by which variables are set:
   kombu's SQLAlchemy transport over ``var/celery-broker.sqlite3`` (no server to install; worker and beat
   run as separate processes sharing that file).
 - production: ``DATABASE_URL`` (PostgreSQL, parsed by dj-database-url) and ``REDIS_URL`` (channel layer
-  ``config.channel_layer.BatchingRedisChannelLayer``, channels-redis' layer with batched group sends;
+  ``infra.channel_layer.BatchingRedisChannelLayer``, channels-redis' layer with batched group sends;
   Celery broker and result backend).
 
 Other variables: ``SECRET_KEY`` (default: generated once into ``var/secret_key``), ``DEBUG`` (``1``/``0``;
@@ -23,7 +23,7 @@ the derived ones), ``CELERY_TASK_ALWAYS_EAGER`` (``1`` runs tasks in the calling
 ``REPLAYS_ANALYSIS_PUSH_EVERY`` (least seconds between two progress reports of an analysis, default 0.5),
 ``CACHE_KEY_PREFIX`` (default ``gin``: keys of the Redis cache; tests give each live server its own),
 ``TRUST_PROXY_HEADERS`` (``1`` behind nginx: trust its ``X-Forwarded-Proto``; default off),
-``DATABASE_REPLICA_URL`` (a PostgreSQL read replica: config.db_router) and ``DATABASE_REPLICA_MAX_LAG``.
+``DATABASE_REPLICA_URL`` (a PostgreSQL read replica: infra.db_router) and ``DATABASE_REPLICA_MAX_LAG``.
 """
 
 from __future__ import annotations
@@ -199,7 +199,7 @@ else:
         }
     }
 # A PostgreSQL read replica (streaming replication of the primary): DATABASE_REPLICA_URL adds the alias
-# "replica"; config.db_router sends settled read-mostly reads there (rankings, replays, the API) when a
+# "replica"; infra.db_router sends settled read-mostly reads there (rankings, replays, the API) when a
 # view opts in, everything else to "default". Without it: one alias, the router answers "default".
 # DATABASE_REPLICA_MAX_LAG: seconds after its end from which a finished match is read on the replica.
 DATABASE_REPLICA_URL = os.environ.get("DATABASE_REPLICA_URL", "")
@@ -213,7 +213,7 @@ if DATABASE_REPLICA_URL:
     DATABASES[DATABASE_REPLICA].setdefault("OPTIONS", {}).setdefault("connect_timeout", 5)
     # Tests never create a database on the replica: it mirrors the test database of "default".
     DATABASES[DATABASE_REPLICA]["TEST"] = {"MIRROR": "default"}
-DATABASE_ROUTERS = ["config.db_router.ReplicaRouter"]
+DATABASE_ROUTERS = ["infra.db_router.ReplicaRouter"]
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- auth -----------------------------------------------------------------------------------------
@@ -266,7 +266,7 @@ CHANNEL_LAYER_PROCESS_CAPACITY = 20_000
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "config.channel_layer.BatchingRedisChannelLayer",  # + group_send_many
+            "BACKEND": "infra.channel_layer.BatchingRedisChannelLayer",  # + group_send_many
             "CONFIG": {
                 "hosts": [
                     {
@@ -286,8 +286,8 @@ if REDIS_URL:
         }
     }
 else:
-    # channels' in-memory layer without its deepcopy and per-message sweep (config.channel_layer)
-    CHANNEL_LAYERS = {"default": {"BACKEND": "config.channel_layer.PackingInMemoryChannelLayer"}}
+    # channels' in-memory layer without its deepcopy and per-message sweep (infra.channel_layer)
+    CHANNEL_LAYERS = {"default": {"BACKEND": "infra.channel_layer.PackingInMemoryChannelLayer"}}
 
 # --- cache (throttles, sockets-per-user counts) --------------------------------------------------
 # Shared across processes in production (several Daphne processes must see one count); one process in the
@@ -299,9 +299,9 @@ if REDIS_URL:
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "gin"),
-            # One pool per process, not one per asyncio context (each socket's): config.redis_pool.
+            # One pool per process, not one per asyncio context (each socket's): infra.redis_pool.
             "OPTIONS": {"socket_connect_timeout": 1.0, "socket_timeout": 1.0,
-                        "pool_class": "config.redis_pool.SharedConnectionPool"},
+                        "pool_class": "infra.redis_pool.SharedConnectionPool"},
         }
     }
 else:

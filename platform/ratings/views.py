@@ -16,9 +16,9 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET
 
 from accounts.selectors import player_get
-from config.db_router import replica_reads, replica_view
 from games.aborts import abort_counts
 from games.models import Match, MatchStatus
+from infra.db_router import replica_reads, replica_view
 from lobby.playbans import left_count
 from ratings import elo, selectors
 from ratings.forms import MAX_SEARCH, RankingsQuery
@@ -45,7 +45,7 @@ def _query(tab: str, provisional: bool, q: str = "", page: int | None = None, me
 
 
 @require_GET
-@replica_view  # a board at most the read replica's lag old (config.db_router)
+@replica_view  # a board at most the read replica's lag old (infra.db_router)
 def rankings(request: HttpRequest) -> HttpResponse:
     """The boards (docs/ratings.md "Pages").
 
@@ -163,7 +163,7 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
         target = reverse("ratings:profile", args=[user.username])
         query = request.META.get("QUERY_STRING", "")
         return HttpResponseRedirect(f"{target}?{query}" if query else target)
-    # Another player's profile may be read on the read replica (config.db_router); one's own, just after
+    # Another player's profile may be read on the read replica (infra.db_router); one's own, just after
     # a rating commit, on the primary (read-your-writes).
     is_me = request.user.is_authenticated and request.user.pk == user.pk
     with replica_reads(enabled=not is_me):

@@ -256,5 +256,5 @@ async def test_a_move_made_in_another_process_reaches_an_embedded_spectator(
     got = await recv(spectator)
     assert (got["type"], got["seq"]) == ("watch", new_seq)
     await spectator.disconnect()
-    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "config.channel_layer.BatchingRedisChannelLayer"}}
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "infra.channel_layer.BatchingRedisChannelLayer"}}
     assert not consumers.polls()
