@@ -7,16 +7,16 @@ from django.urls import URLPattern, URLResolver, re_path
 
 from games.consumers import UnknownPathConsumer
 from games.routing import websocket_urlpatterns as games_websocket_urlpatterns
+from home.routing import websocket_urlpatterns as home_websocket_urlpatterns
 from lobby.routing import websocket_urlpatterns as lobby_websocket_urlpatterns
 from replays.routing import websocket_urlpatterns as replays_websocket_urlpatterns
 from tournaments.routing import websocket_urlpatterns as tournaments_websocket_urlpatterns
-from web.routing import websocket_urlpatterns as web_websocket_urlpatterns
 
 websocket_urlpatterns: list[URLPattern | URLResolver] = [
     *games_websocket_urlpatterns,
     *tournaments_websocket_urlpatterns,
     *replays_websocket_urlpatterns,
     *lobby_websocket_urlpatterns,
-    *web_websocket_urlpatterns,
+    *home_websocket_urlpatterns,
     re_path(r"^.*$", UnknownPathConsumer.as_asgi(), name="unknown_ws"),  # must stay last
 ]

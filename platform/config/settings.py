@@ -116,6 +116,7 @@ INSTALLED_APPS = [
     "django_celery_beat",
     "accounts",
     "web",
+    "home",
     "games",
     "tournaments",
     "ratings",
@@ -219,8 +220,8 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # --- auth -----------------------------------------------------------------------------------------
 AUTH_USER_MODEL = "accounts.User"
 LOGIN_URL = "accounts:login"
-LOGIN_REDIRECT_URL = "web:home"
-LOGOUT_REDIRECT_URL = "web:home"
+LOGIN_REDIRECT_URL = "home:home"
+LOGOUT_REDIRECT_URL = "home:home"
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -413,7 +414,7 @@ if os.environ.get("GAMES_DB_THREADS"):
 SPECTATORS_PER_IP = int(os.environ.get("SPECTATORS_PER_IP", "20"))
 SPECTATORS_PER_MATCH = int(os.environ.get("SPECTATORS_PER_MATCH", "1000"))
 SPECTATORS_COUNT_INTERVAL = float(os.environ.get("SPECTATORS_COUNT_INTERVAL", "1.0"))
-# The home socket (web.home_live, docs/protocol.md "Home socket"): open home sockets per client IP (across
+# The home socket (home.live, docs/protocol.md "Home socket"): open home sockets per client IP (across
 # every Daphne process), and the least seconds between two live-number messages (site-wide).
 HOME_SOCKETS_PER_IP = int(os.environ.get("HOME_SOCKETS_PER_IP", "10"))
 HOME_INTERVAL = float(os.environ.get("HOME_INTERVAL", "1.0"))

@@ -56,7 +56,7 @@ def answer(request: HttpRequest, challenge_id: int, verb: str) -> HttpResponse:
         challenges.challenge_decline(user=request.user, challenge_id=challenge_id, strict=True)
     except GameError as exc:
         messages.error(request, said(exc))
-    return redirect("web:home")
+    return redirect("home:home")
 
 
 @login_required
@@ -68,5 +68,5 @@ def preference(request: HttpRequest) -> HttpResponse:
     messages.success(request, _("Others may challenge you now.") if accepts
                      else _("Nobody can challenge you now."))
     if request.user.is_guest:
-        return redirect("web:home")
+        return redirect("home:home")
     return redirect("ratings:profile", username=request.user.username)

@@ -1,10 +1,10 @@
-"""WebSocket routes of the web app: the home page's live numbers (docs/protocol.md "Home socket")."""
+"""WebSocket routes of the home app: the home page's live numbers (docs/protocol.md "Home socket")."""
 
 from __future__ import annotations
 
 from django.urls import URLPattern, path
 
-from web.consumers import HomeConsumer
+from home.consumers import HomeConsumer
 
 websocket_urlpatterns: list[URLPattern] = [
     path("ws/home/", HomeConsumer.as_asgi(), name="ws_home"),
