@@ -27,7 +27,6 @@ from games.forms import BotMatchForm, FriendTableForm, bot_level_choices
 from games.models import Match, MatchStatus
 from ratings.elo import expected_score, shown
 from ratings.selectors import rating_get
-from replays.selectors import may_see
 from web.errors import NotFound
 
 
@@ -169,9 +168,9 @@ def _invite_url(request: HttpRequest, match: Match) -> str | None:
 @require_GET
 def table(request: HttpRequest, match_id: int) -> HttpResponse:
     """The table page of a seated player (others: 403 for a public match; a private one is answered as
-    a match that does not exist, 404: ``replays.selectors.may_see``)."""
+    a match that does not exist, 404: ``selectors.may_see``)."""
     match = selectors.match_get(match_id=match_id)
-    if match is None or not may_see(match, request.user):
+    if match is None or not selectors.may_see(match, request.user):
         raise NotFound(_("No such match."))
     seat = match.seat_of(request.user.pk)
     if seat is None:

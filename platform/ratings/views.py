@@ -19,7 +19,6 @@ from accounts.selectors import player_get
 from games.aborts import abort_counts
 from games.models import Match, MatchStatus
 from infra.db_router import replica_reads, replica_view
-from lobby.playbans import left_count
 from ratings import elo, selectors
 from ratings.forms import MAX_SEARCH, RankingsQuery
 from web.errors import NotFound
@@ -181,8 +180,7 @@ def _profile(request: HttpRequest, user: Any) -> HttpResponse:
     context["is_me"] = request.user.is_authenticated and request.user.pk == data["user"].pk
     # Aborted rated matches (games.aborts; docs/ratings.md "Aborts"): one query, members only.
     context["aborts"] = None if data["is_bot"] else abort_counts(user_id=data["user"].pk)
-    # "left N of M rated matches" against people (lobby.playbans.left_count; docs/lobby.md "Playbans")
-    context["left"] = None if data["is_bot"] else left_count(user_id=data["user"].pk)
+    # "left N of M rated matches" against people: lobby's {% left_box %} in the template (lobby.playbans).
     return render(request, "ratings/profile.html", context)
 
 
