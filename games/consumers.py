@@ -28,7 +28,6 @@ from games.db import NoConnectionSweepPerMessage, db_call
 from games.services import GameError
 from push import send as push
 from push.groups import match_group, seat_group, sessions_group
-from replays.selectors import may_see
 from web import frames, strict_json
 from web.log_context import bind_socket
 from web.socket_end import EndsCleanly, outage
@@ -113,7 +112,7 @@ class MatchConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavail
         match = await db_call(selectors.match_get)(match_id=self.match_id)
         seat = None if match is None else match.seat_of(self.user.pk)
         # a private match the user may not see is refused as one that does not exist, whatever its state
-        if match is None or (seat is None and not await db_call(may_see)(match, self.user)):
+        if match is None or (seat is None and not await db_call(selectors.may_see)(match, self.user)):
             await self._refuse("no_such_match", f"no match {self.match_id}", 4404)
             return
         if seat is None:
@@ -418,9 +417,7 @@ class MatchConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavail
         read. A push lost to an outage is recorded and logged; the table's next connect reads it here.
         (This replaced 13 reads over 118 s: the push from the worker never reached the embedded
         profile's Daphne.)"""
-        from ratings.selectors import match_rating_get  # the ratings app depends on games, not back
-
-        message = await db_call(match_rating_get)(match_id=self.match_id, user_id=self.user.pk)
+        message = await db_call(selectors.seat_rating)(match_id=self.match_id, user_id=self.user.pk)
         if message is not None:
             await self._send_rating(message)
 

@@ -21,7 +21,7 @@ from engine.events import DealEvent, HandEndEvent
 from engine.hand import HandState
 from engine.melds import best_arrangement, deadwood_after_discards
 from engine.phase import Phase
-from games import conf, payloads
+from games import conf, payloads, signals
 from games.live import DealRow, LiveMatch, engine_event, load
 from games.models import Match, MatchEvent, MatchStatus
 
@@ -390,3 +390,19 @@ def aborter_seat(*, match_id: int) -> int | None:
     resigned before both seats moved), or None when no resignation aborted it."""
     seat = MatchEvent.objects.filter(match_id=match_id, type="abort").values_list("seat", flat=True).first()
     return None if seat is None else int(seat)
+
+
+def may_see(match: Match, user: User | Any) -> bool:
+    """Whether ``user`` (maybe anonymous) may know that ``match`` exists: its players, and whoever an app
+    above says may (``signals.outsider_may_see``: ``replays`` knows which matches are public). The table's
+    page and socket refuse anyone else as they refuse a match that does not exist."""
+    if user is not None and user.is_authenticated and match.seat_of(user.pk) is not None:
+        return True
+    return any(signals.answers(signals.outsider_may_see, match=match, user=user))
+
+
+def seat_rating(*, match_id: int, user_id: int) -> dict[str, Any] | None:
+    """The ``rating`` message (docs/protocol.md) of ``user_id`` for match ``match_id``, or None while the
+    match is not rated (yet): the first answer to ``signals.seat_rating_asked`` (``ratings`` answers)."""
+    found = signals.answers(signals.seat_rating_asked, match_id=match_id, user_id=user_id)
+    return next((message for message in found if message is not None), None)

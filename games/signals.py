@@ -1,16 +1,24 @@
-"""Signals of the games app.
+"""Signals of the games app: how ``games`` tells the apps above it what happened, and asks them what only
+they know, without importing them (docs/architecture.md "Layers"). Each receiver is connected in its
+app's ``AppConfig.ready``.
 
-Both are sent by ``games.services.finish.match_finish``, the one place a match ends (every way it ends
-goes through it, exactly once per match).
+Announcements. Both are sent by ``games.services.finish.match_finish``, the one place a match ends
+(every way it ends goes through it, exactly once per match).
 
 ``match_finished``: sent AFTER the commit that finished a match (status ``finished``, never for an
 aborted one), once, with ``match_id`` (int) and ``rated`` (bool). Receivers must be quick and must not
 raise: ``ratings`` enqueues its rating task here; tournaments may advance a round.
 
 ``match_left``: see below (sent inside the transaction, for playbans).
+
+Questions (sent with ``Signal.send``, each receiver's return value is its answer; read with
+:func:`answers`): ``outsider_may_see`` (``replays`` answers) and ``seat_rating_asked`` (``ratings``
+answers), below.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from django.dispatch import Signal
 
@@ -24,3 +32,21 @@ receivers write commits or rolls back with the end (``lobby`` records its playba
 (``"abandoned"``: gone from the table, the opponent claimed or the server ended it; ``"timeouts"``: let
 the turn timer play ``TIMEOUT_STRIKES_TO_LOSE`` turns in a row) and ``now`` (the aware datetime of the
 end). A receiver that raises rolls the end back: keep them small and well tested."""
+
+outsider_may_see = Signal()
+"""Asked by ``games.selectors.may_see`` when ``user`` (maybe anonymous) is not a player of ``match``: may
+they know that the match exists? Arguments: ``match`` (:class:`games.models.Match`) and ``user``. A
+receiver answers True or False; ``replays`` does (a public match, or one whose link they hold:
+``replays.selectors.may_see``). No receiver, or none answering True: only its players see the match."""
+
+seat_rating_asked = Signal()
+"""Asked by the table's socket once a rated match is over (``games.selectors.seat_rating``): the
+``rating`` message (docs/protocol.md) of ``user_id`` (int) for ``match_id`` (int). A receiver answers the
+message (a dict) or None while the match is not rated yet; ``ratings`` does
+(``ratings.selectors.match_rating_get``)."""
+
+
+def answers(signal: Signal, **kwargs: Any) -> list[Any]:
+    """The answers of ``signal``'s receivers to a question (``kwargs``: its arguments), in the order they
+    were connected. A receiver that raises propagates its exception, as a direct call would."""
+    return [answer for _receiver, answer in signal.send(sender=None, **kwargs)]

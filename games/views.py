@@ -28,10 +28,6 @@ from engine.scoring import score_knock
 from games import aborts, chat, conf, selectors, services
 from games.forms import BotMatchForm, FriendTableForm, bot_level_choices
 from games.models import Match, MatchStatus
-from ratings.bot_elo import calibrated_elo
-from ratings.elo import expected_score, shown
-from ratings.selectors import rating_get
-from replays.selectors import may_see
 from web.errors import NotFound
 
 
@@ -39,33 +35,12 @@ def _language() -> str:
     return get_language() or "en"
 
 
-def _levels_with_elo(user: Any = None) -> list[tuple[int, str, int | None, int | None]]:
-    """``[(level, localized name, calibrated Elo or None, expected score % or None), ...]`` for the level
-    picker; the Elo comes from the bots' round robin (``python -m engine.tools.roundrobin`` ->
-    data/bot_elo.json, read once per process by ``ratings.bot_elo``); the expected score (whole percent)
-    is a member's against that Elo (docs/ratings.md), None for a guest."""
-    elo = calibrated_elo()
-    mine = _my_rating(user)
-    return [
-        (level, name, elo.get(level),
-         None if mine is None or elo.get(level) is None else round(100 * expected_score(mine, elo[level])))
-        for level, name in bot_level_choices(_language())
-    ]
-
-
-def _my_rating(user: Any) -> float | None:
-    if user is None or not user.is_authenticated or user.is_guest or user.is_bot:
-        return None
-    return rating_get(user=user).rating
-
-
 def _form_page(request: HttpRequest, mode: str, form: Any, status: int = 200) -> HttpResponse:
     context = {
         "mode": mode, "form": form,
         "bot_form": form if mode == "bot" else BotMatchForm(language=_language()),
         "friend_form": form if mode == "friend" else FriendTableForm(),
-        "bot_levels": _levels_with_elo(request.user), "presets": list(PRESETS),
-        "my_rating": None if (mine := _my_rating(request.user)) is None else shown(mine),
+        "presets": list(PRESETS),
         "rated_turn_timer": conf.RATED_TURN_TIMER,
         # A member's rated match in play: starting another is refused (services.MatchInProgress).
         "active_match_id": services.active_rated_match_id(user_id=request.user.pk)
@@ -173,9 +148,9 @@ def _invite_url(request: HttpRequest, match: Match) -> str | None:
 @require_GET
 def table(request: SignedInRequest, match_id: int) -> HttpResponse:
     """The table page of a seated player (others: 403 for a public match; a private one is answered as
-    a match that does not exist, 404: ``replays.selectors.may_see``)."""
+    a match that does not exist, 404: ``selectors.may_see``)."""
     match = selectors.match_get(match_id=match_id)
-    if match is None or not may_see(match, request.user):
+    if match is None or not selectors.may_see(match, request.user):
         raise NotFound(_("No such match."))
     seat = match.seat_of(request.user.pk)
     if seat is None:

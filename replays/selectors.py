@@ -117,7 +117,8 @@ def may_see(match: Match, user: User | Any, token: str | None = None) -> bool:
     Everyone else gets the answer of a match that does not exist, whatever the match's state (live,
     finished, waiting for its second player): a refusal that differed would tell a stranger that a private
     match exists and whether it is still in play. The one rule of every path that takes a match id
-    (:func:`check_can_watch`; the table's page and socket, ``games.views``/``games.consumers``).
+    (:func:`check_can_watch`; the table's page and socket ask it through
+    ``games.signals.outsider_may_see``: ``replays.receivers``).
     """
     if user is not None and user.is_authenticated and match.seat_of(user.pk) is not None:
         return True

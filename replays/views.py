@@ -35,11 +35,11 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from accounts import throttles
-from config.db_router import primary, replica_reads, settled
 from engine.replay_format import MAX_HANDS, ReplayBudgetError, ReplayVerificationError
 from games.forms import bot_level_choices
 from games.models import Match, MatchStatus
 from games.selectors import match_get
+from infra.db_router import primary, replica_reads, settled
 from replays import analyses, analysis_limits, live_list, opened, selectors, services, watch
 from web.refusals import Link, refusal_page
 
@@ -121,7 +121,7 @@ def _viewer(
 
 
 def _load(request: HttpRequest, match_id: int) -> Match:
-    """The match, read on the primary (config.db_router: a replay view reads the rest on the read
+    """The match, read on the primary (infra.db_router: a replay view reads the rest on the read
     replica only once the match is ``settled``, so its players see it as it ended)."""
     match = match_get(match_id=match_id)
     selectors.check_can_watch(match=match, user=request.user, token=selectors.share_token(request.GET))

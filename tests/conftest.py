@@ -292,9 +292,9 @@ def _push_failures_fail(request: pytest.FixtureRequest, settings: Any) -> Iterat
     """Every channel-layer message of the test is checked against its schema (``push.schemas``), and a
     send that could not be made (``push.send`` records each one) fails the test, unless the test is
     marked ``push_failure`` (it breaks the layer on purpose); so does a message the channel layer's
-    receive pump lost to an error (``config.channel_layer.RECEIVE_ERRORS``). A broken push once hid in a
+    receive pump lost to an error (``infra.channel_layer.RECEIVE_ERRORS``). A broken push once hid in a
     log line."""
-    from config import channel_layer
+    from infra import channel_layer
     from push import send
 
     settings.PUSH_CHECK = True

@@ -20,11 +20,11 @@ from django.utils import timezone
 
 from accounts.models import User
 from accounts.services import house_bot_pool
-from config import fault_points
 from engine.deck import sub_seed
 from games.models import Match, MatchStatus, ResultReason
 from games.selectors import aborter_seat, seats_acted
 from games.services import GameError, active_rated_match_id, match_create_seated, match_resign
+from infra import fault_points
 from tournaments import live, selectors, swiss
 from tournaments.errors import TournamentError
 from tournaments.models import (

@@ -512,7 +512,7 @@ def broadcast_on_commit(match: Match, live: LiveMatch | None) -> Outcome:
     turns it into an error; the returned :class:`push.send.Outcome` says ``failed`` (the table's
     consumer then sends the acting socket its state; the other sockets get it on their next ``sync``,
     reconnect or broadcast). A pooled Redis connection that died under the layer is retried once on a
-    new one (``config.channel_layer``), so a single dead connection no longer fails the broadcast."""
+    new one (``infra.channel_layer``), so a single dead connection no longer fails the broadcast."""
     match_id, seq = match.pk, match.last_seq
     humans = [seat for seat in (0, 1) if match.player_id(seat) is not None
               and seat not in (match.bot_seats or [])]

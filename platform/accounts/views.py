@@ -28,7 +28,7 @@ def _next_url(request: HttpRequest) -> str:
         target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
     ):
         return target
-    return reverse("web:home")
+    return reverse("home:home")
 
 
 @require_http_methods(["GET", "POST"])
@@ -41,7 +41,7 @@ def signup(request: HttpRequest) -> HttpResponse:
     """
     guest = request.user if isinstance(request.user, User) and request.user.is_guest else None
     if request.user.is_authenticated and guest is None:
-        return redirect("web:home")
+        return redirect("home:home")
     converting = guest is not None
     form = SignUpForm(request.POST or None)
     if request.method == "POST" and form.is_valid():

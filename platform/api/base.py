@@ -10,7 +10,7 @@ from rest_framework.request import Request
 from rest_framework.views import APIView
 
 from api.errors import BadQuery
-from config.db_router import replica_reads
+from infra.db_router import replica_reads
 
 S = TypeVar("S", bound=serializers.Serializer)
 
@@ -19,7 +19,7 @@ class ApiView(APIView):
     """Base of the API's views: only GET (and HEAD, OPTIONS); any other method is a 405 JSON error before
     anything else runs (authentication, throttles); answers in English whatever the reader's language.
     Its reads of settled data (ratings, finished matches, tournaments) may go to a read replica
-    (config.db_router: the API tolerates the replica's lag; sessions and accounts stay on the primary)."""
+    (infra.db_router: the API tolerates the replica's lag; sessions and accounts stay on the primary)."""
 
     http_method_names = ["get", "head", "options"]
 

@@ -7,10 +7,10 @@ from django.urls import URLPattern, URLResolver, re_path
 
 from games.consumers import UnknownPathConsumer
 from games.routing import websocket_urlpatterns as games_websocket_urlpatterns
+from home.routing import websocket_urlpatterns as home_websocket_urlpatterns
 from lobby.routing import websocket_urlpatterns as lobby_websocket_urlpatterns
 from replays.routing import websocket_urlpatterns as replays_websocket_urlpatterns
 from tournaments.routing import websocket_urlpatterns as tournaments_websocket_urlpatterns
-from web.routing import websocket_urlpatterns as web_websocket_urlpatterns
 
 # The arg-type ignores: Django's stubs type path() for views only; Channels routes ASGI apps with it.
 websocket_urlpatterns: list[URLPattern | URLResolver] = [
@@ -18,6 +18,6 @@ websocket_urlpatterns: list[URLPattern | URLResolver] = [
     *tournaments_websocket_urlpatterns,
     *replays_websocket_urlpatterns,
     *lobby_websocket_urlpatterns,
-    *web_websocket_urlpatterns,
+    *home_websocket_urlpatterns,
     re_path(r"^.*$", UnknownPathConsumer.as_asgi(), name="unknown_ws"),  # type: ignore[arg-type]  # must stay last
 ]

@@ -1,4 +1,4 @@
-"""Root URLconf: admin, accounts, language switch, the API, web pages and the apps' pages."""
+"""Root URLconf: admin, accounts, language switch, the API, the home page, web pages and the apps' pages."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("i18n/", include("django.conf.urls.i18n")),
     path("api/", include("api.urls")),
     path("internal/push/", push_views.receive, name="push-forward"),
+    path("", include("home.urls")),
     path("", include("web.urls")),
     path("", include("games.urls")),
     path("", include("tournaments.urls")),

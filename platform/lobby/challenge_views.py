@@ -57,7 +57,7 @@ def answer(request: SignedInRequest, challenge_id: int, verb: str) -> HttpRespon
         challenges.challenge_decline(user=request.user, challenge_id=challenge_id, strict=True)
     except GameError as exc:
         messages.error(request, said(exc))
-    return redirect("web:home")
+    return redirect("home:home")
 
 
 @login_required
@@ -69,5 +69,5 @@ def preference(request: SignedInRequest) -> HttpResponse:
     messages.success(request, _("Others may challenge you now.") if accepts
                      else _("Nobody can challenge you now."))
     if request.user.is_guest:
-        return redirect("web:home")
+        return redirect("home:home")
     return redirect("ratings:profile", username=request.user.username)

@@ -2,7 +2,7 @@
 and a failure signal that nobody can miss.
 
 ``send_on_commit(messages)`` registers the send of ``[(group, message), ...]`` (in order, batched:
-two Redis round trips for any number of groups, ``config.channel_layer.group_send_many``) to run after
+two Redis round trips for any number of groups, ``infra.channel_layer.group_send_many``) to run after
 the current transaction commits (at once outside one) and returns an :class:`Outcome` the caller may
 read after the commit. ``send_now`` sends from synchronous code; ``send`` from a coroutine.
 
@@ -57,7 +57,7 @@ from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.conf import settings
 from django.db import transaction
 
-from config import channel_layer
+from infra import channel_layer
 from push import forward, schemas
 from web.socket_end import outage
 

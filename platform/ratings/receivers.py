@@ -8,6 +8,7 @@ from typing import Any
 from celery import current_app
 from django.core.cache import cache
 
+from ratings.selectors import match_rating_get
 from ratings.tasks import COUNTDOWN_SECONDS, DEBOUNCE_SECONDS, rate_match, rate_pending
 
 log = logging.getLogger(__name__)
@@ -41,3 +42,9 @@ def enqueue_rating(sender: Any, *, match_id: int, rated: bool, **kwargs: Any) ->
             rate_pending.apply_async(countdown=COUNTDOWN_SECONDS)
     except Exception:
         log.exception("match %s: could not enqueue its rating; the sweep will retry", match_id)
+
+
+def seat_rating(sender: Any, *, match_id: int, user_id: int, **kwargs: Any) -> dict[str, Any] | None:
+    """``games.signals.seat_rating_asked``: the ``rating`` message of ``user_id`` for ``match_id``, or None
+    while the match is not rated (``ratings.selectors.match_rating_get``)."""
+    return match_rating_get(match_id=match_id, user_id=user_id)

@@ -20,8 +20,8 @@ from django.db.models import Exists, OuterRef, QuerySet
 from django.utils import timezone
 
 from accounts.models import User
-from config import fault_points
 from games.models import Match, MatchStatus
+from infra import fault_points
 from push.groups import match_group
 from push.send import send_on_commit
 from ratings import elo

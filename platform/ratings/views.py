@@ -17,11 +17,10 @@ from django.views.decorators.http import require_GET
 
 from accounts.requests import SignedInRequest
 from accounts.selectors import player_get
-from config.db_router import replica_reads, replica_view
 from games.aborts import abort_counts
 from games.models import MatchStatus
 from games.selectors import match_get
-from lobby.playbans import left_count
+from infra.db_router import replica_reads, replica_view
 from ratings import elo, selectors
 from ratings.forms import MAX_SEARCH, RankingsQuery
 from web import paging
@@ -48,7 +47,7 @@ def _query(tab: str, provisional: bool, q: str = "", page: int | None = None, me
 
 
 @require_GET
-@replica_view  # a board at most the read replica's lag old (config.db_router)
+@replica_view  # a board at most the read replica's lag old (infra.db_router)
 def rankings(request: HttpRequest) -> HttpResponse:
     """The boards (docs/ratings.md "Pages").
 
@@ -166,7 +165,7 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
         target = reverse("ratings:profile", args=[user.username])
         query = request.META.get("QUERY_STRING", "")
         return HttpResponseRedirect(f"{target}?{query}" if query else target)
-    # Another player's profile may be read on the read replica (config.db_router); one's own, just after
+    # Another player's profile may be read on the read replica (infra.db_router); one's own, just after
     # a rating commit, on the primary (read-your-writes).
     is_me = request.user.is_authenticated and request.user.pk == user.pk
     with replica_reads(enabled=not is_me):
@@ -184,8 +183,7 @@ def _profile(request: HttpRequest, user: Any) -> HttpResponse:
     context["is_me"] = request.user.is_authenticated and request.user.pk == data["user"].pk
     # Aborted rated matches (games.aborts; docs/ratings.md "Aborts"): one query, members only.
     context["aborts"] = None if data["is_bot"] else abort_counts(user_id=data["user"].pk)
-    # "left N of M rated matches" against people (lobby.playbans.left_count; docs/lobby.md "Playbans")
-    context["left"] = None if data["is_bot"] else left_count(user_id=data["user"].pk)
+    # "left N of M rated matches" against people: lobby's {% left_box %} in the template (lobby.playbans).
     return render(request, "ratings/profile.html", context)
 
 

@@ -1,4 +1,5 @@
-"""App config for ``web``: base layout, home page, static assets, site-wide Celery probe."""
+"""App config for ``web``, the site kit: base layout, error pages, static assets, strict readers, the
+sockets' common ends, logging, the site-wide Celery probe."""
 
 from django.apps import AppConfig
 

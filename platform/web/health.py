@@ -81,9 +81,11 @@ def check_channel_layer() -> dict[str, Any]:
 
 
 def check_broker() -> dict[str, Any]:
-    from config.celery import app
+    # The site's Celery app (config.celery), found without importing the wiring above the apps: Celery's
+    # Django fix-up makes it the default app of every thread, this check's own included.
+    from celery import current_app
 
-    with app.connection_for_write() as conn:
+    with current_app.connection_for_write() as conn:
         conn.ensure_connection(max_retries=1, timeout=TIMEOUT_SECONDS)  # type: ignore[arg-type]  # seconds, a float: celery-types says int
         channel = conn.default_channel
         try:

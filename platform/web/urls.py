@@ -1,4 +1,4 @@
-"""Web URLs (namespace ``web``)."""
+"""Web URLs (namespace ``web``): the favicon and the health check (the home page: ``home.urls``)."""
 
 from django.urls import path
 
@@ -7,7 +7,6 @@ from web import views
 app_name = "web"
 
 urlpatterns = [
-    path("", views.home, name="home"),
     path("favicon.ico", views.favicon, name="favicon"),
     path("healthz", views.healthz, name="healthz"),
 ]

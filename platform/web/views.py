@@ -1,4 +1,4 @@
-"""Site pages outside the games app."""
+"""The site kit's own answers: the favicon, the health check, the 500 and 404 pages."""
 
 from __future__ import annotations
 
@@ -6,37 +6,21 @@ import logging
 import sys
 
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
-from django.shortcuts import render
 from django.template import loader
 from django.templatetags.static import static
 from django.utils.cache import patch_cache_control
-from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views import defaults
 from django.views.decorators.cache import cache_control, never_cache
 from django.views.decorators.http import require_GET, require_safe
 
-from accounts.selectors import house_bots_list
-from games.forms import bot_level_choices
-from web import health, home_live
+from web import health
 from web.errors import NotFound
-from web.home import home_get
 from web.middleware import json_address
 from web.refusals import refusal_page
 from web.unavailable import RETRY_AFTER_SECONDS, database_unavailable
 
 log = logging.getLogger(__name__)
-
-
-@require_GET
-def home(request: HttpRequest) -> HttpResponse:
-    """Home page, the site's front door: the live numbers (players online, matches in play, players
-    waiting per pool, a live match to watch; kept live by ``ws/home/``), one-click quick pairing, the
-    next tournament, the top 10, play a bot or a friend; for a member their rating and last matches
-    (``web.home.home_get``)."""
-    context = home_get(user=request.user, live=home_live.fresh_numbers())  # the socket's read, if fresh
-    return render(request, "web/home.html", {"bots": list(house_bots_list()), **context,
-                                             "bot_levels": bot_level_choices(get_language() or "en")})
 
 
 @require_GET

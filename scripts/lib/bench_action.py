@@ -97,7 +97,7 @@ def main(argv: list[str]) -> int:
                 module.match_state_payload = timed_build  # type: ignore[attr-defined]
     layer.group_send = timed_send  # type: ignore[method-assign]
     batch_send = getattr(layer, "group_send_many", None)
-    if batch_send is not None:  # config.channel_layer's batched sends (production)
+    if batch_send is not None:  # infra.channel_layer's batched sends (production)
 
         async def timed_batch(messages: list[tuple[str, dict[str, Any]]]) -> None:
             t = time.process_time()

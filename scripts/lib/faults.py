@@ -11,7 +11,7 @@ drops). Scenarios (default: all, in this order):
   mid-hand. Its clients reconnect (to the other process, or the one ``shared_port.py`` restarted); the timer's
   automatic move is still played at the deadline (a Celery countdown task: no Daphne involved).
 - ``pool_kill_rating``: the pool process running ``ratings.rate_pending`` is killed inside its
-  transaction (changes inserted, players' rows locked: the test hook ``config.fault_points``); the
+  transaction (changes inserted, players' rows locked: the test hook ``infra.fault_points``); the
   worker starts a new pool process and the task, given back to the queue, runs again: each match rated
   exactly once.
 - ``pool_kill_pairing``: the same inside ``tournaments.round_pair`` (round, matches and pairings
@@ -229,7 +229,7 @@ class Site:
             self.pg.stop("immediate")
 
     def arm(self, point: str) -> None:
-        """Arm the test hook ``point`` (``config.fault_points``) for the next process that reaches it
+        """Arm the test hook ``point`` (``infra.fault_points``) for the next process that reaches it
         (the marks of earlier armings are removed first: :meth:`wait_paused` must not find them)."""
         for old in self.fault_dir.glob(f"{point}.*"):
             old.unlink()

@@ -215,7 +215,7 @@ def test_in_process_driver_is_the_default_on_both_layers(settings: Any) -> None:
     settings.CELERY_TASK_ALWAYS_EAGER = False
     settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
     assert scheduling.in_process() and scheduling.local_layer() and analysis_driver.in_process()
-    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "config.channel_layer.BatchingRedisChannelLayer"}}
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "infra.channel_layer.BatchingRedisChannelLayer"}}
     assert scheduling.in_process() and not scheduling.local_layer()
     assert not analysis_driver.in_process()  # seconds of CPU: a worker's, not a socket process's
     settings.GAMES_SERVER_MOVES_IN_PROCESS = False
@@ -244,7 +244,7 @@ def test_heavy_moves_go_to_the_workers_only_where_their_broadcast_reaches_a_tabl
         True, True, False)
     now = timezone.now()
     for backend, expect_sent, expect_ran in (
-        ("config.channel_layer.BatchingRedisChannelLayer", [(7, 3)], [(8, 3)]),
+        ("infra.channel_layer.BatchingRedisChannelLayer", [(7, 3)], [(8, 3)]),
         ("channels.layers.InMemoryChannelLayer", [], [(7, 3), (8, 3)]),
     ):
         settings.CHANNEL_LAYERS = {"default": {"BACKEND": backend}}
@@ -265,7 +265,7 @@ def test_the_workers_sweep_takes_over_only_what_daphne_left(
     from tests.games.wsclient import choose
 
     settings.CELERY_TASK_ALWAYS_EAGER = False
-    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "config.channel_layer.BatchingRedisChannelLayer"}}
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "infra.channel_layer.BatchingRedisChannelLayer"}}
     del settings.GAMES_SERVER_MOVES_IN_PROCESS
     enqueued: list[int] = []
     monkeypatch.setattr(tasks.play_server_moves, "apply_async",

@@ -1,4 +1,4 @@
-"""The home page's numbers (``web.home``, ``web.presence``) on worked data, and the page itself for an
+"""The home page's numbers (``home.numbers``, ``web.presence``) on worked data, and the page itself for an
 anonymous visitor, a guest and a member."""
 
 from __future__ import annotations
@@ -13,11 +13,12 @@ from django.utils import timezone
 
 from accounts.models import User
 from games.models import Match, MatchStatus, ResultReason
+from home import numbers as home_numbers
 from lobby.models import EntryStatus, Pool, PoolEntry
 from ratings.models import PlayerRating
 from tests.lobby.home_pools import ensure_default_pools
 from tournaments.models import Registration, Tournament, TournamentStatus
-from web import home, presence
+from web import presence
 
 pytestmark = pytest.mark.django_db
 
@@ -80,7 +81,7 @@ def world() -> dict[str, Any]:
 def test_live_numbers_on_worked_data(world: dict[str, Any]) -> None:
     for user_id, at in ((1, 1000.0), (2, 990.0), (3, 945.0), (4, 930.0)):  # 4: 70 s ago, no longer online
         presence.touch(user_id, now=at)
-    numbers = home.live_numbers(now=1000.0)
+    numbers = home_numbers.live_numbers(now=1000.0)
     assert numbers == {
         "players_online": 3,
         "matches_in_play": 2,  # the public and the private one; not the finished one
@@ -95,17 +96,17 @@ def test_live_numbers_on_worked_data(world: dict[str, Any]) -> None:
 
 def test_live_match_is_the_top_rated_public_one(world: dict[str, Any]) -> None:
     stronger = active(world["board"][0], world["board"][1], rated=True)  # 2200 + 2190 > 3300
-    assert home.live_match()["id"] == stronger.pk  # type: ignore[index]
+    assert home_numbers.live_match()["id"] == stronger.pk  # type: ignore[index]
     Match.objects.filter(pk=stronger.pk).update(status=MatchStatus.FINISHED)
-    assert home.live_match()["id"] == world["public"].pk  # type: ignore[index]
+    assert home_numbers.live_match()["id"] == world["public"].pk  # type: ignore[index]
     bots = [User.objects.create(username=f"bot{n}", is_bot=True, bot_level=n) for n in (4, 5)]
     active(bots[0], bots[1], rated=True)  # two house bots: neither counted nor offered
-    assert home.matches_in_play() == 2
-    assert home.live_match()["id"] == world["public"].pk  # type: ignore[index]
+    assert home_numbers.matches_in_play() == 2
+    assert home_numbers.live_match()["id"] == world["public"].pk  # type: ignore[index]
 
 
 def test_top_ten_leaves_provisional_players_out(world: dict[str, Any]) -> None:
-    top = home.top_players()
+    top = home_numbers.top_players()
     assert [row["username"] for row in top] == [f"top{i:02d}" for i in range(10)]
     assert [row["rating"] for row in top] == [2200 - 10 * i for i in range(10)]
     assert [row["rank"] for row in top] == list(range(1, 11))
@@ -113,19 +114,19 @@ def test_top_ten_leaves_provisional_players_out(world: dict[str, Any]) -> None:
 
 
 def test_next_tournament_is_the_soonest_still_to_start(world: dict[str, Any]) -> None:
-    soon = home.next_tournament(now=timezone.now())
+    soon = home_numbers.next_tournament(now=timezone.now())
     assert soon is not None and soon.pk == world["soon"].pk and soon.players == 1  # type: ignore[attr-defined]
 
 
 def test_home_get_for_a_member(world: dict[str, Any]) -> None:
-    context = home.home_get(user=world["ana"])
+    context = home_numbers.home_get(user=world["ana"])
     assert context["registered"] is True and context["registered_ids"] == {world["soon"].pk}
     me = context["me"]
     assert me["rating"] == 1700 and me["provisional"] is False and me["rated_matches"] == 10
     [last] = me["matches"]
     assert last["opponent"] == "cid" and last["won"] is True and last["scores"] == (104, 37)
     assert last["replay_url"] == f"/replay/{last['id']}/"
-    assert home.home_get(user=world["cid"])["me"]["matches"][0]["won"] is False
+    assert home_numbers.home_get(user=world["cid"])["me"]["matches"][0]["won"] is False
 
 
 def test_presence_counts_each_player_once() -> None:
@@ -144,7 +145,7 @@ def test_the_page_shows_everything(world: dict[str, Any], client: Client, who: s
         client.force_login(User.objects.create(username="guest-1", is_guest=True))
     elif who == "member":
         client.force_login(world["ana"])
-    page = client.get(reverse("web:home")).content.decode()
+    page = client.get(reverse("home:home")).content.decode()
     assert 'data-ws="/ws/home/"' in page
     assert '<strong data-live="matches_in_play">2</strong>' in page
     assert '<strong data-pool-waiting="50-20-casual">2</strong>' in page
@@ -167,7 +168,7 @@ def test_the_page_shows_everything(world: dict[str, Any], client: Client, who: s
 
 
 def test_the_page_in_portuguese(world: dict[str, Any], client: Client) -> None:
-    page = client.get(reverse("web:home"), headers={"accept-language": "pt-BR"}).content.decode()
+    page = client.get(reverse("home:home"), headers={"accept-language": "pt-BR"}).content.decode()
     for text in ("jogadores online", "partidas em andamento", "Jogue agora com um desconhecido",
                  "Próximo torneio", "Assistir a uma partida ao vivo"):
         assert text in page, text
@@ -177,7 +178,7 @@ def test_query_count_is_bounded(world: dict[str, Any], client: Client,
                                 django_assert_max_num_queries: Any) -> None:
     client.force_login(world["ana"])
     with django_assert_max_num_queries(16):
-        assert client.get(reverse("web:home")).status_code == 200
+        assert client.get(reverse("home:home")).status_code == 200
 
 
 def test_the_page_reuses_the_sockets_fresh_read(world: dict[str, Any], client: Client) -> None:
@@ -187,14 +188,14 @@ def test_the_page_reuses_the_sockets_fresh_read(world: dict[str, Any], client: C
 
     from django.core.cache import cache
 
-    from web import home_live
+    from home import live as home_live
 
-    numbers = {**home.live_numbers(), "matches_in_play": 77}
+    numbers = {**home_numbers.live_numbers(), "matches_in_play": 77}
     cache.set(home_live.LAST_KEY, {"at": time.time(), "numbers": numbers})
-    page = client.get(reverse("web:home")).content.decode()
+    page = client.get(reverse("home:home")).content.decode()
     assert '<strong data-live="matches_in_play">77</strong>' in page
     cache.set(home_live.LAST_KEY, {"at": time.time() - 3 * home_live.interval(), "numbers": numbers})
-    page = client.get(reverse("web:home")).content.decode()
+    page = client.get(reverse("home:home")).content.decode()
     assert '<strong data-live="matches_in_play">2</strong>' in page
 
 
@@ -211,12 +212,12 @@ def test_the_live_numbers_agree_in_number(world: dict[str, Any], client: Client,
 
     from django.core.cache import cache
 
-    from web import home_live
+    from home import live as home_live
 
     for n, (online, in_play) in forms.items():
-        numbers = {**home.live_numbers(), "players_online": n, "matches_in_play": n}
+        numbers = {**home_numbers.live_numbers(), "players_online": n, "matches_in_play": n}
         cache.set(home_live.LAST_KEY, {"at": time.time(), "numbers": numbers})
-        page = client.get(reverse("web:home"), headers={"accept-language": language}).content.decode()
+        page = client.get(reverse("home:home"), headers={"accept-language": language}).content.decode()
         assert (f'<strong data-live="players_online">{n}</strong> <span data-live-noun="players_online">'
                 f'{online}</span>') in page
         assert (f'<strong data-live="matches_in_play">{n}</strong> <span data-live-noun="matches_in_play">'
@@ -243,7 +244,7 @@ def test_a_guest_sees_the_rated_pool_buttons_disabled_with_why(
         client.force_login(User.objects.create(username="guest-1", is_guest=True))
     elif who == "member":
         client.force_login(world["ana"])
-    page = client.get(reverse("web:home"), headers={"accept-language": language}).content.decode()
+    page = client.get(reverse("home:home"), headers={"accept-language": language}).content.decode()
     rated = page[page.index('data-testid="pool-100-60-rated"') - 80:]
     rated = rated[:rated.index("</a>")]
     assert 'href="/play/pool/50-20-casual/"' in page
@@ -263,18 +264,18 @@ def test_a_house_bot_in_the_live_match_is_named_in_the_readers_language(client: 
 
     from django.core.cache import cache
 
-    from web import home_live
+    from home import live as home_live
 
     bot = User.objects.create(username="bot-3-2", is_bot=True, bot_level=3)
     member = User.objects.create(username="rui")
     Match.objects.create(rules={"target": 100}, player0=member, player1=bot, status=MatchStatus.ACTIVE,
                          bot_level=3, first_dealer=0, turn_timer_seconds=60, started_at=timezone.now())
-    numbers = home.live_numbers()
+    numbers = home_numbers.live_numbers()
     assert numbers["live_match"]["players"][1] == {"name": "Bot 3 · Standard 2", "rating": numbers[
         "live_match"]["players"][1]["rating"], "is_bot": True, "bot_level": 3}
     cache.set(home_live.LAST_KEY, {"at": time.time(), "numbers": numbers})
-    page = client.get(reverse("web:home"), headers={"accept-language": "pt-BR"}).content.decode()
+    page = client.get(reverse("home:home"), headers={"accept-language": "pt-BR"}).content.decode()
     assert 'title="Robô 3 · Padrão 2">Robô 3 · Padrão 2</span>' in page
     assert '<span data-key="bot_name_3">Robô 3 · Padrão</span>' in page  # for home.js (socket updates)
-    page = client.get(reverse("web:home"), headers={"accept-language": "en"}).content.decode()
+    page = client.get(reverse("home:home"), headers={"accept-language": "en"}).content.decode()
     assert 'title="Bot 3 · Standard 2">Bot 3 · Standard 2</span>' in page

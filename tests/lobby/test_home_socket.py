@@ -1,4 +1,4 @@
-"""The home socket ``ws/home/`` (``web.consumers``, ``web.home_live``, ``web.presence``):
+"""The home socket ``ws/home/`` (``home.consumers``, ``home.live``, ``web.presence``):
 
 - coalescing: however many changes, one ``home`` message per interval slot site-wide, and only when the
   numbers changed (an injected clock: no sleeps racing a deadline);
@@ -20,11 +20,12 @@ from channels.testing import WebsocketCommunicator
 from django.test import override_settings
 
 from accounts.models import User
+from home import live as home_live
 from lobby.models import Pool, PoolEntry
 from tests.browser_waits import SOCKET_WAIT_S
 from tests.games.wsclient import ORIGIN, recv, session_cookie
 from tests.lobby.home_pools import ensure_default_pools
-from web import home_live, presence
+from web import presence
 from web.presence import PresenceMiddleware
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -280,14 +281,14 @@ async def test_the_ticker_survives_an_outage_and_reports_a_bug(monkeypatch: pyte
 
     monkeypatch.setattr(home_live, "tick", fake_tick)
     ticker = home_live.Ticker()
-    with override_settings(HOME_INTERVAL=0.01), caplog.at_level(logging.WARNING, logger="web.home_live"):
+    with override_settings(HOME_INTERVAL=0.01), caplog.at_level(logging.WARNING, logger="home.live"):
         ticker.opened()
         await asyncio.wait_for(second.wait(), SOCKET_WAIT_S)
         assert ticker.task is not None
         await asyncio.wait([ticker.task], timeout=SOCKET_WAIT_S)  # the third tick's bug ends it
         assert calls == ["ConnectionError", "NoneType", "ValueError"]
         await asyncio.sleep(0)  # the done callback runs
-    records = [(r.levelname, r.getMessage()) for r in caplog.records if r.name == "web.home_live"]
+    records = [(r.levelname, r.getMessage()) for r in caplog.records if r.name == "home.live"]
     assert records[0][0] == "WARNING" and "home numbers not sent" in records[0][1]
     assert records[1] == ("ERROR", "home ticker stopped")
 

@@ -289,7 +289,7 @@ def test_the_paired_message_is_sent_after_commit(
     async def record(layer_: Any, messages: Any) -> None:
         sent.extend(messages)
 
-    from config import channel_layer
+    from infra import channel_layer
 
     original = channel_layer.group_send_many
     channel_layer.group_send_many = record  # type: ignore[assignment]
@@ -314,7 +314,7 @@ def test_the_paired_message_is_sent_after_commit(
 def test_a_send_that_fails_is_recorded_and_the_write_stands(
     alice: Any, rated_pool: Any, django_capture_on_commit_callbacks: Any, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from config import channel_layer
+    from infra import channel_layer
     from push import send
 
     async def broken(layer_: Any, messages: Any) -> None:

@@ -1,6 +1,6 @@
 """Fixtures for the platform tests: a subprocess environment with the repo's import paths.
 
-The database alias ``replica`` (config.db_router's tests, tests/platform/test_db_router.py): a test mirror
+The database alias ``replica`` (infra.db_router's tests, tests/platform/test_db_router.py): a test mirror
 of ``default`` (Django's ``TEST: {"MIRROR": "default"}``: the same test database through its own
 connection), added here when no ``DATABASE_REPLICA_URL`` configured one. It stays unused by every other
 test: ``settings.DATABASE_REPLICA`` is ``None`` until a test sets it to ``"replica"``.

@@ -23,12 +23,12 @@ def test_signup_creates_member_and_logs_in(client: Client) -> None:
     response = client.post(
         reverse("accounts:signup"), {"username": "ana", "password1": PASSWORD, "password2": PASSWORD}
     )
-    assert response.status_code == 302 and response.url == reverse("web:home")
+    assert response.status_code == 302 and response.url == reverse("home:home")
     ana = User.objects.get(username="ana")
     assert (ana.is_guest, ana.is_bot, ana.bot_level) == (False, False, None)
     assert ana.check_password(PASSWORD)
     assert session_user_id(client) == ana.pk
-    assert "ana" in client.get(reverse("web:home")).content.decode()
+    assert "ana" in client.get(reverse("home:home")).content.decode()
 
 
 def test_signup_with_mismatched_passwords_creates_nothing(client: Client) -> None:
@@ -55,7 +55,7 @@ def test_login_and_logout(client: Client) -> None:
     bad = client.post(reverse("accounts:login"), {"username": "ana", "password": "wrong"})
     assert bad.status_code == 200 and session_user_id(client) is None
     good = client.post(reverse("accounts:login"), {"username": "ana", "password": PASSWORD})
-    assert good.status_code == 302 and good.url == reverse("web:home")
+    assert good.status_code == 302 and good.url == reverse("home:home")
     assert session_user_id(client) == ana.pk
     assert client.get(reverse("accounts:logout")).status_code == 405  # logging out needs a POST
     assert session_user_id(client) == ana.pk
@@ -69,7 +69,7 @@ def test_login_follows_safe_next_only(client: Client) -> None:
     assert client.post(reverse("accounts:login") + "?next=/accounts/signup/", data).url == "/accounts/signup/"
     client.post(reverse("accounts:logout"))
     assert client.post(reverse("accounts:login") + "?next=https://evil.example/", data).url == reverse(
-        "web:home"
+        "home:home"
     )
 
 
@@ -80,7 +80,7 @@ def test_play_as_guest_creates_and_logs_in_a_guest(client: Client) -> None:
     assert guest.is_guest and not guest.is_bot
     assert guest.username.startswith("guest-") and guest.display_name.startswith("Guest ")
     assert not guest.has_usable_password()
-    page = client.get(reverse("web:home")).content.decode()
+    page = client.get(reverse("home:home")).content.decode()
     assert guest.display_name in page and "Keep your history: sign up" in page
 
 
@@ -112,7 +112,7 @@ def test_guest_signup_converts_the_same_row_and_stays_logged_in(client: Client) 
     assert member.check_password(PASSWORD)
     assert User.objects.count() == 1  # converted in place, no second row
     assert session_user_id(client) == guest_id  # still logged in after the password change
-    assert client.get(reverse("web:home")).status_code == 200
+    assert client.get(reverse("home:home")).status_code == 200
     client.post(reverse("accounts:logout"))
     # django-axes' backend needs the request (for the client's address) to check lockouts.
     assert client.login(request=RequestFactory().post("/accounts/login/"), username="ana", password=PASSWORD)
@@ -120,11 +120,11 @@ def test_guest_signup_converts_the_same_row_and_stays_logged_in(client: Client) 
 
 def test_member_visiting_signup_is_sent_home(client: Client) -> None:
     client.force_login(User.objects.create_user("ana", password=PASSWORD))
-    assert client.get(reverse("accounts:signup")).url == reverse("web:home")
+    assert client.get(reverse("accounts:signup")).url == reverse("home:home")
     response = client.post(
         reverse("accounts:signup"), {"username": "bob", "password1": PASSWORD, "password2": PASSWORD}
     )
-    assert response.url == reverse("web:home") and not User.objects.filter(username="bob").exists()
+    assert response.url == reverse("home:home") and not User.objects.filter(username="bob").exists()
 
 
 def test_guest_convert_refuses_members_and_changes_nothing() -> None:

@@ -1,4 +1,4 @@
-"""config.channel_layer: the batched group send delivers exactly what channels-redis' own group_send
+"""infra.channel_layer: the batched group send delivers exactly what channels-redis' own group_send
 does (same messages, same channels, same order, same capacity drops), in two Redis round trips; a dead
 pooled connection is retried once on a new one. The embedded profile's in-memory layer copies each
 message by msgpack (deepcopy when msgpack cannot) and sweeps expired entries once per interval."""
@@ -18,7 +18,7 @@ from redis.backoff import NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from config.channel_layer import BatchingRedisChannelLayer, group_send_many
+from infra.channel_layer import BatchingRedisChannelLayer, group_send_many
 from tests.browser_waits import SOCKET_WAIT_S
 
 
@@ -157,7 +157,7 @@ async def test_a_process_with_many_sockets_loses_no_message(redis_url: str) -> N
 async def test_batch_is_two_round_trips(redis_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Five group messages, four with members: the members script once (EVALSHA), one pipeline
     (group_send: 18 commands); a Redis that lacks the script gets it by EVAL in the same call."""
-    from config import channel_layer as module
+    from infra import channel_layer as module
 
     calls: dict[str, list[str]] = {"pipelines": [], "commands": []}
     pipeline_execute, command = Pipeline.execute, Redis.execute_command
@@ -289,7 +289,7 @@ async def test_in_memory_group_send_gives_each_member_its_own_copy_in_order() ->
     """Every member gets the message as Redis would carry it (tuples as lists), its own copy: a
     receiver's change reaches neither the sender's message nor another receiver's; full channels miss
     it, the others still get it; members in join order, a group with none gets nothing."""
-    from config.channel_layer import PackingInMemoryChannelLayer
+    from infra.channel_layer import PackingInMemoryChannelLayer
 
     layer = PackingInMemoryChannelLayer(capacity=2)
     a, b, full = [await layer.new_channel() for _ in range(3)]
@@ -311,7 +311,7 @@ async def test_in_memory_group_send_gives_each_member_its_own_copy_in_order() ->
 
 async def test_in_memory_layer_deep_copies_what_msgpack_cannot_carry() -> None:
     """A set, or an int map key (msgpack's unpacking refuses it), arrives deep-copied, unchanged."""
-    from config.channel_layer import PackingInMemoryChannelLayer
+    from infra.channel_layer import PackingInMemoryChannelLayer
 
     layer = PackingInMemoryChannelLayer()
     a = await layer.new_channel()
@@ -328,7 +328,7 @@ async def test_in_memory_layer_deep_copies_what_msgpack_cannot_carry() -> None:
 async def test_in_memory_sweep_runs_once_per_interval(monkeypatch: pytest.MonkeyPatch) -> None:
     """The walk over every channel and group runs at most once per CLEAN_INTERVAL (it ran on every send
     and receive), and still drops an expired message (the library's own sweep)."""
-    from config.channel_layer import PackingInMemoryChannelLayer
+    from infra.channel_layer import PackingInMemoryChannelLayer
 
     sweeps: list[int] = []
     library_sweep = InMemoryChannelLayer._clean_expired
@@ -481,7 +481,7 @@ async def test_the_pump_outlives_a_redis_error(redis_url: str, monkeypatch: pyte
                                                caplog: pytest.LogCaptureFixture) -> None:
     """The process's receive pump meets a Redis error (a restart): it logs it once, tries again, and the
     next message sent through Redis reaches the waiting socket, which never saw the error."""
-    from config import channel_layer
+    from infra import channel_layer
 
     monkeypatch.setattr(channel_layer, "PUMP_RETRY_S", 0.0)
     here, there = _layer(redis_url), _layer(redis_url)
@@ -501,7 +501,7 @@ async def test_the_pump_outlives_a_redis_error(redis_url: str, monkeypatch: pyte
     await group_send_many(there, [("g", {"type": "x", "n": 1})])  # from the other process: via Redis
     assert (await asyncio.wait_for(received, SOCKET_WAIT_S))["n"] == 1
     assert len(calls) >= 2
-    assert [r.getMessage() for r in caplog.records if r.name == "config.channel_layer"][:2] == [
+    assert [r.getMessage() for r in caplog.records if r.name == "infra.channel_layer"][:2] == [
         "channel layer: cannot receive from Redis (Connection closed by server.); retrying every 0.0 s",
         "channel layer: receiving from Redis again"]
     await here.flush()
@@ -546,7 +546,7 @@ async def test_a_message_that_does_not_unpack_is_recorded_and_the_pump_goes_on(
 ) -> None:
     """Garbage on the process key (not an outage: a bug) is recorded in ``RECEIVE_ERRORS``, on which the
     tests fail, and logged; the pump goes on and the next message arrives."""
-    from config import channel_layer
+    from infra import channel_layer
 
     monkeypatch.setattr(channel_layer, "PUMP_RETRY_S", 0.0)
     monkeypatch.setattr(channel_layer, "RECEIVE_ERRORS", [])

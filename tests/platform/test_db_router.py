@@ -1,4 +1,4 @@
-"""config.db_router: settled read-mostly reads on the read replica, everything else on the primary.
+"""infra.db_router: settled read-mostly reads on the read replica, everything else on the primary.
 
 The alias ``replica`` is a test mirror of ``default`` (tests/platform/conftest.py): the same test database
 through its own connection, so which alias ran a query is visible (``CaptureQueriesContext``) and a
@@ -24,7 +24,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from config.db_router import PRIMARY, REPLICA_MODELS, ReplicaRouter, primary, replica_reads, settled
+from infra.db_router import PRIMARY, REPLICA_MODELS, ReplicaRouter, primary, replica_reads, settled
 from tests.games.conftest import alice, house_bots, no_pauses, seeded_decks  # noqa: F401  (fixtures)
 from tests.replays.conftest import finished_match  # noqa: F401  (fixture)
 
@@ -197,7 +197,7 @@ def test_settings_add_the_replica_only_when_asked(subprocess_env: dict[str, str]
 
     one = load(DATABASE_URL="postgres://u@primary.example:5432/gin")
     assert (one["aliases"], one["replica"], one["lag"]) == (["default"], None, 5.0)
-    assert one["routers"] == ["config.db_router.ReplicaRouter"]
+    assert one["routers"] == ["infra.db_router.ReplicaRouter"]
     two = load(DATABASE_URL="postgres://u@primary.example:5432/gin",
                DATABASE_REPLICA_URL="postgres://u@replica.example:5432/gin", DATABASE_REPLICA_MAX_LAG="2")
     assert (two["aliases"], two["replica"], two["lag"]) == (["default", "replica"], "replica", 2.0)

@@ -1,4 +1,4 @@
-"""``config.fault_points``: the fault runs' test hook pauses exactly one process per arming, and does
+"""``infra.fault_points``: the fault runs' test hook pauses exactly one process per arming, and does
 nothing without ``GIN_FAULT_DIR`` (docs/faults.md)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from config import fault_points
+from infra import fault_points
 
 
 def _pauses(monkeypatch: pytest.MonkeyPatch) -> list[float]:

@@ -20,14 +20,14 @@ def test_compiled_catalog_is_committed_next_to_its_source() -> None:
 
 
 def test_language_switch_renders_pt_br_then_english(client: Client) -> None:
-    english = client.get(reverse("web:home")).content.decode()
+    english = client.get(reverse("home:home")).content.decode()
     assert '<html lang="en">' in english and "Play Gin Rummy online" in english
 
     response = client.post(reverse("set_language"), {"language": "pt-br", "next": "/accounts/login/"})
     assert response.status_code == 302 and response.url == "/accounts/login/"
     assert client.cookies[settings.LANGUAGE_COOKIE_NAME].value == "pt-br"
 
-    home = client.get(reverse("web:home")).content.decode()
+    home = client.get(reverse("home:home")).content.decode()
     assert '<html lang="pt-br">' in home
     assert "Jogue Gin Rummy online" in home
     assert "Jogar agora como convidado" in home
@@ -37,11 +37,11 @@ def test_language_switch_renders_pt_br_then_english(client: Client) -> None:
     assert ">Usuário:</label>" in login and ">Senha:</label>" in login  # Django's own pt-BR catalog
 
     client.post(reverse("set_language"), {"language": "en", "next": "/"})
-    assert "Play Gin Rummy online" in client.get(reverse("web:home")).content.decode()
+    assert "Play Gin Rummy online" in client.get(reverse("home:home")).content.decode()
 
 
 def test_accept_language_header_picks_pt_br(client: Client) -> None:
-    page = client.get(reverse("web:home"), HTTP_ACCEPT_LANGUAGE="pt-BR,pt;q=0.9").content.decode()
+    page = client.get(reverse("home:home"), HTTP_ACCEPT_LANGUAGE="pt-BR,pt;q=0.9").content.decode()
     assert "Jogue Gin Rummy online" in page
 
 

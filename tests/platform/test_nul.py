@@ -56,7 +56,7 @@ def test_nul_in_the_query_string_is_400(client: Client, url: str) -> None:
 
 def test_a_session_cookie_with_nul_is_ignored(client: Client) -> None:
     # Python's cookie parser turns the quoted octal escape into a real NUL.
-    response = client.get(reverse("web:home"), HTTP_COOKIE='sessionid="\\000aaaaaaaaaaaaaaaa"; x=1')
+    response = client.get(reverse("home:home"), HTTP_COOKIE='sessionid="\\000aaaaaaaaaaaaaaaa"; x=1')
     assert response.status_code == 200
     assert response.wsgi_request.COOKIES == {"x": "1"}
     assert response.wsgi_request.user.is_anonymous

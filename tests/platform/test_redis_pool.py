@@ -1,4 +1,4 @@
-"""``config.redis_pool``: Django's Redis cache shares one connection pool per process, across the asyncio
+"""``infra.redis_pool``: Django's Redis cache shares one connection pool per process, across the asyncio
 contexts of the sockets (before: a pool, and an open Redis connection, per socket that touched the
 cache: 766 idle connections after ``scripts/loadtest 500``). On the real Redis."""
 
@@ -12,7 +12,7 @@ from asgiref.sync import sync_to_async
 from django.core.cache import caches
 from django.test import override_settings
 
-from config.redis_pool import SharedConnectionPool
+from infra.redis_pool import SharedConnectionPool
 
 
 def cache_settings(redis_url: str) -> dict[str, object]:
@@ -20,7 +20,7 @@ def cache_settings(redis_url: str) -> dict[str, object]:
         "BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": redis_url,
         "KEY_PREFIX": f"gin-test-{secrets.token_hex(6)}",
         "OPTIONS": {"socket_connect_timeout": 1.0, "socket_timeout": 1.0,
-                    "pool_class": "config.redis_pool.SharedConnectionPool"},
+                    "pool_class": "infra.redis_pool.SharedConnectionPool"},
     }}
 
 

@@ -42,7 +42,7 @@ def test_embedded_default(subprocess_env: dict[str, str]) -> None:
     s = load(subprocess_env)
     assert s["profile"] == "embedded"
     assert (s["engine"], s["name"]) == ("django.db.backends.sqlite3", str(var / "db.sqlite3"))
-    assert s["layer"] == "config.channel_layer.PackingInMemoryChannelLayer"
+    assert s["layer"] == "infra.channel_layer.PackingInMemoryChannelLayer"
     assert s["cache"]["BACKEND"] == "django.core.cache.backends.locmem.LocMemCache"  # one Daphne process
     assert s["broker"] == f"sqla+sqlite:///{var / 'celery-broker.sqlite3'}"
     assert s["backend"] == f"db+sqlite:///{var / 'celery-results.sqlite3'}"
@@ -69,7 +69,7 @@ def test_production_profile(subprocess_env: dict[str, str]) -> None:
     )
     assert s["profile"] == "production"
     assert (s["engine"], s["name"], s["host"]) == ("django.db.backends.postgresql", "gin", "db.internal")
-    assert s["layer"] == "config.channel_layer.BatchingRedisChannelLayer"
+    assert s["layer"] == "infra.channel_layer.BatchingRedisChannelLayer"
     assert s["layer_hosts"] == [
         {"address": "redis://cache.internal:6379/2", "socket_timeout": 15, "socket_connect_timeout": 5}
     ]
@@ -78,7 +78,7 @@ def test_production_profile(subprocess_env: dict[str, str]) -> None:
     assert s["cache"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache"
     assert s["cache"]["LOCATION"] == "redis://cache.internal:6379/2"
     assert s["cache"]["OPTIONS"] == {"socket_connect_timeout": 1.0, "socket_timeout": 1.0,
-                                     "pool_class": "config.redis_pool.SharedConnectionPool"}
+                                     "pool_class": "infra.redis_pool.SharedConnectionPool"}
     assert s["debug"] is False
     assert s["hosts"] == ["gin.example", "www.gin.example"]
     assert s["csrf"] == ["https://gin.example"]
@@ -90,7 +90,7 @@ def test_explicit_overrides(subprocess_env: dict[str, str]) -> None:
         subprocess_env, DEBUG="0", CELERY_BROKER_URL="memory://", DATABASE_URL="sqlite:////tmp/x.sqlite3"
     )
     assert (s["debug"], s["broker"], s["name"]) == (False, "memory://", "/tmp/x.sqlite3")
-    assert s["layer"] == "config.channel_layer.PackingInMemoryChannelLayer"  # no REDIS_URL: still in-process
+    assert s["layer"] == "infra.channel_layer.PackingInMemoryChannelLayer"  # no REDIS_URL: still in-process
     assert (s["bot_delay"], s["hand_pause"]) == (None, None)  # games/conf.py defaults apply
     s = load(subprocess_env, GAMES_BOT_DELAY="0,0.25", GAMES_HAND_PAUSE="1.5")
     assert (s["bot_delay"], s["hand_pause"]) == ([0.0, 0.25], 1.5)

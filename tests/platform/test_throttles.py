@@ -56,7 +56,7 @@ def test_account_is_locked_after_the_limit_even_with_the_right_password_then_coo
     assert "Try again in 5 minutes." in login("ana", PASSWORD, ip="10.0.2.1").content.decode()
     age_attempts(6)
     accepted = login("ana", PASSWORD, ip="10.0.2.1")
-    assert accepted.status_code == 302 and accepted.url == reverse("web:home")
+    assert accepted.status_code == 302 and accepted.url == reverse("home:home")
 
 
 def test_failures_during_a_lockout_do_not_extend_it() -> None:

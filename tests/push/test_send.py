@@ -14,7 +14,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
 
-from config import channel_layer
+from infra import channel_layer
 from push import send
 from push.schemas import MessageRejected
 

@@ -181,9 +181,9 @@ def test_the_query_count_does_not_grow_with_the_rows(client: Client, world: dict
 
 
 def test_the_menu_and_the_home_page_link_the_list(client: Client, world: dict[str, Any]) -> None:
-    page = client.get(reverse("web:home")).content.decode()
+    page = client.get(reverse("home:home")).content.decode()
     assert '<a href="/watch/" data-testid="nav-watch">Watch</a>' in page
-    pt = client.get(reverse("web:home"), HTTP_ACCEPT_LANGUAGE="pt-BR").content.decode()
+    pt = client.get(reverse("home:home"), HTTP_ACCEPT_LANGUAGE="pt-BR").content.decode()
     assert '<a href="/watch/" data-testid="nav-watch">Ao vivo</a>' in pt
     assert '<a href="/watch/" data-testid="home-watch-all">Todas as partidas ao vivo (3)</a>' in pt
     assert '<a href="/watch/" data-testid="home-watch-all">All live matches (3)</a>' in page
@@ -256,5 +256,5 @@ async def test_a_move_made_in_another_process_reaches_an_embedded_spectator(
     got = await recv(spectator)
     assert (got["type"], got["seq"]) == ("watch", new_seq)
     await spectator.disconnect()
-    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "config.channel_layer.BatchingRedisChannelLayer"}}
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "infra.channel_layer.BatchingRedisChannelLayer"}}
     assert not consumers.polls()

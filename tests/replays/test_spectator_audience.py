@@ -233,7 +233,7 @@ async def test_a_change_during_a_count_send_gets_its_own_send(
     first, _ = await watch(table.pk, "198.51.100.1")
     sent: list[list[tuple[str, dict[str, Any]]]] = []
     late: list[WebsocketCommunicator] = []
-    from config import channel_layer
+    from infra import channel_layer
 
     real = channel_layer.group_send_many
 
@@ -307,7 +307,7 @@ async def test_many_spectators_at_once_on_the_redis_layer(
     redis-py's pool (at most 100) raised ``MaxConnectionsError: Too many connections`` for the rest, so
     their discards failed (WARNING) and they stayed in the group. Now the pool waits for a connection:
     every member leaves, no step fails."""
-    from config.channel_layer import BatchingRedisChannelLayer
+    from infra.channel_layer import BatchingRedisChannelLayer
 
     layer = get_channel_layer()
     if not isinstance(layer, BatchingRedisChannelLayer):

@@ -6,7 +6,7 @@ Two profiles, chosen by which variables are set:
   kombu's SQLAlchemy transport over ``var/celery-broker.sqlite3`` (no server to install; worker and beat
   run as separate processes sharing that file).
 - production: ``DATABASE_URL`` (PostgreSQL, parsed by dj-database-url) and ``REDIS_URL`` (channel layer
-  ``config.channel_layer.BatchingRedisChannelLayer``, channels-redis' layer with batched group sends;
+  ``infra.channel_layer.BatchingRedisChannelLayer``, channels-redis' layer with batched group sends;
   Celery broker and result backend).
 
 Other variables: ``SECRET_KEY`` (default: generated once into ``var/secret_key``), ``DEBUG`` (``1``/``0``;
@@ -23,7 +23,7 @@ the derived ones), ``CELERY_TASK_ALWAYS_EAGER`` (``1`` runs tasks in the calling
 ``REPLAYS_ANALYSIS_PUSH_EVERY`` (least seconds between two progress reports of an analysis, default 0.5),
 ``CACHE_KEY_PREFIX`` (default ``gin``: keys of the Redis cache; tests give each live server its own),
 ``TRUST_PROXY_HEADERS`` (``1`` behind nginx: trust its ``X-Forwarded-Proto``; default off),
-``DATABASE_REPLICA_URL`` (a PostgreSQL read replica: config.db_router) and ``DATABASE_REPLICA_MAX_LAG``.
+``DATABASE_REPLICA_URL`` (a PostgreSQL read replica: infra.db_router) and ``DATABASE_REPLICA_MAX_LAG``.
 """
 
 from __future__ import annotations

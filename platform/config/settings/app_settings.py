@@ -64,7 +64,7 @@ if os.environ.get("GAMES_DB_THREADS"):
 SPECTATORS_PER_IP = int(os.environ.get("SPECTATORS_PER_IP", "20"))
 SPECTATORS_PER_MATCH = int(os.environ.get("SPECTATORS_PER_MATCH", "1000"))
 SPECTATORS_COUNT_INTERVAL = float(os.environ.get("SPECTATORS_COUNT_INTERVAL", "1.0"))
-# The home socket (web.home_live, docs/protocol.md "Home socket"): open home sockets per client IP (across
+# The home socket (home.live, docs/protocol.md "Home socket"): open home sockets per client IP (across
 # every Daphne process), and the least seconds between two live-number messages (site-wide).
 HOME_SOCKETS_PER_IP = int(os.environ.get("HOME_SOCKETS_PER_IP", "10"))
 HOME_INTERVAL = float(os.environ.get("HOME_INTERVAL", "1.0"))

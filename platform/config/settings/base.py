@@ -24,6 +24,7 @@ INSTALLED_APPS = [
     "django_celery_beat",
     "accounts",
     "web",
+    "home",
     "games",
     "tournaments",
     "ratings",
@@ -92,8 +93,8 @@ TEMPLATES = [
 # --- accounts -------------------------------------------------------------------------------------
 AUTH_USER_MODEL = "accounts.User"
 LOGIN_URL = "accounts:login"
-LOGIN_REDIRECT_URL = "web:home"
-LOGOUT_REDIRECT_URL = "web:home"
+LOGIN_REDIRECT_URL = "home:home"
+LOGOUT_REDIRECT_URL = "home:home"
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},

@@ -15,9 +15,9 @@ if REDIS_URL:
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "gin"),
-            # One pool per process, not one per asyncio context (each socket's): config.redis_pool.
+            # One pool per process, not one per asyncio context (each socket's): infra.redis_pool.
             "OPTIONS": {"socket_connect_timeout": 1.0, "socket_timeout": 1.0,
-                        "pool_class": "config.redis_pool.SharedConnectionPool"},
+                        "pool_class": "infra.redis_pool.SharedConnectionPool"},
         }
     }
 else:

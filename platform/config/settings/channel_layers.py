@@ -20,7 +20,7 @@ CHANNEL_LAYERS: dict[str, dict[str, Any]]
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "config.channel_layer.BatchingRedisChannelLayer",  # + group_send_many
+            "BACKEND": "infra.channel_layer.BatchingRedisChannelLayer",  # + group_send_many
             "CONFIG": {
                 "hosts": [
                     {
@@ -40,5 +40,5 @@ if REDIS_URL:
         }
     }
 else:
-    # channels' in-memory layer without its deepcopy and per-message sweep (config.channel_layer)
-    CHANNEL_LAYERS = {"default": {"BACKEND": "config.channel_layer.PackingInMemoryChannelLayer"}}
+    # channels' in-memory layer without its deepcopy and per-message sweep (infra.channel_layer)
+    CHANNEL_LAYERS = {"default": {"BACKEND": "infra.channel_layer.PackingInMemoryChannelLayer"}}

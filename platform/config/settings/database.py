@@ -1,5 +1,5 @@
 """Databases: SQLite in ``VAR_DIR`` (embedded default) or ``DATABASE_URL`` (production), and an optional
-PostgreSQL read replica (``DATABASE_REPLICA_URL``, ``config.db_router``)."""
+PostgreSQL read replica (``DATABASE_REPLICA_URL``, ``infra.db_router``)."""
 
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ else:
         }
     }
 # A PostgreSQL read replica (streaming replication of the primary): DATABASE_REPLICA_URL adds the alias
-# "replica"; config.db_router sends settled read-mostly reads there (rankings, replays, the API) when a
+# "replica"; infra.db_router sends settled read-mostly reads there (rankings, replays, the API) when a
 # view opts in, everything else to "default". Without it: one alias, the router answers "default".
 # DATABASE_REPLICA_MAX_LAG: seconds after its end from which a finished match is read on the replica.
 DATABASE_REPLICA_URL = os.environ.get("DATABASE_REPLICA_URL", "")
@@ -59,5 +59,5 @@ if DATABASE_REPLICA_URL:
     DATABASES[DATABASE_REPLICA].setdefault("OPTIONS", {}).setdefault("connect_timeout", 5)
     # Tests never create a database on the replica: it mirrors the test database of "default".
     DATABASES[DATABASE_REPLICA]["TEST"] = {"MIRROR": "default"}
-DATABASE_ROUTERS = ["config.db_router.ReplicaRouter"]
+DATABASE_ROUTERS = ["infra.db_router.ReplicaRouter"]
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

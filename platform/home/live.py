@@ -1,7 +1,7 @@
 """The home socket's live numbers: one coalesced ``home`` message a second at most, site-wide, and the
 per-IP cap on home sockets (docs/protocol.md "Home socket").
 
-Coalescing. The numbers (``web.home.live_numbers``) change with many events (a player joins a pool,
+Coalescing. The numbers (``home.numbers.live_numbers``) change with many events (a player joins a pool,
 a match starts or ends, a socket opens somewhere): sending one message per event would send a socket
 as many messages as the site has events. Instead the numbers are *read*, from committed rows, at most
 once per :func:`interval` (``HOME_INTERVAL``, 1 s) for the whole site, and sent only when they differ
@@ -45,10 +45,10 @@ from django.core.cache import cache
 from django.db import DatabaseError
 from redis.exceptions import RedisError
 
+from home.numbers import live_numbers
 from push.groups import HOME_GROUP
 from push.send import send as push_send
 from replays import audience
-from web import home
 from web.socket_end import outage
 from web.unavailable import describe
 
@@ -102,7 +102,7 @@ async def send_numbers(numbers: dict[str, Any]) -> None:
 def _read_changed(now: float) -> dict[str, Any] | None:
     """The numbers at ``now`` when they differ from the last sent ones (:data:`SENT_KEY`), else None.
     Each read is kept under :data:`LAST_KEY` for :func:`fresh_numbers`."""
-    numbers = home.live_numbers(now=now)
+    numbers = live_numbers(now=now)
     cache.set(LAST_KEY, {"at": now, "numbers": numbers}, 3600)
     return None if cache.get(SENT_KEY) == numbers else numbers
 
@@ -144,7 +144,7 @@ async def current(now: float | None = None) -> dict[str, Any]:
     fresh = await sync_to_async(fresh_numbers, thread_sensitive=False)(now)
     if fresh is not None:
         return fresh
-    return await database_sync_to_async(home.live_numbers)(now=now)
+    return await database_sync_to_async(live_numbers)(now=now)
 
 
 class Ticker:

@@ -1,10 +1,10 @@
-"""WebSocket routes of the web app: the home page's live numbers (docs/protocol.md "Home socket")."""
+"""WebSocket routes of the home app: the home page's live numbers (docs/protocol.md "Home socket")."""
 
 from __future__ import annotations
 
 from django.urls import URLPattern, path
 
-from web.consumers import HomeConsumer
+from home.consumers import HomeConsumer
 
 # The arg-type ignores: Django's stubs type path() for views only; Channels routes ASGI apps with it.
 websocket_urlpatterns: list[URLPattern] = [

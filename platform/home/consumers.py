@@ -2,9 +2,9 @@
 socket").
 
 Open to everyone (anonymous visitors too). On connect the socket takes a seat of its client IP
-(``web.home_live.admit``): past ``HOME_SOCKETS_PER_IP`` it gets ``error`` ``home_ip_limit`` and close
-4429. Then one ``home`` message with the numbers now (``web.home.live_numbers``), and another each time
-the site-wide ticker finds them changed (``web.home_live.tick``: at most one per ``HOME_INTERVAL``).
+(``home.live.admit``): past ``HOME_SOCKETS_PER_IP`` it gets ``error`` ``home_ip_limit`` and close
+4429. Then one ``home`` message with the numbers now (``home.numbers.live_numbers``), and another each time
+the site-wide ticker finds them changed (``home.live.tick``: at most one per ``HOME_INTERVAL``).
 Read-only: ``sync`` resends the numbers, ``ping`` gets ``pong``; anything else is refused with the
 protocol's codes (``bad_json``, ``not_an_object``, ``unknown_type``, ``frame_too_large``,
 ``rate_limited``; a flood closes with 4429), as the spectators' socket does.
@@ -19,9 +19,10 @@ from typing import Any
 from asgiref.sync import sync_to_async
 
 from games import conf, ratelimit
+from home import live
 from push.groups import HOME_GROUP
 from replays import audience
-from web import frames, home_live, strict_json
+from web import frames, strict_json
 from web.socket_end import EndsCleanly
 from web.unavailable import RefusesWhenUnavailable
 
@@ -48,9 +49,9 @@ class HomeConsumer(EndsCleanly, RefusesWhenUnavailable):
     async def connect(self) -> None:
         await self.accept()
         client = self.scope.get("client") or ("unknown", 0)
-        seat = await _in_thread(home_live.admit)(ip=str(client[0]), member=self.channel_name)
+        seat = await _in_thread(live.admit)(ip=str(client[0]), member=self.channel_name)
         if seat is None:
-            cap = home_live.per_ip()
+            cap = live.per_ip()
             await self._send(_error("home_ip_limit", f"at most {cap} home page connections per address: "
                                     "close another tab of the home page", limit=cap))
             await self.close(code=IP_LIMIT_CLOSE_CODE)
@@ -58,7 +59,7 @@ class HomeConsumer(EndsCleanly, RefusesWhenUnavailable):
         self.seat = seat
         self.spawn(self._keep_seat())
         await self.channel_layer.group_add(HOME_GROUP, self.channel_name)
-        home_live.socket_opened()
+        live.socket_opened()
         self.counted = True
         self._limiter = ratelimit.MessageLimiter(time.monotonic())
         self.reading = True
@@ -67,13 +68,13 @@ class HomeConsumer(EndsCleanly, RefusesWhenUnavailable):
     async def _keep_seat(self) -> None:
         while self.seat is not None:
             await asyncio.sleep(audience.SEAT_REFRESH)
-            await self.step("home seat refresh", _in_thread(home_live.refresh)(self.seat))
+            await self.step("home seat refresh", _in_thread(live.refresh)(self.seat))
 
     async def _send_current(self) -> None:
-        await self._send({"type": "home", **await home_live.current()})
+        await self._send({"type": "home", **await live.current()})
 
     async def home_update(self, event: dict[str, Any]) -> None:
-        """The ticker's coalesced numbers (``web.home_live.tick``)."""
+        """The ticker's coalesced numbers (``home.live.tick``)."""
         if self.reading:
             await self._send({"type": "home", **event["numbers"]})
 
@@ -120,12 +121,12 @@ class HomeConsumer(EndsCleanly, RefusesWhenUnavailable):
         self.reading = False
         if self.counted:
             self.counted = False
-            home_live.socket_closed()
+            live.socket_closed()
         seat, self.seat = self.seat, None
         if seat is None:
             return
         await self.step("group discard", self.channel_layer.group_discard(HOME_GROUP, self.channel_name))
-        await self.step("home seat release", _in_thread(home_live.release)(seat))
+        await self.step("home seat release", _in_thread(live.release)(seat))
 
     async def _send(self, payload: dict[str, Any]) -> None:
         await self.send(text_data=frames.dumps(payload))

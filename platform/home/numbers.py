@@ -83,7 +83,7 @@ def live_match() -> dict[str, Any] | None:
     a house bot's name in the reader's language is :func:`localized`'s job), ``target``, ``rated``.
     One query, linear in the matches in play: 27 ms of PostgreSQL execution over 2,000 of them (1,000
     public) and 12,000 members (EXPLAIN ANALYZE); the home socket reads it at most once a second for the
-    whole site, and the page reuses that read (``web.home_live.fresh_numbers``)."""
+    whole site, and the page reuses that read (``home.live.fresh_numbers``)."""
     match = (
         Match.objects.filter(public_matches_q(), _with_people(), status=MatchStatus.ACTIVE,
                              first_dealer__isnull=False, player1__isnull=False)
