@@ -42,7 +42,8 @@ from games.selectors import match_get
 from push import send as push
 from push.groups import analysis_group, match_group, watch_group
 from replays import analyses, analysis_driver, audience, selectors, shared_view
-from web import frames, strict_json
+from web import close_codes, frames, strict_json
+from web.close_codes import IP_LIMIT_CLOSE_CODE, MATCH_FULL_CLOSE_CODE
 from web.log_context import bind_socket
 from web.socket_end import EndsCleanly, outage
 from web.unavailable import RefusesWhenUnavailable, describe
@@ -109,7 +110,7 @@ class _ReadOnlySocket(EndsCleanly, RefusesWhenUnavailable):
         if verdict != "ok":  # the players' limit (games.ratelimit): a flood is refused unread
             await self._send(_error("rate_limited", "too many messages; this one was ignored"))
             if verdict == "flood":
-                await self.close(code=ratelimit.FLOOD_CLOSE_CODE)
+                await self.close(code=close_codes.FLOOD_CLOSE_CODE)
                 await self.on_flood()
             return
         if text_data is None or len(text_data) > conf.MAX_FRAME_BYTES:
@@ -174,10 +175,6 @@ def polls() -> bool:
     return bool(backend.endswith("InMemoryChannelLayer"))
 
 
-IP_LIMIT_CLOSE_CODE = 4429
-"""Close code of a spectator socket refused because its IP holds ``SPECTATORS_PER_IP`` already."""
-MATCH_FULL_CLOSE_CODE = 4409
-"""Close code of a spectator socket refused because its match has ``SPECTATORS_PER_MATCH`` already."""
 
 _count_sends: dict[asyncio.Task[None], asyncio.Event] = {}
 """This process's pending coalesced count sends (:func:`count_changed`), each with its early wake-up."""
@@ -331,7 +328,11 @@ class WatchConsumer(_ReadOnlySocket):
         await self.send(text_data=built.text)
 
 
-_REFUSED_CLOSE = {"no_such_match": 4404, "not_finished": 4409, "private": 4403}
+_REFUSED_CLOSE = {
+    "no_such_match": close_codes.NOT_FOUND_CLOSE_CODE,
+    "not_finished": close_codes.NOT_FINISHED_CLOSE_CODE,
+    "private": close_codes.PRIVATE_CLOSE_CODE,
+}
 
 
 class AnalysisConsumer(_ReadOnlySocket):

@@ -22,12 +22,10 @@ from games import conf, ratelimit
 from home import live
 from push.groups import HOME_GROUP
 from replays import audience
-from web import frames, strict_json
+from web import close_codes, frames, strict_json
+from web.close_codes import IP_LIMIT_CLOSE_CODE
 from web.socket_end import EndsCleanly
 from web.unavailable import RefusesWhenUnavailable
-
-IP_LIMIT_CLOSE_CODE = 4429
-"""Close code of a home socket refused because its IP holds ``HOME_SOCKETS_PER_IP`` already."""
 
 
 def _error(code: str, message: str, **extra: Any) -> dict[str, Any]:
@@ -85,7 +83,7 @@ class HomeConsumer(EndsCleanly, RefusesWhenUnavailable):
         if verdict != "ok":
             await self._send(_error("rate_limited", "too many messages; this one was ignored"))
             if verdict == "flood":
-                await self.close(code=ratelimit.FLOOD_CLOSE_CODE)
+                await self.close(code=close_codes.FLOOD_CLOSE_CODE)
                 await self.end()
             return
         if text_data is None or len(text_data) > conf.MAX_FRAME_BYTES:
