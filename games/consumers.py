@@ -28,7 +28,8 @@ from games.db import NoConnectionSweepPerMessage, db_call
 from games.services import GameError
 from push import send as push
 from push.groups import match_group, seat_group, sessions_group
-from web import frames, strict_json
+from web import close_codes, frames, strict_json
+from web.close_codes import SESSION_ENDED_CLOSE_CODE
 from web.log_context import bind_socket
 from web.socket_end import EndsCleanly, outage
 from web.unavailable import RefusesWhenUnavailable, database_unavailable, describe
@@ -46,7 +47,6 @@ STALE_STATE_GRACE_S = 3.0
 a socket that got no newer ``state`` reads it itself (``MatchConsumer._stale_watch``)."""
 MAX_ID_LENGTH = 64
 MAX_SEQ = 2**53 - 1  # the largest integer JavaScript clients represent exactly
-SESSION_ENDED_CLOSE_CODE = 4001  # not fatal for the client: it reconnects and learns if it is logged out
 
 
 def _shown(value: Any) -> str:
@@ -126,7 +126,7 @@ class MatchConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavail
                 "too_many_sockets",
                 f"at most {ratelimit.SOCKETS_PER_USER_PER_MATCH} open connections per player per match:"
                 " close another tab of this table",
-                ratelimit.TOO_MANY_SOCKETS_CLOSE_CODE,
+                close_codes.TOO_MANY_SOCKETS_CLOSE_CODE,
             )
             return
         self._slot = slot
@@ -280,7 +280,7 @@ class MatchConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavail
             return False
         if verdict == "flood":
             await self._send(_error("rate_limited", f"over {rate} for too long: closing"))
-            await self.close(code=ratelimit.FLOOD_CLOSE_CODE)
+            await self.close(code=close_codes.FLOOD_CLOSE_CODE)
             self._closing = True  # frames already queued are ignored
         else:
             await self._send(_error("rate_limited", f"over {rate}; this message was ignored"))
@@ -651,5 +651,5 @@ class UnknownPathConsumer(AsyncWebsocketConsumer):
         await self.accept()
         path = self.scope.get("path", "")
         await self.send(text_data=frames.dumps(_error("not_found", f"no WebSocket endpoint at {path!r}")))
-        await self.close(code=4404)
+        await self.close(code=close_codes.NOT_FOUND_CLOSE_CODE)
 

@@ -2,7 +2,8 @@
 
 - Messages: each connection has a token bucket of ``BURST`` tokens refilled at ``MESSAGES_PER_SECOND``;
   a frame that finds it empty is answered ``rate_limited`` and not read. A connection with
-  ``FLOOD_REFUSALS`` refused frames within ``FLOOD_WINDOW`` seconds is closed with ``FLOOD_CLOSE_CODE``.
+  ``FLOOD_REFUSALS`` refused frames within ``FLOOD_WINDOW`` seconds is closed with
+  ``web.close_codes.FLOOD_CLOSE_CODE``.
   (8 sockets x 2,000 ``sync`` frames took 177 s of server work and slowed everyone else's moves.)
   ``sync`` (a full state rebuilt from the database) has its own, tighter bucket of ``SYNC_BURST``
   refilled at ``SYNCS_PER_SECOND``: the buckets refill while the server works, so on a busy server
@@ -30,12 +31,10 @@ MESSAGES_PER_SECOND = 20.0
 BURST = 40
 FLOOD_REFUSALS = 40
 FLOOD_WINDOW = 10.0
-FLOOD_CLOSE_CODE = 4429
 SYNCS_PER_SECOND = 2.0
 SYNC_BURST = 10
 
 SOCKETS_PER_USER_PER_MATCH = 5
-TOO_MANY_SOCKETS_CLOSE_CODE = 4409
 SLOT_TTL = 60
 SLOT_REFRESH = 20
 UNTRACKED = -1

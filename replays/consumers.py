@@ -42,7 +42,9 @@ from games.selectors import match_get
 from push import send as push
 from push.groups import analysis_group, match_group, watch_group
 from replays import analyses, analysis_driver, audience, selectors, shared_view
-from web import frames, strict_json
+from web import close_codes, frames
+from web.close_codes import IP_LIMIT_CLOSE_CODE, MATCH_FULL_CLOSE_CODE
+from web.frame_reader import Refusal, error_frame, read_object
 from web.log_context import bind_socket
 from web.socket_end import EndsCleanly, outage
 from web.unavailable import RefusesWhenUnavailable, describe
@@ -50,10 +52,6 @@ from web.unavailable import RefusesWhenUnavailable, describe
 log = logging.getLogger(__name__)
 
 TYPES = ("sync", "ping", "action", "resign")
-
-
-def _error(code: str, message: str, **extra: Any) -> dict[str, Any]:
-    return {"type": "error", "code": code, "message": message, "id": None, **extra}
 
 
 class _ReadOnlySocket(EndsCleanly, RefusesWhenUnavailable):
@@ -92,7 +90,7 @@ class _ReadOnlySocket(EndsCleanly, RefusesWhenUnavailable):
             await database_sync_to_async(self._check)()
         except selectors.ReplayRefused as exc:
             code, close_code = self.refusal(exc)
-            await self._send(_error(code, exc.message))
+            await self._send(error_frame(code, exc.message))
             await self.close(code=close_code)
             return False
         self.start_reading()
@@ -107,33 +105,21 @@ class _ReadOnlySocket(EndsCleanly, RefusesWhenUnavailable):
             return
         verdict = self._limiter.admit(time.monotonic())
         if verdict != "ok":  # the players' limit (games.ratelimit): a flood is refused unread
-            await self._send(_error("rate_limited", "too many messages; this one was ignored"))
+            await self._send(error_frame("rate_limited", "too many messages; this one was ignored"))
             if verdict == "flood":
-                await self.close(code=ratelimit.FLOOD_CLOSE_CODE)
+                await self.close(code=close_codes.FLOOD_CLOSE_CODE)
                 await self.on_flood()
             return
-        if text_data is None or len(text_data) > conf.MAX_FRAME_BYTES:
-            big = text_data is not None or len(bytes_data or b"") > conf.MAX_FRAME_BYTES
-            await self._send(_error("frame_too_large" if big else "bad_json",
-                                    f"frames are limited to {conf.MAX_FRAME_BYTES} bytes" if big
-                                    else "send JSON text frames"))
-            return
-        try:
-            message = strict_json.loads(text_data)
-        except strict_json.StrictJSONError as exc:
-            await self._send(_error("bad_json", f"the frame is not valid JSON: {exc}"))
-            return
-        except (ValueError, RecursionError):
-            await self._send(_error("bad_json", "the frame is not valid JSON"))
-            return
-        if not isinstance(message, dict):
-            await self._send(_error("not_an_object", "a message must be a JSON object"))
+        message = read_object(text_data, bytes_data, max_bytes=conf.MAX_FRAME_BYTES)
+        if isinstance(message, Refusal):
+            await self._send(error_frame(message.code, message.message))
             return
         kind = message.get("type")
         if kind == "chat":  # quick chat is between the two players (docs/protocol.md "Quick chat")
-            await self._send(_error("chat_players_only", "only the match's players chat, at their table"))
+            await self._send(error_frame("chat_players_only",
+                                         "only the match's players chat, at their table"))
         elif kind not in self.kinds:
-            await self._send(_error("unknown_type", "this socket takes sync or ping"))
+            await self._send(error_frame("unknown_type", "this socket takes sync or ping"))
         elif kind == "ping":
             msg_id = message.get("id")
             await self._send({"type": "pong", "id": msg_id if isinstance(msg_id, str) else None})
@@ -174,10 +160,6 @@ def polls() -> bool:
     return bool(backend.endswith("InMemoryChannelLayer"))
 
 
-IP_LIMIT_CLOSE_CODE = 4429
-"""Close code of a spectator socket refused because its IP holds ``SPECTATORS_PER_IP`` already."""
-MATCH_FULL_CLOSE_CODE = 4409
-"""Close code of a spectator socket refused because its match has ``SPECTATORS_PER_MATCH`` already."""
 
 _count_sends: dict[asyncio.Task[None], asyncio.Event] = {}
 """This process's pending coalesced count sends (:func:`count_changed`), each with its early wake-up."""
@@ -245,14 +227,14 @@ class WatchConsumer(_ReadOnlySocket):
         if not isinstance(seat, audience.Seat):
             self.reading = False
             if seat == "ip":
-                await self._send(_error("watch_ip_limit", f"at most {audience.per_ip()} spectator "
-                                        "connections per address: close another page watching a match",
-                                        limit=audience.per_ip()))
+                await self._send(error_frame(
+                    "watch_ip_limit", f"at most {audience.per_ip()} spectator connections per address: "
+                    "close another page watching a match", limit=audience.per_ip()))
                 await self.close(code=IP_LIMIT_CLOSE_CODE)
             else:
-                await self._send(_error("watch_full", f"this match has {audience.per_match()} spectators "
-                                        "already, the most it takes: try again later",
-                                        limit=audience.per_match()))
+                await self._send(error_frame(
+                    "watch_full", f"this match has {audience.per_match()} spectators already, the most it "
+                    "takes: try again later", limit=audience.per_match()))
                 await self.close(code=MATCH_FULL_CLOSE_CODE)
             return
         self.seat = seat
@@ -304,7 +286,7 @@ class WatchConsumer(_ReadOnlySocket):
 
     async def on_message(self, kind: str, message: dict[str, Any]) -> None:
         if kind in ("action", "resign"):
-            await self._send(_error("not_seated", "spectators watch: they cannot play"))
+            await self._send(error_frame("not_seated", "spectators watch: they cannot play"))
         else:
             self.last_seq = -1
             await self._send_view()
@@ -331,7 +313,11 @@ class WatchConsumer(_ReadOnlySocket):
         await self.send(text_data=built.text)
 
 
-_REFUSED_CLOSE = {"no_such_match": 4404, "not_finished": 4409, "private": 4403}
+_REFUSED_CLOSE = {
+    "no_such_match": close_codes.NOT_FOUND_CLOSE_CODE,
+    "not_finished": close_codes.NOT_FINISHED_CLOSE_CODE,
+    "private": close_codes.PRIVATE_CLOSE_CODE,
+}
 
 
 class AnalysisConsumer(_ReadOnlySocket):

@@ -12,6 +12,7 @@ import json
 from typing import Any
 
 from push.groups import tournament_banner_group, tournament_group
+from web.close_codes import NOT_AUTHENTICATED_CLOSE_CODE
 from web.socket_end import EndsCleanly
 
 
@@ -45,7 +46,7 @@ class MyTournamentsConsumer(_Notices):
     async def connect(self) -> None:
         user = self.scope.get("user")
         if user is None or not user.is_authenticated:
-            await self.close(code=4401)
+            await self.close(code=NOT_AUTHENTICATED_CLOSE_CODE)
             return
         self.group = tournament_banner_group(user.pk)
         await self.channel_layer.group_add(self.group, self.channel_name)

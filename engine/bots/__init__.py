@@ -7,6 +7,7 @@
 Bots see only a :class:`~engine.view.PlayerView`; see :mod:`engine.bots.base`.
 """
 
-from engine.bots.base import LEVELS, Bot, LevelInfo, make_bot
+from engine.bots.base import LEVELS, Bot, LevelInfo
+from engine.bots.ladder import make_bot
 
 __all__ = ["LEVELS", "Bot", "LevelInfo", "make_bot"]

@@ -1,4 +1,5 @@
-"""The bot protocol, the five levels' names and :func:`make_bot` (issue 4, "The bots").
+"""The bot protocol and the five levels' names (issue 4, "The bots"); :func:`engine.bots.ladder.make_bot`
+builds a bot of a level.
 
 A bot sees only a :class:`~engine.view.PlayerView`, the per-player observation: ``choose(view)``
 returns one of ``view.legal_actions``. Bots hold no reference to any hand or match state, so they
@@ -8,7 +9,6 @@ and levels 4-5 rebuild what they know of the table from the view's public ``hist
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
@@ -58,27 +58,3 @@ LEVELS: dict[int, LevelInfo] = {
                  "tracks every card, reads the opponent's melds, weighs undercuts and gin by sampling"),
 }
 """Level -> :class:`LevelInfo` (issue 4: five levels named in pt-BR and English)."""
-
-
-def make_bot(level: int, seed: int | None = None) -> Bot:
-    """A new bot of ``level`` (1..5) whose random choices come from ``random.Random(seed)``.
-
-    The same level and seed replay the same decisions for the same views. ``seed=None`` seeds
-    from the operating system (live play).
-
-    :raises ValueError: ``level`` is not an int in 1..5.
-    """
-    if type(level) is not int or level not in LEVELS:
-        raise ValueError(f"bot level must be an integer 1..5, got {level!r}")
-    rng = random.Random(seed)
-    if level == 3:
-        from engine.bots.simple import SimpleBot
-
-        return SimpleBot(rng)
-    if level <= 2:
-        from engine.bots.human import HumanBot
-
-        return HumanBot(level, rng)
-    from engine.bots.expert import ExpertBot
-
-    return ExpertBot(level, rng)

@@ -17,8 +17,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from engine.actions import Action
-from engine.bots.base import Bot, make_bot
+from engine.bots.base import Bot
 from engine.bots.common import options
+from engine.bots.ladder import make_bot
 from engine.tools.arena import add_match_args, level_arg, match_seed, play_bots, rules_for
 from engine.view import PlayerView
 

@@ -22,16 +22,11 @@ from games import conf, ratelimit
 from home import live
 from push.groups import HOME_GROUP
 from replays import audience
-from web import frames, strict_json
+from web import close_codes, frames
+from web.close_codes import IP_LIMIT_CLOSE_CODE
+from web.frame_reader import Refusal, error_frame, read_object
 from web.socket_end import EndsCleanly
 from web.unavailable import RefusesWhenUnavailable
-
-IP_LIMIT_CLOSE_CODE = 4429
-"""Close code of a home socket refused because its IP holds ``HOME_SOCKETS_PER_IP`` already."""
-
-
-def _error(code: str, message: str, **extra: Any) -> dict[str, Any]:
-    return {"type": "error", "code": code, "message": message, "id": None, **extra}
 
 
 def _in_thread(fn: Any) -> Any:
@@ -52,7 +47,7 @@ class HomeConsumer(EndsCleanly, RefusesWhenUnavailable):
         seat = await _in_thread(live.admit)(ip=str(client[0]), member=self.channel_name)
         if seat is None:
             cap = live.per_ip()
-            await self._send(_error("home_ip_limit", f"at most {cap} home page connections per address: "
+            await self._send(error_frame("home_ip_limit", f"at most {cap} home page connections per address: "
                                     "close another tab of the home page", limit=cap))
             await self.close(code=IP_LIMIT_CLOSE_CODE)
             return
@@ -83,27 +78,14 @@ class HomeConsumer(EndsCleanly, RefusesWhenUnavailable):
             return
         verdict = self._limiter.admit(time.monotonic())
         if verdict != "ok":
-            await self._send(_error("rate_limited", "too many messages; this one was ignored"))
+            await self._send(error_frame("rate_limited", "too many messages; this one was ignored"))
             if verdict == "flood":
-                await self.close(code=ratelimit.FLOOD_CLOSE_CODE)
+                await self.close(code=close_codes.FLOOD_CLOSE_CODE)
                 await self.end()
             return
-        if text_data is None or len(text_data) > conf.MAX_FRAME_BYTES:
-            big = text_data is not None or len(bytes_data or b"") > conf.MAX_FRAME_BYTES
-            await self._send(_error("frame_too_large" if big else "bad_json",
-                                    f"frames are limited to {conf.MAX_FRAME_BYTES} bytes" if big
-                                    else "send JSON text frames"))
-            return
-        try:
-            message = strict_json.loads(text_data)
-        except strict_json.StrictJSONError as exc:
-            await self._send(_error("bad_json", f"the frame is not valid JSON: {exc}"))
-            return
-        except (ValueError, RecursionError):
-            await self._send(_error("bad_json", "the frame is not valid JSON"))
-            return
-        if not isinstance(message, dict):
-            await self._send(_error("not_an_object", "a message must be a JSON object"))
+        message = read_object(text_data, bytes_data, max_bytes=conf.MAX_FRAME_BYTES)
+        if isinstance(message, Refusal):
+            await self._send(error_frame(message.code, message.message))
             return
         kind = message.get("type")
         if kind == "ping":
@@ -112,7 +94,7 @@ class HomeConsumer(EndsCleanly, RefusesWhenUnavailable):
         elif kind == "sync":
             await self._send_current()
         else:
-            await self._send(_error("unknown_type", "this socket takes sync or ping"))
+            await self._send(error_frame("unknown_type", "this socket takes sync or ping"))
 
     async def disconnect(self, code: int) -> None:
         await self.end()

@@ -35,7 +35,7 @@ from lobby import pools, waves
 from lobby.errors import text
 from lobby.models import PoolEntry
 from push.groups import entry_group, pool_group
-from web import strict_json
+from web import close_codes, strict_json
 from web.log_context import bind_socket
 from web.socket_end import EndsCleanly
 from web.unavailable import RefusesWhenUnavailable
@@ -51,8 +51,8 @@ CLOSE_CODES: dict[str, int] = {
     "match_in_progress": 4409,
     "already_waiting": 4409,
     "already_seeking": 4409,
-    "pool_sockets": ratelimit.TOO_MANY_SOCKETS_CLOSE_CODE,
-    "pool_ip_limit": ratelimit.FLOOD_CLOSE_CODE,
+    "pool_sockets": close_codes.TOO_MANY_SOCKETS_CLOSE_CODE,
+    "pool_ip_limit": close_codes.FLOOD_CLOSE_CODE,
 }
 """Close code after each refusal on connect (docs/protocol.md "Pool socket"); 4xxx mirror HTTP's codes."""
 DEFAULT_PER_USER = 5
@@ -247,7 +247,7 @@ class PoolConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavaila
             await self._send(self._error("pool_rate_limited"))
             if verdict == "flood":  # closed, not ended: the wait leaves LOBBY_LEAVE_AFTER s later, as any
                 self._flooded = True  # socket gone (a reconnect within it keeps it)
-                await self.close(code=ratelimit.FLOOD_CLOSE_CODE)
+                await self.close(code=close_codes.FLOOD_CLOSE_CODE)
             return
         message: Any = None
         if text_data is None:

@@ -31,12 +31,12 @@ from django.urls import reverse
 from django.utils import translation
 
 from games import conf, ratelimit
-from games.consumers import SESSION_ENDED_CLOSE_CODE
 from games.services import GameError
 from lobby import challenge_sweep, seeks
 from lobby.errors import said, said_params, text
 from push.groups import LOBBY_GROUP, lobby_user_group, sessions_group
-from web import strict_json
+from web import close_codes, strict_json
+from web.close_codes import NOT_AUTHENTICATED_CLOSE_CODE, SESSION_ENDED_CLOSE_CODE
 from web.socket_end import EndsCleanly
 from web.unavailable import RefusesWhenUnavailable
 
@@ -46,7 +46,6 @@ LOBBY_SLOTS = -1
 """Pseudo match id of the lobby sockets' slots in ``games.ratelimit`` (no match has a negative id)."""
 COALESCE_SECONDS = 0.25
 """Changes of the list within this long of the first are sent as one ``seeks`` message."""
-NOT_AUTHENTICATED_CLOSE_CODE = 4401
 
 
 def _in_thread(fn: Any) -> Any:
@@ -85,7 +84,7 @@ class MemberSocket(EndsCleanly, RefusesWhenUnavailable):
         slot = await _in_thread(ratelimit.socket_slot_acquire)(match_id=self.slots, user_id=user.pk,
                                                                owner=self.channel_name)
         if slot is None:
-            await self.refuse("too_many_sockets", ratelimit.TOO_MANY_SOCKETS_CLOSE_CODE,
+            await self.refuse("too_many_sockets", close_codes.TOO_MANY_SOCKETS_CLOSE_CODE,
                               limit=ratelimit.SOCKETS_PER_USER_PER_MATCH)
             return
         self._slot = slot
@@ -152,7 +151,7 @@ class MemberSocket(EndsCleanly, RefusesWhenUnavailable):
             await self.send_json(self.error("rate_limited"))
             if verdict == "flood":
                 self.reading = False
-                await self.close(code=ratelimit.FLOOD_CLOSE_CODE)
+                await self.close(code=close_codes.FLOOD_CLOSE_CODE)
             return
         if text_data is None:
             await self.bad_frame("send JSON text frames")

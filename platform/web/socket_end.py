@@ -31,7 +31,8 @@ from typing import Any
 from autobahn.exception import Disconnected
 from channels.generic.websocket import AsyncWebsocketConsumer
 
-from web.unavailable import UNAVAILABLE_CLOSE_CODE, database_unavailable, describe
+from web.close_codes import UNAVAILABLE_CLOSE_CODE
+from web.unavailable import database_unavailable, describe
 
 log = logging.getLogger(__name__)
 

@@ -38,10 +38,10 @@ from asgiref.typing import WebSocketConnectEvent
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.db import InterfaceError, OperationalError
 
+from web.close_codes import UNAVAILABLE_CLOSE_CODE
+
 log = logging.getLogger(__name__)
 
-UNAVAILABLE_CLOSE_CODE = 4503
-"""WebSocket close code "service unavailable, try again later" (the site's 4xxx codes mirror HTTP's)."""
 RETRY_AFTER_SECONDS = 5
 """``Retry-After`` of a 503: a restarted PostgreSQL is usually back within seconds."""
 SOCKET_ERROR = {

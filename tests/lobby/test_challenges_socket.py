@@ -197,7 +197,7 @@ def test_racing_accepts_of_one_challenge_make_one_match(alice: Any, bob: Any) ->
 
 async def test_logging_out_closes_the_notices_and_lobby_sockets(alice: Any) -> None:
     from games import user_sockets
-    from games.consumers import SESSION_ENDED_CLOSE_CODE
+    from web.close_codes import SESSION_ENDED_CLOSE_CODE
 
     comms = [await ws_connect(alice, path) for path in ("/ws/notices/", "/ws/lobby/")]
     for comm in comms:

@@ -17,6 +17,7 @@ from lobby.models import Seek
 from lobby.seeks import Settings
 from tests.lobby import challenge_fixtures as fx
 from tests.lobby.challenge_fixtures import recv, recv_type, ws_connect
+from web import close_codes
 
 # this part's fixtures (tests/lobby/challenge_fixtures.py), bound here for pytest to find
 (alice, bob, carol, lobby_clean, make_member) = (fx.alice, fx.bob, fx.carol, fx.lobby_clean, fx.make_member)
@@ -157,7 +158,7 @@ async def test_sockets_per_account_are_capped(alice: Any) -> None:
         comms.append(comm)
     extra = await ws_connect(alice, "/ws/lobby/")
     assert (await recv(extra))["code"] == "too_many_sockets"
-    assert (await extra.receive_output())["code"] == ratelimit.TOO_MANY_SOCKETS_CLOSE_CODE
+    assert (await extra.receive_output())["code"] == close_codes.TOO_MANY_SOCKETS_CLOSE_CODE
     await comms.pop().disconnect()
     again = await ws_connect(alice, "/ws/lobby/")
     assert (await recv(again))["type"] == "seeks"  # a slot freed by a closed socket is taken again

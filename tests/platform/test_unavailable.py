@@ -23,7 +23,8 @@ from django.test import Client
 
 from tests.games.wsclient import ORIGIN, recv, session_cookie
 from tests.ratings.conftest import alice, house_bots, make_member  # noqa: F401  (fixtures)
-from web.unavailable import SOCKET_ERROR, UNAVAILABLE_CLOSE_CODE, database_unavailable
+from web.close_codes import UNAVAILABLE_CLOSE_CODE
+from web.unavailable import SOCKET_ERROR, database_unavailable
 
 REFUSED = 'connection failed: connection to server at "127.0.0.1", port 5432 failed: Connection refused'
 
