@@ -9,7 +9,7 @@ from typing import Any
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from games.forms import PRESET_CHOICES, TARGET_CHOICES
+from games.forms import PRESET_CHOICES, TARGET_CHOICES, StrictBooleanField
 from lobby.seeks import RATING_BOUNDS, RATING_STEP, TIMER_CHOICES, Settings
 
 
@@ -30,7 +30,7 @@ class MatchSettingsForm(forms.Form):
     target = forms.TypedChoiceField(label=_("Target"), coerce=int, choices=TARGET_CHOICES, initial=100)
     turn_timer = forms.TypedChoiceField(label=_("Turn timer"), coerce=_timer, empty_value=None,
                                         required=False, choices=timer_choices, initial="60")
-    rated = forms.BooleanField(label=_("Rated"), required=False, initial=True)
+    rated = StrictBooleanField(label=_("Rated"), required=False, initial=True)
 
     def settings(self) -> Settings:
         data = self.cleaned_data
