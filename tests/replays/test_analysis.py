@@ -328,3 +328,23 @@ def test_the_analysis_panel_speaks_pt_br(short_match: Any, client: Any, alice: A
     refused = client.post(reverse("replays:analyse", args=[999_999]), HTTP_ACCEPT="application/json",
                           HTTP_ACCEPT_LANGUAGE="pt-br")
     assert refused.json()["message"] == "Não há partida terminada com este número."
+
+
+def test_a_bug_in_the_analysis_marks_the_row_failed(
+    short_match: Any, client: Any, alice: Any, django_capture_on_commit_callbacks: Any,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """analysis_runs' broad ``except``: a bug in the engine's analysis is never lost in a log line; the
+    row says ``failed`` with the exception's class."""
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(analysis_runs.engine_analysis, "analyse", broken)
+    client.force_login(alice)
+    with django_capture_on_commit_callbacks(execute=True):
+        post(client, short_match.pk)
+    answer = client.get(reverse("replays:analysis_json", args=[short_match.pk])).json()
+    assert answer["status"] == "failed" and answer["error"] == "internal error (RuntimeError)"
+    row = MatchAnalysis.objects.get()
+    assert row.result is None and row.status == AnalysisStatus.FAILED
+    assert row.error == "internal error (RuntimeError)"
