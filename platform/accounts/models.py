@@ -15,6 +15,22 @@ BOT_LEVELS = range(1, 6)
 """House bot strengths, 1 (weakest) .. 5 (strongest)."""
 
 
+class Standing(models.TextChoices):
+    """An account's fair-play standing (docs/fairplay.md), set only by a moderator's action
+    (``fairplay.services``):
+
+    - ``good``: every account to begin with;
+    - ``marked``: may log in and play casual matches, but is hidden from the rankings and refused by
+      rated pools, seeks, challenges, rated tables and tournaments;
+    - ``closed``: cannot log in (``is_active`` False); its rated matches are kept, its rating history
+      frozen and shown as closed, and its recent opponents refunded.
+    """
+
+    GOOD = "good", _("in good standing")
+    MARKED = "marked", _("marked for a fair-play violation")
+    CLOSED = "closed", _("closed for a fair-play violation")
+
+
 class User(AbstractUser):
     """A player account.
 
@@ -24,12 +40,16 @@ class User(AbstractUser):
       set exactly when ``is_bot`` is (database constraint).
     - ``display_name``: shown at the table; ``public_name`` falls back to ``username``.
     - ``username`` is unique ignoring case (database constraint on ``lower(username)``).
+    - ``standing``: :class:`Standing` (fair play); ``standing_since``: when it last changed (null: never).
     """
 
     is_guest = models.BooleanField(_("guest"), default=False)
     is_bot = models.BooleanField(_("bot"), default=False)
     bot_level = models.PositiveSmallIntegerField(_("bot level"), null=True, blank=True)
     display_name = models.CharField(_("display name"), max_length=60, blank=True)
+    standing = models.CharField(_("fair-play standing"), max_length=6, choices=Standing.choices,
+                                default=Standing.GOOD)
+    standing_since = models.DateTimeField(_("standing since"), null=True, blank=True)
 
     class Meta(AbstractUser.Meta):
         swappable = "AUTH_USER_MODEL"
@@ -47,6 +67,11 @@ class User(AbstractUser):
             # "Alice" and "alice" are one name (the sign-up form checks first; this catches its races).
             models.UniqueConstraint(Lower("username"), name="accounts_user_username_ci_unique"),
         ]
+
+    @property
+    def in_good_standing(self) -> bool:
+        """Whether this account may play rated matches and appear in the rankings (not marked or closed)."""
+        return self.standing == Standing.GOOD
 
     @property
     def public_name(self) -> str:

@@ -30,6 +30,7 @@ INSTALLED_APPS = [
     "ratings",
     "replays",
     "lobby",
+    "fairplay",
     # The public read-only API (docs/api.md) and what it stands on.
     "rest_framework",
     "drf_spectacular",
