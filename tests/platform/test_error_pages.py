@@ -127,3 +127,20 @@ def test_serve_keeps_an_explicit_debug() -> None:
 def test_serve_script_applies_the_host_rule() -> None:
     serve = (ROOT / "scripts/serve").read_text()
     assert serve.index('debug_default_for_host "$HOST"') < serve.index('"$VENV/bin/daphne"')
+
+
+@pytest.mark.parametrize(("language", "heading", "advice"), [
+    ("en", "This form has expired", "reload the page and send it again. Nothing was changed."),
+    ("pt-br", "Este formulário expirou", "recarregue a página e envie de novo. Nada foi alterado."),
+])
+def test_a_form_without_its_csrf_token_gets_the_site_page_in_the_reader_language(
+        language: str, heading: str, advice: str) -> None:
+    """Django's CSRF failure view renders ``403_csrf.html``: the site's layout and a way on, not the
+    stock English page with its internal reason."""
+    strict = Client(enforce_csrf_checks=True, headers={"accept-language": language})
+    response = strict.post("/accounts/guest/")
+    page = response.content.decode()
+    assert response.status_code == 403
+    assert 'data-testid="error-page"' in page and 'data-code="csrf"' in page
+    assert heading in page and advice in page
+    assert "CSRF" not in page  # the internal reason ("CSRF cookie not set.") is not shown
