@@ -314,3 +314,21 @@ def test_report_make_refuses_self_and_bots_without_a_row() -> None:
                               comment="", place="profile")
     assert bot_report.value.code == "bot"
     assert not Report.objects.exists()
+
+
+def test_the_pages_in_portuguese() -> None:
+    ana = UserFactory(username="ana")
+    UserFactory(username="bob")
+    client = signed_in(ana)
+    profile = client.get("/u/bob/", HTTP_ACCEPT_LANGUAGE="pt-BR").content.decode()
+    assert 'data-testid="report-link" rel="nofollow">Denunciar</a>' in profile
+    form = client.get("/report/player/bob/", HTTP_ACCEPT_LANGUAGE="pt-BR").content.decode()
+    for text in ("Denunciar um jogador", "Ajuda de computador", "Comentário (opcional)"):
+        assert text in form
+    bad = post_player(client, "bob", comment="a\x07b", HTTP_ACCEPT_LANGUAGE="pt-BR")
+    assert bad.context["form"].errors["comment"] == [
+        "O comentário contém caracteres de controle (como U+0007): escreva só texto simples."]
+    itself = post_player(client, "ana", HTTP_ACCEPT_LANGUAGE="pt-BR").content.decode()
+    assert "Você não pode denunciar a si mesmo." in itself
+    received = client.get("/report/received/", HTTP_ACCEPT_LANGUAGE="pt-BR").content.decode()
+    assert "Denúncia recebida" in received

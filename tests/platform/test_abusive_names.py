@@ -96,3 +96,12 @@ def test_a_guest_converting_is_held_to_the_same_check(client: Client) -> None:
     assert signup(client, "Cunha").status_code == 302
     guest.refresh_from_db()
     assert (guest.username, guest.is_guest) == ("Cunha", False)
+
+
+@pytest.mark.django_db
+def test_the_refusal_in_portuguese(client: Client) -> None:
+    response = client.post(reverse("accounts:signup"),
+                           {"username": "caralho", "password1": PASSWORD, "password2": PASSWORD},
+                           HTTP_ACCEPT_LANGUAGE="pt-BR")
+    assert response.context["form"].errors["username"] == [
+        "“caralho” contém uma palavra que não é permitida em nomes neste site: escolha outro."]
