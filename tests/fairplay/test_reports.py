@@ -332,3 +332,13 @@ def test_the_pages_in_portuguese() -> None:
     assert "Você não pode denunciar a si mesmo." in itself
     received = client.get("/report/received/", HTTP_ACCEPT_LANGUAGE="pt-BR").content.decode()
     assert "Denúncia recebida" in received
+
+
+def test_default_rates_are_the_documented_ones(settings) -> None:
+    from pathlib import Path
+
+    assert (settings.FAIRPLAY_REPORT_RATE, settings.FAIRPLAY_REPORT_IP_RATE) == ("10/d", "30/d")
+    root = Path(__file__).resolve().parents[2]
+    assert "10 per day per account, 30 per day per IP" in (root / "README.md").read_text()
+    docs = (root / "docs" / "fairplay.md").read_text()
+    assert "**10 per account**" in docs and "**30 per client IP**" in docs
