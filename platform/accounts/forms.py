@@ -10,14 +10,19 @@ from django.core.validators import MaxLengthValidator
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
-from accounts.validators import validate_username_not_reserved, validate_username_single_script
+from accounts.validators import (
+    validate_username_not_abusive,
+    validate_username_not_reserved,
+    validate_username_single_script,
+)
 
 
 class SignUpForm(UserCreationForm):
     """Username + password twice. Used for new members and guest conversion.
 
     Username: Django's validators (characters, length, unique ignoring case) plus
-    ``accounts.validators``: not a house-bot/guest/staff look-alike, not mixing look-alike alphabets.
+    ``accounts.validators``: not a house-bot/guest/staff look-alike, no abusive word, not mixing
+    look-alike alphabets.
     Password: ``AUTH_PASSWORD_VALIDATORS`` (including not only whitespace).
     """
 
@@ -28,7 +33,7 @@ class SignUpForm(UserCreationForm):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["username"].validators += [
-            validate_username_not_reserved, validate_username_single_script,
+            validate_username_not_reserved, validate_username_not_abusive, validate_username_single_script,
         ]
 
 

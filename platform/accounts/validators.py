@@ -9,6 +9,9 @@ ignoring case):
   digits, also ``gu3st``/``gue5t``), the house bots' level names in both languages (``Standard``,
   ``Padrão``, ``Especialista``, ... from ``engine.bots.base.LEVELS``, accents ignored: a person named
   like a bot could pass for one at the table), and a few staff-sounding names (``admin``, ``moderator``, ...).
+- ``validate_username_not_abusive``: no listed abusive word, English or Portuguese, after folding case,
+  accents, leetspeak digits and separators (``accounts.abusive_words``: which words are refused anywhere
+  in a name and which only as a whole word, so "Cunha" and "Hancock" stay fine; docs/fairplay.md "Names").
 - ``validate_username_single_script``: no name mixing alphabets where a letter has a look-alike in
   another one (a Cyrillic ``а`` in ``аdmin``): confusable-homoglyphs' ``is_dangerous`` (Unicode's
   confusables data). A name in one alphabet (``José``, ``Андрей``, ``渡辺``) is fine.
@@ -25,6 +28,7 @@ from confusable_homoglyphs import confusables
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
 
+from accounts.abusive_words import abusive_word
 from engine.bots.base import LEVELS
 
 SEPARATORS = re.compile(r"[-_.+@\s]+")
@@ -66,6 +70,17 @@ def validate_username_not_reserved(value: str) -> None:
                 "choose another."
             ),
             code="reserved",
+            params={"name": value},
+        )
+
+
+def validate_username_not_abusive(value: str) -> None:
+    """:raises ValidationError: (code ``abusive``) for a name holding a listed abusive word
+    (``accounts.abusive_words``). The message does not repeat the word."""
+    if abusive_word(value) is not None:
+        raise ValidationError(
+            _("“%(name)s” contains a word that is not allowed in names on this site: choose another."),
+            code="abusive",
             params={"name": value},
         )
 

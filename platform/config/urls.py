@@ -20,6 +20,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("", include("replays.urls")),
     path("", include("ratings.urls")),
     path("", include("lobby.urls")),
+    path("", include("fairplay.urls")),
 ]
 
 # 503 while the database cannot be reached, else the 500 page (JSON under /api/): web.unavailable.

@@ -10,3 +10,11 @@ class FairplayConfig(AppConfig):
     name = "fairplay"
     verbose_name = _("Fair play")
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from django.contrib.auth.signals import user_logged_in
+
+        from fairplay import sighting_receivers
+
+        # A member's log-in is a sighting (fairplay.sightings); dispatch_uid: connected once.
+        user_logged_in.connect(sighting_receivers.on_logged_in, dispatch_uid="fairplay.sightings.login")

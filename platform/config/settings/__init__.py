@@ -23,6 +23,7 @@ the derived ones), ``CELERY_TASK_ALWAYS_EAGER`` (``1`` runs tasks in the calling
 ``REPLAYS_ANALYSIS_PUSH_EVERY`` (least seconds between two progress reports of an analysis, default 0.5),
 ``CACHE_KEY_PREFIX`` (default ``gin``: keys of the Redis cache; tests give each live server its own),
 ``TRUST_PROXY_HEADERS`` (``1`` behind nginx: trust its ``X-Forwarded-Proto``; default off),
+``FAIRPLAY_HASH_SALT`` (the salt of the fair-play sightings' hashes; default derived from ``SECRET_KEY``),
 ``DATABASE_REPLICA_URL`` (a PostgreSQL read replica: infra.db_router) and ``DATABASE_REPLICA_MAX_LAG``.
 """
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import secrets
 import time
@@ -33,6 +34,14 @@ def _secret_key() -> str:
 
 
 SECRET_KEY = _secret_key()
+
+# The salt of the fair-play sightings' hashes (fairplay.hashing: HMAC-SHA256 of an IP's network or a
+# device cookie's id). Default: derived from SECRET_KEY, so a checkout needs nothing set; set it on its own
+# to keep the hashes comparable across a SECRET_KEY rotation. Changing it makes every stored sighting
+# unmatched by new ones (docs/fairplay.md "Privacy: sightings").
+FAIRPLAY_HASH_SALT = os.environ.get("FAIRPLAY_HASH_SALT") or hashlib.sha256(
+    b"gin fair-play sightings\0" + SECRET_KEY.encode()
+).hexdigest()
 
 # --- cookies and the proxy's header ---------------------------------------------------------------
 if not DEBUG:

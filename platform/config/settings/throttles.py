@@ -31,3 +31,7 @@ REPLAYS_OPEN_USER_RATE = "20/h"
 REPLAYS_OPEN_HAND_RATE = "600/h"
 REPLAYS_OPEN_CPU_SECONDS = 5.0
 REPLAYS_OPEN_HOLD_SECONDS = 3600
+# Fair-play reports (fairplay.views, docs/fairplay.md "Reports"): report forms sent per account and per
+# client IP in a fixed day window (every POST counts, a refused or repeated one too).
+FAIRPLAY_REPORT_RATE = "10/d"
+FAIRPLAY_REPORT_IP_RATE = "30/d"

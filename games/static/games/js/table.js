@@ -392,6 +392,8 @@ function renderOverlays() {
     }
     const replay = $("replay-link");
     if (replay) replay.hidden = m.status !== "finished"; // a finished match has a replay (/replay/<id>/)
+    const report = $("report-link"); // fairplay's report_tags: a player is reported once the match is over
+    if (report) report.hidden = m.status !== "finished";
   }
   show("waiting", m.status === "waiting");
   if (m.status === "waiting") $("invite-url").value = m.invite_url || root.dataset.inviteUrl || "";
