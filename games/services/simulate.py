@@ -5,8 +5,10 @@ player) needs thousands of moves of *people* (accounts that are not house bots, 
 members). Playing each through :func:`games.services.match_apply_action` costs a transaction and a
 broadcast per move. :func:`match_play_out_seeded` plays instead, in ONE transaction, the moves a
 ``choose`` function gives for the seat to act, each validated by the engine through the same
-``play_action`` a player's move goes through, stored by the same ``store_events`` (one row per event, the
-action's row carrying its seat as a player's own move does, ``msg_id`` ``sim-<seq>``), the next hand dealt
+``play_action`` a player's move goes through, stored as ``store_events`` stores them (one row per event,
+the action's row carrying its seat as a player's own move does, ``msg_id`` ``sim-<seq>``; the rows of the
+whole play-out inserted by ``games.write_sql.events_insert`` in statements of :data:`INSERT_ROWS`: one
+INSERT per move was half the time), the next hand dealt
 from the match's seed as every seeded match's is, and the row refreshed and ended by the same
 ``refresh_match`` / ``match_finish`` (so ``match_finished`` is sent and ratings rate it). The log replays
 through the engine like any other (``games.live.rebuild``).
@@ -25,9 +27,13 @@ from engine.actions import Action
 from engine.view import PlayerView
 from games import scheduling
 from games.live import load
-from games.models import MatchStatus
+from games.models import MatchEvent, MatchStatus
 from games.services.errors import GameError
-from games.services.play import locked_match, play_action, refresh_match, save_cas, store_events
+from games.services.play import _rows, locked_match, play_action, refresh_match, save_cas
+from games.write_sql import events_insert
+
+INSERT_ROWS = 500
+"""Event rows per INSERT (a statement's parameters stay far below PostgreSQL's 65,535)."""
 
 Chooser = Callable[[int, PlayerView, int], Action | None]
 """``choose(seat, view, seq)``: the action of ``seat`` (the seat to act) seeing ``view`` when the match is
@@ -53,6 +59,7 @@ def match_play_out_seeded(*, match_id: int, choose: Chooser, max_actions: int = 
         live = load(match).clone()
         before = match.last_seq
         played = 0
+        pending: list[MatchEvent] = []
         while played < max_actions and not live.state.is_over:
             seat = live.state.current_player
             if seat is None:
@@ -61,8 +68,13 @@ def match_play_out_seeded(*, match_id: int, choose: Chooser, max_actions: int = 
             if action is None:
                 break
             events = play_action(live, action, seat, match.simulation_seed)
-            store_events(match, live, events, seat=seat, msg_id=f"sim-{match.last_seq + 1}")
+            rows = _rows(match, events, seat=seat, msg_id=f"sim-{match.last_seq + 1}")
+            match.last_seq += len(rows)
+            pending += rows
             played += 1
+        for start in range(0, len(pending), INSERT_ROWS):  # what store_events does, a move at a time
+            events_insert(pending[start:start + INSERT_ROWS])
+        live.record(pending)
         if played:
             refresh_match(match, live, dealt=False)
             save_cas(match, before)
