@@ -113,7 +113,8 @@ class PairFigures:
     ``matches``: rated matches together; ``share_low``/``share_high``: that over each one's rated matches;
     ``transferred``: Elo points the higher id gained from the lower, net; ``resign_share``: of their matches,
     ended by a resignation; ``hands``: hands they finished together; ``high_deadwood_knocks``: of those,
-    the share ended by a knock with :data:`HIGH_DEADWOOD` or more that the defender undercut; ``overlap``: days they played each
+    the share ended by a knock with :data:`HIGH_DEADWOOD` or more that the defender undercut;
+    ``overlap``: days they played each
     other over the days either played a rated match; ``same_network``/``same_device``: a sighting in common.
     """
 
@@ -157,7 +158,8 @@ def pair_reasons(f: PairFigures) -> list[Reason]:
         _reason("transfer", f.transferred, 0.6 * ramp(abs(f.transferred), 30, 100),
                 f"{abs(f.transferred):.1f} Elo points transferred ({direction})"),
         _reason("repeat", share, 0.5 * ramp(f.matches, 2, 8) * ramp(share, 0.25, 0.75),
-                f"{f.matches} rated matches together: {f.share_low:.0%} and {f.share_high:.0%} of each one's"),
+                f"{f.matches} rated matches together: {f.share_low:.0%} and {f.share_high:.0%} "
+                f"of each one's"),
         _reason("overlap", f.overlap, 0.3 * ramp(f.matches, 3, 8) * f.overlap,
                 f"played each other on {f.overlap:.0%} of their days"),
         _reason("same_device", float(f.same_device), 0.6 if f.same_device else 0.0, "same device"),
@@ -196,7 +198,8 @@ def player_reasons(f: PlayerFigures) -> list[Reason]:
     - ``drop_before_tournament``: ``ramp(worst_drop, 50, 150)``: 150 points lost before registering is a
       case, 100 half of one;
     - ``early_resigns``: ``ramp(count, 1, 4)``;
-    - ``abandoned``: ``0.6 * ramp(count, 1, 5)`` (bad manners, lobby's playbans handle it; alone never a case);
+    - ``abandoned``: ``0.6 * ramp(count, 1, 5)`` (bad manners, lobby's playbans handle it; alone never a
+      case);
     - ``reports``: ``1 - (1 - REPORT_WEIGHT) ** reporters``.
     """
     reasons = [
