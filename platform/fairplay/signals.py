@@ -150,10 +150,10 @@ def _refresh(chunk: list[int], now: datetime) -> tuple[int, int]:
             if value > strongest.get(me, (0.0, ""))[0]:
                 strongest[me] = (value, f"pair with user {other}")
     # The pairs of this batch's players that no longer met in the window.
-    stale = PairSignal.objects.filter(Q(low_id__in=chunk) | Q(high_id__in=chunk))
-    for low, high in together:
-        stale = stale.exclude(low_id=low, high_id=high)
-    stale.delete()
+    stale = [pk for pk, low, high in PairSignal.objects.filter(Q(low_id__in=chunk) | Q(high_id__in=chunk))
+             .values_list("pk", "low_id", "high_id") if (low, high) not in together]
+    if stale:
+        PairSignal.objects.filter(pk__in=stale).delete()
     if pairs:
         PairSignal.objects.bulk_create(pairs, update_conflicts=True, unique_fields=("low", "high"),
                                        update_fields=PAIR_COLUMNS)
