@@ -68,10 +68,12 @@ class _Batch:
 
 
 def active_player_ids(*, now: datetime | None = None) -> list[int]:
-    """Ids of the members to refresh: a rated match finished in the window, an open report against them,
-    or a queue row with a strength above 0 (to clear it once its evidence left the window). Ascending."""
+    """Ids of the members to refresh: a rated match (or a resigned one, which the site may have unrated)
+    finished in the window, an open report against them, or a queue row with a strength above 0 (to clear
+    it once its evidence left the window). Ascending."""
     since = (now or timezone.now()) - timedelta(days=measures.WINDOW_DAYS)
-    rated = Match.objects.filter(rated=True, status=MatchStatus.FINISHED, finished_at__gte=since)
+    rated = Match.objects.filter(Q(rated=True) | Q(result_reason=ResultReason.RESIGN),
+                                 status=MatchStatus.FINISHED, finished_at__gte=since)
     ids = set(rated.values_list("player0_id", flat=True)) | set(rated.values_list("player1_id", flat=True))
     ids |= set(Report.objects.filter(status=ReportStatus.OPEN).values_list("reported_id", flat=True))
     ids |= set(PlayerSignal.objects.filter(strength__gt=0).values_list("user_id", flat=True))
@@ -95,8 +97,8 @@ def signals_refresh(*, now: datetime | None = None, user_ids: Iterable[int] | No
 
 
 def _matches(user_ids: Sequence[int], since: datetime) -> dict[int, _Row]:
-    """The finished matches of ``user_ids`` in the window (rated or not: a match another part of the site
-    made unrated, an early resignation, still counts as one), by id."""
+    """The finished matches of ``user_ids`` in the window (rated or not: an early resignation the site made
+    unrated still counts as one: :func:`_early_resigned`), by id."""
     bots = set(User.objects.filter(is_bot=True).values_list("pk", flat=True))
     query = (Match.objects.filter(status=MatchStatus.FINISHED, finished_at__gte=since)
              .filter(Q(player0_id__in=user_ids) | Q(player1_id__in=user_ids))
@@ -115,17 +117,20 @@ def _refresh(chunk: list[int], now: datetime) -> tuple[int, int]:
     mine = _matches(chunk, since)
     opponents = {p for r in mine.values() if r.people for p in r.players if p is not None} - set(chunk)
     everyone = {**mine, **(_matches(sorted(opponents), since) if opponents else {})}
+    # A match resigned early counts as rated even if the site unrated it for that (the farming limits may):
+    # it is the pair's evidence all the same.
+    early = _early_resigned(everyone.values())
     rated_count: dict[int, int] = defaultdict(int)
     days: dict[int, set[date]] = defaultdict(set)
     for r in everyone.values():
-        if r.rated:
+        if r.rated or r.pk in early:
             for p in r.players:
                 if p is not None:
                     rated_count[p] += 1
                     days[p].add(r.day)
     together: dict[tuple[int, int], list[_Row]] = defaultdict(list)
     for r in mine.values():
-        if r.rated and r.people:
+        if (r.rated or r.pk in early) and r.people:
             a, b = r.players
             assert b is not None
             together[(min(a, b), max(a, b))].append(r)
@@ -157,7 +162,10 @@ def _refresh(chunk: list[int], now: datetime) -> tuple[int, int]:
     if pairs:
         PairSignal.objects.bulk_create(pairs, update_conflicts=True, unique_fields=("low", "high"),
                                        update_fields=PAIR_COLUMNS)
-    players = _player_rows(chunk, mine, since, now, strongest)
+    early_counts: dict[int, int] = defaultdict(int)
+    for pk in mine.keys() & early.keys():
+        early_counts[early[pk]] += 1
+    players = _player_rows(chunk, mine, since, now, strongest, early_counts)
     PlayerSignal.objects.bulk_create(players, update_conflicts=True, unique_fields=("user",),
                                      update_fields=PLAYER_COLUMNS)
     return len(players), len(pairs)
@@ -219,10 +227,10 @@ def _pair_figures(low: int, high: int, rows: list[_Row], rated_count: dict[int, 
     )
 
 
-def _early_resigners(rows: Iterable[_Row]) -> dict[int, int]:
-    """Player id -> matches between people that player resigned before making
-    ``measures.EARLY_RESIGN_ACTIONS`` actions of its own (the log's ``action`` rows of its seat, the
-    timer's automatic moves left out)."""
+def _early_resigned(rows: Iterable[_Row]) -> dict[int, int]:
+    """Match id -> the resigner, for the matches between people of ``rows`` resigned before the resigner
+    made ``measures.EARLY_RESIGN_ACTIONS`` actions of its own (the log's ``action`` rows of its seat, the
+    timer's automatic moves left out), rated or not."""
     resigned = {r.pk: r for r in rows
                 if r.people and r.reason == ResultReason.RESIGN and r.winner is not None}
     if not resigned:
@@ -230,15 +238,14 @@ def _early_resigners(rows: Iterable[_Row]) -> dict[int, int]:
     own = dict(((m, s), c) for m, s, c in MatchEvent.objects.filter(
         match_id__in=list(resigned), type="action", auto=False, seat__isnull=False)
         .values_list("match_id", "seat").annotate(c=Count("pk")).values_list("match_id", "seat", "c"))
-    counts: dict[int, int] = defaultdict(int)
+    early: dict[int, int] = {}
     for pk, r in resigned.items():
         assert r.winner is not None
         seat = 1 - r.winner
-        if own.get((pk, seat), 0) < measures.EARLY_RESIGN_ACTIONS:
-            player = r.players[seat]
-            if player is not None:
-                counts[player] += 1
-    return counts
+        player = r.players[seat]
+        if own.get((pk, seat), 0) < measures.EARLY_RESIGN_ACTIONS and player is not None:
+            early[pk] = player
+    return early
 
 
 def _drops(chunk: list[int], since: datetime, now: datetime) -> dict[int, tuple[int, float]]:
@@ -259,7 +266,7 @@ def _drops(chunk: list[int], since: datetime, now: datetime) -> dict[int, tuple[
 
 
 def _player_rows(chunk: list[int], mine: dict[int, _Row], since: datetime, now: datetime,
-                 strongest: dict[int, tuple[float, str]]) -> list[PlayerSignal]:
+                 strongest: dict[int, tuple[float, str]], early: dict[int, int]) -> list[PlayerSignal]:
     rows = list(mine.values())
     abandoned: dict[int, int] = defaultdict(int)
     for r in rows:
@@ -267,7 +274,6 @@ def _player_rows(chunk: list[int], mine: dict[int, _Row], since: datetime, now: 
             loser = r.players[1 - r.winner]
             if loser is not None:
                 abandoned[loser] += 1
-    early = _early_resigners(rows)
     drops = _drops(chunk, since, now)
     reporters = dict(Report.objects.filter(reported_id__in=chunk, status=ReportStatus.OPEN)
                      .values_list("reported_id").annotate(n=Count("reporter_id", distinct=True))

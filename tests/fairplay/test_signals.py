@@ -39,7 +39,10 @@ def test_a_resigning_pair_on_one_device() -> None:
     # b's own actions before resigning: 4 in each (the early-resign count reads them from the log).
     assert {MatchEvent.objects.filter(match_id=pk, type="action", seat=Match.objects.get(pk=pk).seat_of(b.pk))
             .count() for pk in ids[:5]} == {4}
+    # The farming limits may unrate a match resigned early: it still counts for the pair (not rated: 4 rated).
+    Match.objects.filter(pk=ids[0]).update(rated=False)
     matches_rate(match_ids=ids)
+    assert RatingChange.objects.filter(match_id__in=ids).count() == 2 * 5
     now = timezone.now()
     for user in (a, b):
         Sighting.objects.create(user=user, kind=SightingKind.DEVICE, digest="d" * 64, last_seen=now)
