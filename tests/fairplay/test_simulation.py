@@ -5,7 +5,11 @@ and every honest member stays below it."""
 
 from __future__ import annotations
 
+import io
+import json
+
 import pytest
+from django.core.management import CommandError, call_command
 
 from fairplay import measures, simulation
 from fairplay.models import PairSignal, PlayerSignal
@@ -60,3 +64,18 @@ def test_the_colluding_pair_tops_the_queue_among_200_honest_members() -> None:
     before = queue_rows()
     simulation.signals.signals_refresh()
     assert queue_rows() == before
+
+
+def test_the_command_prints_the_queue_and_refuses_a_used_seed() -> None:
+    out = io.StringIO()
+    call_command("fairplay_simulate", "--seed", "4", "--honest", "4", "--rounds", "1", "--farm", "4",
+                 "--farmer-others", "0", "--assisted", "0", stdout=out, stderr=io.StringIO())
+    report = json.loads(out.getvalue())
+    assert report["matches"] == 2 + 4
+    assert sorted(report["queue"]["above_threshold"]) == ["farmer", "puppet"]
+    assert report["queue"]["threshold"] == measures.THRESHOLD == 0.7
+    assert report["ratings"]["farmer"] > 1500 > report["ratings"]["puppet"]
+    assert report["ratings"]["assisted"] == 1500.0  # no match: no rating row
+    with pytest.raises(CommandError, match="seed 4 exist already"):
+        call_command("fairplay_simulate", "--seed", "4", "--honest", "4", stdout=io.StringIO(),
+                     stderr=io.StringIO())
