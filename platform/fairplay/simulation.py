@@ -122,8 +122,12 @@ def _chooser(levels: dict[int, int], match_seed: int, *, resigns: int | None = N
     return choose
 
 
-def _play(seed: int, number: int, users: dict[int, User], seat_levels: tuple[int, int], target: int,
+def play_match(seed: int, number: int, users: dict[int, User], seat_levels: tuple[int, int], target: int,
           puppet_seat: int | None = None) -> int:
+    """One rated match between ``users`` (seat -> member) whose decisions are the bots of ``seat_levels``,
+    to ``target``, seeded by ``sub_seed(seed, "match", number)``; ``puppet_seat``: that seat resigns after
+    :data:`PUPPET_ACTIONS` actions (through ``games.services.match_resign``). Returns the match id
+    (finished, not yet rated)."""
     match_seed = sub_seed(seed, "match", number)
     match = game_services.match_create_seated(player0=users[0], player1=users[1], target=target, rated=True,
                                               simulation_seed=match_seed)
@@ -173,7 +177,7 @@ def simulate(*, seed: int = 1, honest: int = 200, rounds: int = 2, farm: int = 8
     users = User.objects.in_bulk(ids)
     sample.seconds["setup"] = round(time.perf_counter() - started, 2)
     for number, (a, b, puppet_seat) in enumerate(plan):
-        match_id = _play(seed, number, {0: users[a], 1: users[b]}, (levels[a], levels[b]), target,
+        match_id = play_match(seed, number, {0: users[a], 1: users[b]}, (levels[a], levels[b]), target,
                          puppet_seat)
         sample.match_ids.append(match_id)
         if assisted_id in (a, b):

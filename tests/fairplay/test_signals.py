@@ -12,7 +12,7 @@ from django.utils import timezone
 from engine.rules import PRESETS
 from fairplay import measures, signals
 from fairplay.models import PairSignal, PlayerSignal, Report, Sighting, SightingKind
-from fairplay.simulation import _play
+from fairplay.simulation import play_match
 from games.models import Match, MatchEvent, MatchStatus, ResultReason
 from games.services import GameError, match_create_seated, match_play_out_seeded
 from ratings.models import RatingChange
@@ -31,9 +31,9 @@ def rows(model: Any) -> list[dict[str, Any]]:
 def test_a_resigning_pair_on_one_device() -> None:
     """Five matches: b resigns each after 4 own actions (a real resignation: both have moved)."""
     a, b, c = UserFactory(), UserFactory(), UserFactory()
-    ids = [_play(7, n, {0: a, 1: b} if n % 2 else {0: b, 1: a}, (2, 1), 50, 1 if n % 2 else 0)
+    ids = [play_match(7, n, {0: a, 1: b} if n % 2 else {0: b, 1: a}, (2, 1), 50, 1 if n % 2 else 0)
            for n in range(5)]
-    ids.append(_play(7, 9, {0: a, 1: c}, (2, 3), 50))  # a against someone else, played out
+    ids.append(play_match(7, 9, {0: a, 1: c}, (2, 3), 50))  # a against someone else, played out
     assert set(Match.objects.filter(pk__in=ids[:5]).values_list("status", "result_reason", "rated")) == {
         (MatchStatus.FINISHED, ResultReason.RESIGN, True)}
     # b's own actions before resigning: 4 in each (the early-resign count reads them from the log).
@@ -73,7 +73,7 @@ def test_a_resigning_pair_on_one_device() -> None:
 
 def test_sightings_in_common_are_flagged() -> None:
     a, b = UserFactory(), UserFactory()
-    pk = _play(3, 0, {0: a, 1: b}, (1, 2), 50)
+    pk = play_match(3, 0, {0: a, 1: b}, (1, 2), 50)
     matches_rate(match_ids=[pk])
     now = timezone.now()
     Sighting.objects.bulk_create([
@@ -151,8 +151,8 @@ def test_reports_abandons_and_the_assistance_columns() -> None:
 
 def test_the_refresh_is_idempotent_and_clears_what_left_the_window() -> None:
     a, b, c = UserFactory(), UserFactory(), UserFactory()
-    ids = [_play(5, n, {0: a, 1: b}, (1, 1), 50, 1) for n in range(3)]
-    ids.append(_play(5, 3, {0: b, 1: c}, (2, 4), 50))
+    ids = [play_match(5, n, {0: a, 1: b}, (1, 1), 50, 1) for n in range(3)]
+    ids.append(play_match(5, 3, {0: b, 1: c}, (2, 4), 50))
     matches_rate(match_ids=ids)
     signals.signals_refresh()
     first = (rows(PlayerSignal), rows(PairSignal))
