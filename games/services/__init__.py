@@ -15,6 +15,7 @@ One module per concern; this package re-exports their public names, so callers i
 - ``server_moves``: bot turns, the turn timer's automatic moves and loss on time, the driver and sweeps.
 - ``abandon``: abandoned casual matches, claims against a player who left, matches whose players are gone.
 - ``finish``: ``match_finish``, the one place a match ends (its result, ``games.signals``).
+- ``simulate``: simulations only: a seeded match's people seats played at engine speed.
 
 The numbers (``TIMEOUT_STRIKES_TO_LOSE``, ``RATED_TURN_TIMER``, ...) live in ``games.conf``.
 
@@ -67,6 +68,7 @@ from games.services.server_moves import (
     match_sweep_server_moves,
     safe_moves,
 )
+from games.services.simulate import Chooser, match_play_out_seeded
 
 __all__ = [
     "ABANDON_AFTER",
@@ -77,6 +79,7 @@ __all__ = [
     "TIMEOUT_STRIKES_TO_LOSE",
     "TURN_TIMER_RANGE",
     "Applied",
+    "Chooser",
     "Claimed",
     "GameError",
     "MatchInProgress",
@@ -95,6 +98,7 @@ __all__ = [
     "match_expire_turn",
     "match_overdue_ids",
     "match_play_bot_turn",
+    "match_play_out_seeded",
     "match_play_server_moves",
     "match_resign",
     "match_seat_arrived",

@@ -61,6 +61,9 @@ BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
     # Each tournament's due step (open, start, pair, record, finish): the no-show and round-end check, and
     # the safety net for a lost step message.
     "tournaments-advance": {"task": "tournaments.tasks.advance", "schedule": 5.0},
+    # The fair-play pair and player signals (docs/fairplay.md "Strength and the queue"): a batch job on the
+    # background queue; the moderation queue reads them as of the last hour.
+    "fairplay-signals-refresh": {"task": "fairplay.tasks.signals_refresh", "schedule": 3600.0},
 }
 
 # --- delivery policy ----------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ BEAT = {  # entry name (a PeriodicTask row's name in a running deployment) -> (t
     "ratings-sweep-unrated": ("ratings.sweep_unrated", 60.0),
     "tournaments-ensure-schedule": ("tournaments.tasks.ensure_schedule", 600.0),
     "tournaments-advance": ("tournaments.tasks.advance", 5.0),
+    "fairplay-signals-refresh": ("fairplay.tasks.signals_refresh", 3600.0),
 }
 
 # The worked attributes of every task: ignore_result, acks_late, reject_on_worker_lost, autoretry_for,
@@ -46,6 +47,7 @@ POLICY = {
     "tournaments.tasks.finish": PLAIN,
     "tournaments.tasks.advance": PLAIN,
     "web.platform_probe": (False, False, None, (), False, 3),
+    "fairplay.tasks.signals_refresh": PLAIN,
 }
 
 

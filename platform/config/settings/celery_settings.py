@@ -57,5 +57,7 @@ CELERY_TASK_ROUTES = {
     )},
     **{name: {"queue": TASK_QUEUE_BACKGROUND} for name in (
         "replays.analyse_match", "web.platform_probe",
+        # the fair-play signals' hourly recomputation (docs/fairplay.md)
+        "fairplay.tasks.signals_refresh",
     )},
 }
