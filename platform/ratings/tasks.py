@@ -64,3 +64,12 @@ def sweep_unrated() -> int:
     for match_id in match_ids:
         rate_match.delay(match_id)
     return len(match_ids)
+
+
+@shared_task(name="ratings.refund_closure")
+def refund_closure(closed_id: int) -> int:
+    """Give back the points member ``closed_id``'s opponents lost to it (``services.closure_refund``);
+    returns how many refunds were written. Idempotent: a rerun, a redelivery or a concurrent run writes
+    nothing twice (locks, a status check and a unique constraint). Enqueued on the commit of a closure
+    (``fairplay.services.account_close``)."""
+    return len(services.closure_refund(closed_id=closed_id))
