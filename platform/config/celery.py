@@ -85,7 +85,8 @@ TASK_POLICY: dict[str, dict[str, Any]] = {
     "ratings.rate_pending": {"acks_late": True, "reject_on_worker_lost": True, **RETRY_ON_DATABASE_ERROR},
     # A closure's refunds (docs/fairplay.md), the same way: a rerun gives nothing twice (row locks, the
     # refunds already made read under them, a unique (player, match) constraint).
-    "ratings.refund_closure": {"acks_late": True, "reject_on_worker_lost": True, **RETRY_ON_DATABASE_ERROR},
+    "ratings.tasks.refund_closure": {"acks_late": True, "reject_on_worker_lost": True,
+                                     **RETRY_ON_DATABASE_ERROR},
     # An analysis (about a minute of CPU) is acknowledged after it ran, so a worker stopped or restarted
     # mid-run gives it back. It is not given back when its pool process dies (no reject_on_worker_lost,
     # unlike a rating): a run that killed its process would kill the next one too, again and again; its

@@ -66,7 +66,7 @@ def sweep_unrated() -> int:
     return len(match_ids)
 
 
-@shared_task(name="ratings.refund_closure")
+@shared_task(name="ratings.tasks.refund_closure")
 def refund_closure(closed_id: int) -> int:
     """Give back the points member ``closed_id``'s opponents lost to it (``services.closure_refund``);
     returns how many refunds were written. Idempotent: a rerun, a redelivery or a concurrent run writes

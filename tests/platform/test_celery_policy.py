@@ -37,6 +37,7 @@ POLICY = {
     "ratings.rate_match": RATING,
     "ratings.rate_pending": RATING,
     "ratings.sweep_unrated": PLAIN,
+    "ratings.tasks.refund_closure": RATING,
     "replays.analyse_match": (True, True, None, (OperationalError,), True, 5),
     "tournaments.tasks.ensure_schedule": PLAIN,
     "tournaments.tasks.open": PLAIN,

@@ -1,6 +1,6 @@
 """Rating refunds after a fair-play closure (``ratings.refunds``, ``ratings.services.closure_refund``,
-the task ``ratings.refund_closure``; docs/fairplay.md "Consequences and refunds"): the arithmetic against
-a hand-computed case, exactly once (twice, concurrently), the history line, the buckets kept exact.
+the task ``ratings.tasks.refund_closure``; docs/fairplay.md "Consequences and refunds"): the arithmetic
+against a hand-computed case, exactly once (twice, concurrently), the history line, the buckets kept exact.
 
 Runs on the profile's database (SQLite by default, PostgreSQL with ``DATABASE_URL``).
 """

@@ -66,6 +66,8 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    # A moderator's warning, shown once on the member's next page (docs/fairplay.md "Moderation").
+    "fairplay.middleware.FairplayNoticeMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "web.middleware.MatchIdMiddleware",  # log records of a view with a match_id carry it (web.log_context)
     "axes.middleware.AxesMiddleware",  # last, as django-axes asks
