@@ -153,9 +153,13 @@ def tournament_join(*, tournament_id: int, user: User | AnonymousUser) -> Regist
     user = _check_member(user)
     tournament = _locked(tournament_id)
     # The tournament row first, then the user's, as round_pair does (one lock order: no deadlock).
-    User.objects.select_for_update(no_key=True).filter(pk=user.pk).values_list("pk").first()
+    # The standing read under the lock: a moderator's mark committed meanwhile is seen.
+    standing = User.objects.select_for_update(no_key=True).filter(pk=user.pk).values_list(
+        "standing", flat=True).first()
     if tournament is None:
         raise TournamentError("no_such_tournament", "no such tournament")
+    if standing != Standing.GOOD:
+        raise TournamentError("standing", "this account may not join tournaments (fair play)")
     existing = Registration.objects.filter(tournament=tournament, user=user).first()
     if existing is not None:
         return existing
@@ -199,6 +203,14 @@ def tournament_leave(*, tournament_id: int, user: User) -> bool:
     registration.delete()
     live.tournament_changed(tournament.pk)
     return True
+
+
+def fairplay_lock(*, user_id: int) -> None:
+    """Lock the tournaments ``user_id`` is registered for, in id order: a moderator's action calls this
+    before it locks the user's row, keeping the one lock order (tournament, then user) of
+    :func:`tournament_join` and ``round_pair``, so an action and a join at once never deadlock."""
+    list(Tournament.objects.select_for_update(of=("self",)).filter(registrations__user_id=user_id).order_by("pk")
+         .values_list("pk", flat=True))
 
 
 def fairplay_remove(*, user_id: int, closed: bool, now: datetime | None = None) -> dict[str, list[int]]:

@@ -151,6 +151,7 @@ def account_mark(*, moderator: User | None, target_id: int, reason: str,
     :raises ModerationError: see the class (``already_marked``, ``closed``).
     """
     why = _reason(reason)
+    tournaments_services.fairplay_lock(user_id=target_id)  # tournaments before the user: one lock order
     target = _target(target_id, moderator)
     if target.standing == Standing.CLOSED:
         raise ModerationError("closed", "this account is closed")
@@ -197,6 +198,7 @@ def account_close(*, moderator: User | None, target_id: int, reason: str,
     :raises ModerationError: see the class (``closed``: closed already).
     """
     why = _reason(reason)
+    tournaments_services.fairplay_lock(user_id=target_id)  # tournaments before the user: one lock order
     target = _target(target_id, moderator)
     if target.standing == Standing.CLOSED:
         raise ModerationError("closed", "this account is closed already")

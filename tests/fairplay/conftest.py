@@ -41,8 +41,22 @@ def moderator(db: None) -> Any:
     from accounts.models import User
 
     user = User.objects.create_user(username="mod", password="pw-for-tests-1", is_staff=True)
-    user.groups.add(Group.objects.get(name="fair-play moderators"))
+    user.groups.add(moderators_group())
     return user
+
+
+def moderators_group() -> Group:
+    """The group of migration 0003 (made again after a transactional test's flush removed it)."""
+    import importlib
+
+    from django.contrib.auth.models import Permission
+
+    migration = importlib.import_module("fairplay.migrations.0003_moderators")
+    group, created = Group.objects.get_or_create(name=migration.GROUP)
+    if created:
+        group.permissions.add(*Permission.objects.filter(content_type__app_label="fairplay",
+                                                         codename__in=migration.PERMISSIONS))
+    return group
 
 
 @pytest.fixture

@@ -230,9 +230,13 @@ def test_marked_account_refused_and_removed_from_tournaments(member: Callable[..
     target = member("target")
     upcoming, later = TournamentFactory(), TournamentFactory(starts_at=timezone.now() + timedelta(days=2))
     tournament_services.tournament_join(tournament_id=upcoming.pk, user=target)
+    stale = User.objects.get(pk=target.pk)  # a request's user, read before the mark
     action = services.account_mark(moderator=moderator, target_id=target.pk, reason="sandbagging")
     assert action.details == {"unregistered": [upcoming.pk]}
     assert not Registration.objects.filter(user=target).exists()
+    with pytest.raises(TournamentError) as caught:  # the standing is read again under the user's lock
+        tournament_services.tournament_join(tournament_id=later.pk, user=stale)
+    assert caught.value.code == "standing"
     target.refresh_from_db()
     with pytest.raises(TournamentError) as caught:
         tournament_services.tournament_join(tournament_id=later.pk, user=target)
