@@ -56,6 +56,8 @@ BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
     "lobby-sweep-challenges": {"task": "lobby.tasks.sweep_challenges", "schedule": 5.0},
     # Finished rated matches still unrated after ratings.services.SWEEP_AFTER (a lost message).
     "ratings-sweep-unrated": {"task": "ratings.sweep_unrated", "schedule": 60.0},
+    # The refunds of the last day's fair-play closures, again (a lost message; docs/fairplay.md).
+    "ratings-sweep-refunds": {"task": "ratings.tasks.sweep_refunds", "schedule": 600.0},
     # The next 7 days' tournaments exist (docs/tournaments.md).
     "tournaments-ensure-schedule": {"task": "tournaments.tasks.ensure_schedule", "schedule": 600.0},
     # Each tournament's due step (open, start, pair, record, finish): the no-show and round-end check, and

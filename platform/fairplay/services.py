@@ -218,8 +218,8 @@ def account_close(*, moderator: User | None, target_id: int, reason: str,
 
 def _enqueue_refund(closed_id: int) -> None:
     """Send ``ratings.tasks.refund_closure`` (after the closure's commit: the task reads the closed standing).
-    A broker failure is logged, not raised: the closure stands, and ``refunds_retry`` (the admin's
-    "refund again" on a closed account, or a shell) sends it again; the task is idempotent."""
+    A broker failure is logged, not raised: the closure stands, and beat's ``ratings.tasks.sweep_refunds``
+    (or :func:`refunds_retry`, by hand) sends it again; the task is idempotent."""
     try:
         ratings_tasks.refund_closure.delay(closed_id)
     except Exception:  # the closure is committed; the refund can be sent again

@@ -250,6 +250,18 @@ def rating_hide(*, user_id: int, hidden: bool) -> None:
     PlayerRating.objects.filter(user_id=user_id).exclude(hidden=hidden).update(hidden=hidden)
 
 
+REFUND_SWEEP_WINDOW = timedelta(days=1)
+"""How far back ``ratings.tasks.sweep_refunds`` looks for closures whose refund message may be lost."""
+
+
+def closures_recent_ids(*, now: datetime | None = None) -> list[int]:
+    """Ids of the accounts closed in the last :data:`REFUND_SWEEP_WINDOW` (a handful: closures are rare),
+    oldest closure first."""
+    since = (now or timezone.now()) - REFUND_SWEEP_WINDOW
+    return list(User.objects.filter(standing=Standing.CLOSED, standing_since__gte=since)
+                .order_by("standing_since", "pk").values_list("pk", flat=True))
+
+
 def closure_refund(*, closed_id: int) -> list[RatingRefund]:
     """Give back the Elo points member ``closed_id``'s opponents lost to it (``ratings.refunds``: the
     rule and its numbers), if it is closed; exactly once per (opponent, match).

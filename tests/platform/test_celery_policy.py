@@ -19,6 +19,7 @@ BEAT = {  # entry name (a PeriodicTask row's name in a running deployment) -> (t
     "games-end-absent-matches": ("games.tasks.end_absent_matches", 30.0),
     "lobby-sweep-challenges": ("lobby.tasks.sweep_challenges", 5.0),
     "ratings-sweep-unrated": ("ratings.sweep_unrated", 60.0),
+    "ratings-sweep-refunds": ("ratings.tasks.sweep_refunds", 600.0),
     "tournaments-ensure-schedule": ("tournaments.tasks.ensure_schedule", 600.0),
     "tournaments-advance": ("tournaments.tasks.advance", 5.0),
 }
@@ -38,6 +39,7 @@ POLICY = {
     "ratings.rate_pending": RATING,
     "ratings.sweep_unrated": PLAIN,
     "ratings.tasks.refund_closure": RATING,
+    "ratings.tasks.sweep_refunds": PLAIN,
     "replays.analyse_match": (True, True, None, (OperationalError,), True, 5),
     "tournaments.tasks.ensure_schedule": PLAIN,
     "tournaments.tasks.open": PLAIN,

@@ -161,6 +161,17 @@ def test_task_twice_refunds_once(case: dict[str, Any]) -> None:
     assert PlayerRating.objects.get(user=case["o2"]).rating == 1512.5
 
 
+def test_sweep_sends_the_last_day_s_closures_again(case: dict[str, Any]) -> None:
+    """A lost message: the sweep finds the closure of today (not one of two days ago) and its refunds are
+    made, once."""
+    old = _member("old-cheat")
+    _close(old, timezone.now() - timedelta(days=2))
+    assert services.closures_recent_ids() == [case["cheat"].pk]
+    assert tasks.sweep_refunds.apply().get() == 1
+    assert RatingRefund.objects.count() == 5
+    assert tasks.sweep_refunds.apply().get() == 1 and RatingRefund.objects.count() == 5
+
+
 def _concurrently(calls: list[Callable[[], Any]]) -> list[Any]:
     barrier = threading.Barrier(len(calls))
     results: list[Any] = [None] * len(calls)
