@@ -242,3 +242,46 @@ def test_marked_account_refused_and_removed_from_tournaments(member: Callable[..
         tournament_services.tournament_join(tournament_id=later.pk, user=target)
     assert caught.value.code == "standing"
     assert later.status == TournamentStatus.OPEN
+
+
+@pytest.mark.django_db(transaction=True)
+def test_mark_racing_joins_never_deadlocks_nor_leaves_a_registration(member: Callable[..., Any],
+                                                                     moderator: Any) -> None:
+    """A mark and two joins of the same member at once (PostgreSQL: real row locks): whichever order the
+    database gives them, the mark succeeds and no registration is left."""
+    import threading
+
+    from django.db import connection
+
+    if connection.vendor == "sqlite":
+        pytest.skip("SQLite serializes writers with one database lock (the PostgreSQL run races them)")
+    target = member("target")
+    first, second = TournamentFactory(), TournamentFactory(starts_at=timezone.now() + timedelta(hours=5))
+    tournament_services.tournament_join(tournament_id=first.pk, user=target)
+    barrier = threading.Barrier(3)
+    results: list[Any] = [None] * 3
+
+    def run(i: int, call: Callable[[], Any]) -> None:
+        try:
+            barrier.wait(timeout=10)
+            results[i] = call()
+        except (TournamentError, services.ModerationError) as exc:
+            results[i] = exc.code
+        except Exception as exc:  # a deadlock would land here: the assertions show it
+            results[i] = exc
+        finally:
+            connection.close()
+
+    calls = [
+        lambda: services.account_mark(moderator=moderator, target_id=target.pk, reason="race").kind,
+        lambda: tournament_services.tournament_join(tournament_id=second.pk, user=target) and "joined",
+        lambda: tournament_services.tournament_join(tournament_id=first.pk, user=target) and "joined",
+    ]
+    threads = [threading.Thread(target=run, args=(i, call)) for i, call in enumerate(calls)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert results[0] == ActionKind.MARK
+    assert results[1] in ("joined", "standing") and results[2] in ("joined", "standing"), results
+    assert not Registration.objects.filter(user=target).exists()
