@@ -140,6 +140,8 @@ class Tournament(models.Model):
     finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
     simulation_seed = models.BigIntegerField(_("simulation seed"), null=True, blank=True, editable=False)
     is_simulation = models.BooleanField(_("simulation"), default=False, editable=False)
+    recomputed_at = models.DateTimeField(_("standings recomputed"), null=True, blank=True, editable=False,
+                                         help_text=_("after a player's fair-play closure (docs/fairplay.md)"))
 
     class Meta:
         ordering = ("starts_at", "id")

@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 from django.contrib.auth.models import AnonymousUser
 from django.db.models import Case, Count, F, IntegerField, Q, QuerySet, Sum, Value, When
 
-from accounts.models import User
+from accounts.models import Standing, User
 from ratings import elo
 from ratings.models import RatingChange
 from ratings.selectors import bot_rating, rating_get
@@ -183,12 +183,15 @@ class StandingRow:
 
 
 def standings_of(tournament: Tournament) -> list[StandingRow]:
-    """The standings so far: score, Buchholz, Sonneborn-Berger, hand-point differential, rating."""
+    """The standings so far: score, Buchholz, Sonneborn-Berger, hand-point differential, rating.
+    Accounts closed for a fair-play violation are left out, their results kept (``tiebreaks``: removed
+    players; ``Tournament.recomputed_at`` says when that changed the standings: docs/fairplay.md)."""
     registrations = {str(r.user_id): r for r in tournament.registrations.select_related("user")}
     ratings = {uid: (r.rating if r.rating is not None else rating_of(r.user))
                for uid, r in registrations.items()}
     numbers = pairing_numbers(registrations.values(), ratings)
-    lines = tiebreaks.standings(ratings, results_of(tournament), numbers)
+    removed = {uid for uid, r in registrations.items() if r.user.standing == Standing.CLOSED}
+    lines = tiebreaks.standings(ratings, results_of(tournament), numbers, removed)
     changes = dict(
         RatingChange.objects.filter(match__tournament_pairing__round__tournament=tournament)
         .values("player_id").annotate(total=Sum("delta")).values_list("player_id", "total")

@@ -18,7 +18,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from accounts.models import User
+from accounts.models import Standing, User
 from accounts.services import house_bot_pool
 from engine.deck import sub_seed
 from games.models import Match, MatchStatus, ResultReason
@@ -122,12 +122,15 @@ def tournament_open(*, tournament_id: int) -> bool:
 def _check_member(user: User | AnonymousUser) -> User:
     """``user``, a member who may join tournaments.
 
-    :raises TournamentError: ``not_authenticated``, ``guest`` (guests and bots).
+    :raises TournamentError: ``not_authenticated``, ``guest`` (guests and bots), ``standing`` (an
+        account marked or closed for a fair-play violation: docs/fairplay.md).
     """
     if not user.is_authenticated:
         raise TournamentError("not_authenticated", "log in to join a tournament")
     if user.is_bot or user.is_guest:
         raise TournamentError("guest", "sign up to join tournaments: guests cannot join")
+    if user.standing != Standing.GOOD:
+        raise TournamentError("standing", "this account may not join tournaments (fair play)")
     return user
 
 
@@ -143,15 +146,20 @@ def tournament_join(*, tournament_id: int, user: User | AnonymousUser) -> Regist
     allowed: the tournament has not started yet (its pairing step deals with a player still busy then).
 
     :raises TournamentError: ``no_such_tournament``, ``not_authenticated``, ``guest`` (guests and bots),
-        ``started`` (running or finished), ``cancelled``, ``full`` (``max_players`` reached),
+        ``standing`` (marked or closed for fair play), ``started`` (running or finished), ``cancelled``,
+        ``full`` (``max_players`` reached),
         ``overlap`` (``other``: the registered tournament whose time overlaps this one's).
     """
     user = _check_member(user)
     tournament = _locked(tournament_id)
     # The tournament row first, then the user's, as round_pair does (one lock order: no deadlock).
-    User.objects.select_for_update(no_key=True).filter(pk=user.pk).values_list("pk").first()
+    # The standing read under the lock: a moderator's mark committed meanwhile is seen.
+    standing = User.objects.select_for_update(no_key=True).filter(pk=user.pk).values_list(
+        "standing", flat=True).first()
     if tournament is None:
         raise TournamentError("no_such_tournament", "no such tournament")
+    if standing != Standing.GOOD:
+        raise TournamentError("standing", "this account may not join tournaments (fair play)")
     existing = Registration.objects.filter(tournament=tournament, user=user).first()
     if existing is not None:
         return existing
@@ -195,6 +203,61 @@ def tournament_leave(*, tournament_id: int, user: User) -> bool:
     registration.delete()
     live.tournament_changed(tournament.pk)
     return True
+
+
+def fairplay_lock(*, user_id: int) -> None:
+    """Lock the tournaments ``user_id`` is registered for, in id order: a moderator's action calls this
+    before it locks the user's row, keeping the one lock order (tournament, then user) of
+    :func:`tournament_join` and ``round_pair``, so an action and a join at once never deadlock."""
+    list(Tournament.objects.select_for_update(of=("self",)).filter(registrations__user_id=user_id).order_by("pk")
+         .values_list("pk", flat=True))
+
+
+def fairplay_remove(*, user_id: int, closed: bool, now: datetime | None = None) -> dict[str, list[int]]:
+    """What a moderator's action on ``user_id`` does to its tournaments (docs/fairplay.md), in the
+    caller's transaction, each tournament row locked as the other steps lock it:
+
+    - tournaments not started (scheduled, open): the registration is removed (marked or closed);
+    - when ``closed``: a running tournament withdraws the player (never paired again); every running or
+      finished tournament it played a round of gets ``recomputed_at`` = ``now`` (its page says the
+      standings were recomputed: ``selectors.standings_of`` leaves closed accounts out), and a finished
+      one whose winner it was gets the new first of the standings as its winner.
+
+    :returns: ``{"unregistered": [tournament ids], "withdrawn": [...], "recomputed": [...]}``.
+    """
+    now = now or timezone.now()
+    out: dict[str, list[int]] = {"unregistered": [], "withdrawn": [], "recomputed": []}
+    tournament_ids = list(Registration.objects.filter(user_id=user_id).order_by("tournament_id")
+                          .values_list("tournament_id", flat=True))
+    for tournament_id in tournament_ids:
+        tournament = _locked(tournament_id)
+        if tournament is None:
+            continue
+        registration = Registration.objects.filter(tournament=tournament, user_id=user_id).first()
+        if registration is None:
+            continue
+        if tournament.status in (TournamentStatus.SCHEDULED, TournamentStatus.OPEN):
+            registration.delete()
+            out["unregistered"].append(tournament.pk)
+        elif closed and tournament.status in (TournamentStatus.RUNNING, TournamentStatus.FINISHED):
+            if tournament.status == TournamentStatus.RUNNING and not registration.withdrawn:
+                registration.withdrawn = True
+                registration.save(update_fields=["withdrawn"])
+                out["withdrawn"].append(tournament.pk)
+            if not tournament.current_round:
+                continue
+            tournament.recomputed_at = now
+            fields = ["recomputed_at"]
+            if tournament.status == TournamentStatus.FINISHED and tournament.winner_id == user_id:
+                standings = selectors.standings_of(tournament)
+                tournament.winner_id = int(standings[0].line.player) if standings else None
+                fields.append("winner")
+            tournament.save(update_fields=fields)
+            out["recomputed"].append(tournament.pk)
+        else:
+            continue
+        live.tournament_changed(tournament.pk)
+    return out
 
 
 def bot_levels_for(ratings: list[float], count: int) -> list[int]:

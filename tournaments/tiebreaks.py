@@ -14,11 +14,16 @@ Players are ordered by score, then by these tie-breaks in turn (all descending):
 
 Ties left after all four share a rank (``rank`` is the position of the first of them, 1-based); they
 are listed by pairing number (the starting rank), then id.
+
+**Removed players** (an account closed for a fair-play violation, docs/fairplay.md): their line leaves the
+standings and the others are ranked again without it; every result stands (their opponents keep the
+points won or lost against them, and their score still counts in those opponents' Buchholz and
+Sonneborn-Berger: the matches were played).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 __all__ = ["Result", "Standing", "standings"]
@@ -63,13 +68,15 @@ class Standing:
 
 
 def standings(
-    ratings: Mapping[str, float], results: Iterable[Result], numbers: Mapping[str, int] | None = None
+    ratings: Mapping[str, float], results: Iterable[Result], numbers: Mapping[str, int] | None = None,
+    removed: Collection[str] = frozenset(),
 ) -> list[Standing]:
     """The standings of a tournament from its results so far.
 
     :param ratings: every player's rating (players with no result yet get a line with zeros).
     :param results: each player's result per round (a played match yields a ``Result`` for each side).
     :param numbers: the players' pairing numbers (``swiss.Player.number``; missing: 0).
+    :param removed: players whose line is left out (see the module docstring); their results count.
     :returns: the lines in order (score, then the tie-breaks; exact ties, which share their ``rank``,
         in the order of ``numbers``, then id, for a stable order).
     :raises ValueError: a result for a player not in ``ratings``, or two results of one player in one
@@ -89,6 +96,8 @@ def standings(
 
     lines = []
     for player, rows in by_player.items():
+        if player in removed:
+            continue
         buchholz = 0.0
         sonneborn = 0.0
         running = 0.0  # the player's score before the current row's round

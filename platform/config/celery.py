@@ -56,6 +56,8 @@ BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
     "lobby-sweep-challenges": {"task": "lobby.tasks.sweep_challenges", "schedule": 5.0},
     # Finished rated matches still unrated after ratings.services.SWEEP_AFTER (a lost message).
     "ratings-sweep-unrated": {"task": "ratings.sweep_unrated", "schedule": 60.0},
+    # The refunds of the last day's fair-play closures, again (a lost message; docs/fairplay.md).
+    "ratings-sweep-refunds": {"task": "ratings.tasks.sweep_refunds", "schedule": 600.0},
     # The next 7 days' tournaments exist (docs/tournaments.md).
     "tournaments-ensure-schedule": {"task": "tournaments.tasks.ensure_schedule", "schedule": 600.0},
     # Each tournament's due step (open, start, pair, record, finish): the no-show and round-end check, and
@@ -86,6 +88,10 @@ TASK_POLICY: dict[str, dict[str, Any]] = {
     # was rolled back, and a rated match is never rated twice (docs/faults.md).
     "ratings.rate_match": {"acks_late": True, "reject_on_worker_lost": True, **RETRY_ON_DATABASE_ERROR},
     "ratings.rate_pending": {"acks_late": True, "reject_on_worker_lost": True, **RETRY_ON_DATABASE_ERROR},
+    # A closure's refunds (docs/fairplay.md), the same way: a rerun gives nothing twice (row locks, the
+    # refunds already made read under them, a unique (player, match) constraint).
+    "ratings.tasks.refund_closure": {"acks_late": True, "reject_on_worker_lost": True,
+                                     **RETRY_ON_DATABASE_ERROR},
     # An analysis (about a minute of CPU) is acknowledged after it ran, so a worker stopped or restarted
     # mid-run gives it back. It is not given back when its pool process dies (no reject_on_worker_lost,
     # unlike a rating): a run that killed its process would kill the next one too, again and again; its

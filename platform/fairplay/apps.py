@@ -14,7 +14,9 @@ class FairplayConfig(AppConfig):
     def ready(self) -> None:
         from django.contrib.auth.signals import user_logged_in
 
-        from fairplay import sighting_receivers
+        from fairplay import notices, sighting_receivers
 
         # A member's log-in is a sighting (fairplay.sightings); dispatch_uid: connected once.
         user_logged_in.connect(sighting_receivers.on_logged_in, dispatch_uid="fairplay.sightings.login")
+        # A warning whose cache key was lost is found again at the next log-in (fairplay.notices).
+        user_logged_in.connect(notices.flag_on_login, dispatch_uid="fairplay.flag_on_login")

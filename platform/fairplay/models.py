@@ -230,6 +230,29 @@ class ModerationAction(models.Model):
     class Meta:
         ordering = ("-created_at", "-id")
         constraints = [models.CheckConstraint(condition=~Q(reason=""), name="fairplay_action_has_reason")]
+        # The moderators' permission (group "fair-play moderators", migration 0003): the queue's pages
+        # and every action of fairplay.services from the admin.
+        permissions = [("moderate", "Can see the moderation queue and act on accounts")]
 
     def __str__(self) -> str:
         return f"{self.kind} {self.target_id} by {self.moderator_id}"
+
+
+class Notice(models.Model):
+    """A moderator's warning to ``user``, shown once on the next page it loads (``fairplay.notices``):
+    a fixed sentence, and ``message`` when the moderator wrote one for the player (the action's
+    ``reason`` is the moderators' own note and is never shown). ``seen_at``: when it was shown (null:
+    not yet)."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    action = models.OneToOneField(ModerationAction, on_delete=models.CASCADE, related_name="notice")
+    message = models.TextField(_("message to the player"), max_length=1000, blank=True)
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+    seen_at = models.DateTimeField(_("seen"), null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=("user",), condition=Q(seen_at__isnull=True),
+                                name="fairplay_notice_unseen_idx")]
+
+    def __str__(self) -> str:
+        return f"notice {self.pk} to {self.user_id}"

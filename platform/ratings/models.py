@@ -21,6 +21,8 @@ class PlayerRating(models.Model):
     - ``rating``: exact Elo (float, >= 100); ``peak``: the highest rating so far (K = 10 from 2400 on).
     - ``rated_matches`` = ``wins`` + ``losses``; provisional while fewer than 10.
     - ``last_rated_at``: time of the latest rating change (the "last 30 days" board filters on it).
+    - ``hidden``: left out of the rankings, their counts and ranks (an account marked or closed for a
+      fair-play violation: ``ratings.services.rating_hide``, docs/fairplay.md); the row and its history stay.
     """
 
     user = models.OneToOneField(
@@ -32,6 +34,7 @@ class PlayerRating(models.Model):
     wins = models.PositiveIntegerField(_("wins"), default=0)
     losses = models.PositiveIntegerField(_("losses"), default=0)
     last_rated_at = models.DateTimeField(_("last rated"), null=True, blank=True)
+    hidden = models.BooleanField(_("hidden from the rankings"), default=False)
 
     class Meta:
         constraints = [
@@ -43,12 +46,14 @@ class PlayerRating(models.Model):
             # The default board (established players by rating) and the rank of one of them.
             # last_rated_at included: the 30-day board walks these too, index-only (its ranks by
             # ROW_NUMBER() read 29 ms of table rows at 47,000 established players, 13 ms without).
+            # Hidden players are not on any board (migration 0005): the partial indexes leave them out.
             models.Index(models.F("rating").desc(), "user", name="ratings_established_idx",
-                         condition=Q(rated_matches__gte=PROVISIONAL_MATCHES), include=("last_rated_at",)),
+                         condition=Q(rated_matches__gte=PROVISIONAL_MATCHES, hidden=False),
+                         include=("last_rated_at",)),
             # The board with provisional players shown (partial like it, so ranks inside one Elo point,
             # ``ratings.selectors.ranks_of``, are index-only scans there too).
             models.Index(models.F("rating").desc(), "user", name="ratings_rated_idx",
-                         condition=Q(rated_matches__gt=0), include=("last_rated_at",)),
+                         condition=Q(rated_matches__gt=0, hidden=False), include=("last_rated_at",)),
             # "Last 30 days".
             models.Index(fields=("last_rated_at",), name="ratings_last_rated_idx"),
         ]
@@ -117,3 +122,36 @@ class RatingBucket(models.Model):
 
     def __str__(self) -> str:
         return f"[{self.bucket}, {self.bucket + 1}): {self.established} / {self.everyone}"
+
+
+class RatingRefund(models.Model):
+    """Elo points given back to ``player`` for rated match ``match``, lost to ``closed``, an account later
+    closed for a fair-play violation (docs/fairplay.md "Consequences and refunds"; written only by
+    ``ratings.services.closure_refund``).
+
+    - ``points``: Elo points given back (> 0; at most the points lost in ``match``, and the points given
+      back for one closed account's matches are at most ``ratings.services.REFUND_CAP`` per player);
+    - ``before``/``after``: ``player``'s rating around the refund (exact).
+
+    Unique per (player, match): a retried or concurrent refund task gives each match's points back once.
+    """
+
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                               related_name="rating_refunds")
+    match = models.ForeignKey("games.Match", on_delete=models.CASCADE, related_name="+")
+    closed = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    points = models.FloatField(_("points given back"))
+    before = models.FloatField(_("rating before"))
+    after = models.FloatField(_("rating after"))
+    created_at = models.DateTimeField(_("refunded at"), auto_now_add=True)
+
+    class Meta:
+        ordering = ("-created_at", "-id")
+        constraints = [
+            models.UniqueConstraint(fields=("player", "match"), name="ratings_refund_once"),
+            models.CheckConstraint(condition=Q(points__gt=0), name="ratings_refund_positive"),
+        ]
+        indexes = [models.Index(fields=("player", "-created_at"), name="ratings_refund_player_idx")]
+
+    def __str__(self) -> str:
+        return f"refund {self.player_id} match {self.match_id}: +{self.points:.2f}"

@@ -2,6 +2,8 @@
 
 Ranks are positions on the all-time board of established players: by rating (exact), ties by the
 earlier account first. Boards list members only; house bots have their own table (:func:`bots_board`).
+Hidden players (``PlayerRating.hidden``: marked or closed for a fair-play violation) are on no board,
+count in no rank, and have no rank themselves (docs/fairplay.md).
 """
 
 from __future__ import annotations
@@ -22,11 +24,11 @@ from django.db.models.functions import Coalesce, Lower, RowNumber
 from django.urls import Resolver404, resolve, reverse
 from django.utils import timezone
 
-from accounts.models import BOT_LEVELS, User
+from accounts.models import BOT_LEVELS, Standing, User
 from accounts.services import house_bot_username
 from ratings import chart, elo
 from ratings.bot_elo import calibrated_elo
-from ratings.models import PlayerRating, RatingBucket, RatingChange
+from ratings.models import PlayerRating, RatingBucket, RatingChange, RatingRefund
 from web import paging
 
 TABS = ("all", "30d")
@@ -92,7 +94,7 @@ def rating_get(*, user: User) -> RatingInfo:
 
 
 def _board(*, tab: str, provisional: bool, now: datetime | None = None) -> QuerySet[PlayerRating]:
-    qs = PlayerRating.objects.filter(rated_matches__gt=0)
+    qs = PlayerRating.objects.filter(rated_matches__gt=0, hidden=False)
     if not provisional:
         qs = qs.filter(rated_matches__gte=elo.PROVISIONAL_MATCHES)
     if tab == "30d":
@@ -265,8 +267,8 @@ def ranks_of(players: list[tuple[int, float]], *, provisional: bool = False) -> 
     """
     if not players:
         return {}
-    column, board = ("everyone", "p.rated_matches > 0") if provisional else (
-        "established", f"p.rated_matches >= {elo.PROVISIONAL_MATCHES}")
+    column, board = ("everyone", "p.rated_matches > 0 AND NOT p.hidden") if provisional else (
+        "established", f"p.rated_matches >= {elo.PROVISIONAL_MATCHES} AND NOT p.hidden")
     # CAST: a float bound client-side is a numeric literal on PostgreSQL, and float8 = numeric compares
     # as numeric, which no rating index serves.
     values = ", ".join(["(%s, CAST(%s AS DOUBLE PRECISION), %s)"] * len(players))
@@ -409,8 +411,9 @@ def profile_get(*, user: User) -> dict[str, Any] | None:
     ``record``: ``{"members": (wins, losses), "bots": (wins, losses)}``; ``chart`` (:mod:`ratings.chart`,
     with ``chart_points``: one :class:`ChartPoint` per rated match drawn, oldest first);
     ``matches``: the last :data:`LAST_MATCHES` rated matches (``match_id``, ``opponent``, ``won``,
-    ``before``, ``after``, ``change``, ``at``, ``replay_url``, ``result_reason``); ``is_bot``. 5 queries
-    for a member."""
+    ``before``, ``after``, ``change``, ``at``, ``replay_url``, ``result_reason``); ``is_bot``;
+    ``closed``: the account was closed for a fair-play violation (its history is frozen); ``refunds``:
+    :func:`refunds_of`. 6 queries for a member."""
     if user.is_guest:
         return None
     info = rating_get(user=user)
@@ -447,14 +450,32 @@ def profile_get(*, user: User) -> dict[str, Any] | None:
             "at": datetime.fromtimestamp(at, tz=UTC), "replay_url": replay_url(match_id),
             "result_reason": reason,
         })
-    # rank_get() without its first query: the rating is at hand.
-    rank = None if info.provisional else ranks_of([(user.pk, info.rating)])[user.pk]
+    # rank_get() without its first query: the rating is at hand. A marked or closed account has no
+    # rank (its row is hidden: docs/fairplay.md); its standing is on the user row already read.
+    hidden = user.standing != Standing.GOOD
+    rank = None if info.provisional or hidden else ranks_of([(user.pk, info.rating)])[user.pk]
     return {
         "user": user, "info": info, "is_bot": False, "rank": rank, "record": record, "chart": drawn,
+        "closed": user.standing == Standing.CLOSED, "refunds": refunds_of(user_id=user.pk),
         "chart_points": points, "matches": matches, "capped": info.rated_matches > len(rows),
         "peak_shown": elo.shown(info.peak), "chart_width": chart.WIDTH, "chart_height": chart.HEIGHT,
         "chart_left": chart.PAD_LEFT,
     }
+
+
+REFUNDS_SHOWN = 20
+"""Most refunds a profile lists (the latest)."""
+
+
+def refunds_of(*, user_id: int, limit: int = REFUNDS_SHOWN) -> list[dict[str, Any]]:
+    """A member's rating refunds (``RatingRefund``), newest first, at most ``limit``: ``match_id``,
+    ``points`` (exact Elo points given back), ``change`` (shown: ``+12``), ``before``/``after`` (shown),
+    ``at`` (datetime). The closed opponent is not named (docs/fairplay.md)."""
+    rows = RatingRefund.objects.filter(player_id=user_id).order_by("-created_at", "-id").values_list(
+        "match_id", "points", "before", "after", "created_at")[:limit]
+    return [{"match_id": match_id, "points": points, "change": elo.shown_change(before, after),
+             "before": elo.shown(before), "after": elo.shown(after), "at": at}
+            for match_id, points, before, after, at in rows]
 
 
 def record_get(*, user_id: int) -> dict[str, list[int]]:

@@ -19,13 +19,13 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Exists, OuterRef, QuerySet
 from django.utils import timezone
 
-from accounts.models import User
+from accounts.models import Standing, User
 from games.models import Match, MatchStatus
 from infra import fault_points
 from push.groups import match_group
 from push.send import send_on_commit
-from ratings import elo
-from ratings.models import PlayerRating, RatingChange
+from ratings import elo, refunds
+from ratings.models import PlayerRating, RatingChange, RatingRefund
 from ratings.selectors import bot_rating, rating_message
 
 SWEEP_AFTER = timedelta(minutes=1)
@@ -95,6 +95,10 @@ def _rateable(match: Match) -> bool:
     players = (match.player0, match.player1)
     if any(p is None or p.is_guest for p in players):
         return False
+    if any(p is not None and p.is_bot for p in players) and any(
+        p is not None and p.standing == Standing.CLOSED for p in players
+    ):
+        return False  # the only member is closed: its history is frozen
     return not all(p.is_bot for p in players if p is not None)
 
 
@@ -172,7 +176,9 @@ def _rate_one(match: Match, rows: dict[int, PlayerRating], now: datetime) -> lis
     ratings_before = [side.rating for side in sides]  # both sides' ratings before this match
     changes = []
     for side in sides:
-        if side.row is None:
+        # A bot's rating is fixed; a closed account's history is frozen (docs/fairplay.md): a match it
+        # left in play when closed rates only its opponent.
+        if side.row is None or side.user.standing == Standing.CLOSED:
             continue
         other = 1 - side.seat
         won = match.winner == side.seat
@@ -209,6 +215,9 @@ def _unrated(**since: object) -> QuerySet[Match]:
     return (
         Match.objects.filter(rated=True, status=MatchStatus.FINISHED, winner__isnull=False, **since)
         .exclude(player0__is_guest=True).exclude(player1__is_guest=True)
+        # A closed account against a house bot: nobody is rated (its history is frozen), never pending.
+        .exclude(player0__standing=Standing.CLOSED, player1__is_bot=True)
+        .exclude(player1__standing=Standing.CLOSED, player0__is_bot=True)
         .filter(~Exists(rated)).order_by("finished_at", "pk")
     )
 
@@ -226,3 +235,109 @@ def matches_pending_ids(*, limit: int | None = None) -> list[int]:
     (The window keeps it on the recent end of the finished-matches index; older ones are the sweep's.)"""
     since = timezone.now() - PENDING_WINDOW
     return list(_unrated(finished_at__gte=since).values_list("pk", flat=True)[:limit or RATE_BATCH])
+
+
+# --------------------------------------------------------------------------------------------- fair play
+
+
+def rating_hide(*, user_id: int, hidden: bool) -> None:
+    """Take member ``user_id`` off the rankings (``hidden``) or put it back: ``PlayerRating.hidden``,
+    whose UPDATE the buckets' triggers (migration 0006) turn into the counts' change in the same
+    transaction, so every rank stays exact. A member never rated gets a row (1500, no matches, on no
+    board) so that a first rated match later finds it hidden. Called by ``fairplay.services`` when a
+    moderator marks, clears or closes an account (docs/fairplay.md)."""
+    PlayerRating.objects.bulk_create([PlayerRating(user_id=user_id)], ignore_conflicts=True)
+    PlayerRating.objects.filter(user_id=user_id).exclude(hidden=hidden).update(hidden=hidden)
+
+
+REFUND_SWEEP_WINDOW = timedelta(days=1)
+"""How far back ``ratings.tasks.sweep_refunds`` looks for closures whose refund message may be lost."""
+
+
+def closures_recent_ids(*, now: datetime | None = None) -> list[int]:
+    """Ids of the accounts closed in the last :data:`REFUND_SWEEP_WINDOW` (a handful: closures are rare),
+    oldest closure first."""
+    since = (now or timezone.now()) - REFUND_SWEEP_WINDOW
+    return list(User.objects.filter(standing=Standing.CLOSED, standing_since__gte=since)
+                .order_by("standing_since", "pk").values_list("pk", flat=True))
+
+
+def closure_refund(*, closed_id: int) -> list[RatingRefund]:
+    """Give back the Elo points member ``closed_id``'s opponents lost to it (``ratings.refunds``: the
+    rule and its numbers), if it is closed; exactly once per (opponent, match).
+
+    The matches: the closed account's latest ``REFUND_MATCHES`` rated matches rated within
+    ``REFUND_WINDOW_DAYS`` days before its closure (``User.standing_since``), newest first. Each
+    opponent's rating row is locked (user-id order, as :func:`matches_rate`; a concurrent rating of that
+    opponent waits) and the refunds already made are read under the locks, so a retried or concurrent
+    run gives nothing twice; the unique (player, match) constraint backs it up. Each refund adds its
+    points to the rating (and the peak, if passed), in one statement (the buckets stay exact).
+
+    :returns: the refunds written by this call (``[]``: not closed, nothing lost, or already done).
+    """
+    closed = User.objects.filter(pk=closed_id).only("standing", "standing_since").first()
+    if closed is None or closed.standing != Standing.CLOSED or closed.standing_since is None:
+        return []
+    since = closed.standing_since - timedelta(days=refunds.REFUND_WINDOW_DAYS)
+    match_ids = list(
+        RatingChange.objects.filter(player_id=closed_id, created_at__gte=since,
+                                    created_at__lte=closed.standing_since)
+        .order_by("-created_at", "-id").values_list("match_id", flat=True)[:refunds.REFUND_MATCHES]
+    )
+    lost = list(
+        RatingChange.objects.filter(match_id__in=match_ids, opponent_id=closed_id, delta__lt=0)
+        .exclude(player_id=closed_id).only("id", "match_id", "player_id", "delta")
+    )
+    if not lost:
+        return []
+    try:
+        with transaction.atomic():
+            return _refund(closed_id, match_ids, lost)
+    except IntegrityError:  # a concurrent run wrote these refunds first: nothing left to do
+        return []
+
+
+def _refund(closed_id: int, match_ids: list[int], lost: list[RatingChange]) -> list[RatingRefund]:
+    players = sorted({change.player_id for change in lost})
+    rows = {r.user_id: r for r in PlayerRating.objects.select_for_update().filter(user_id__in=players)
+            .order_by("user_id")}
+    already = {(r.player_id, r.match_id): r.points
+               for r in RatingRefund.objects.filter(player_id__in=players, match_id__in=match_ids)}
+    order = {match_id: i for i, match_id in enumerate(match_ids)}  # newest first
+    losses = []
+    for change in sorted(lost, key=lambda c: (order[c.match_id], c.player_id)):
+        # Provisional when rated: fewer than PROVISIONAL_MATCHES of the player's changes came before.
+        before = RatingChange.objects.filter(player_id=change.player_id, id__lt=change.id).count()
+        refunded = already.get((change.player_id, change.match_id), 0.0)
+        losses.append(refunds.Loss(change.match_id, change.player_id, change.delta,
+                                   elo.is_provisional(before), refunded))
+    made = []
+    for refund in refunds.plan(losses):
+        row = rows[refund.player_id]
+        before_rating = row.rating
+        row.rating += refund.points
+        row.peak = max(row.peak, row.rating)
+        made.append(RatingRefund(player_id=refund.player_id, match_id=refund.match_id, closed_id=closed_id,
+                                 points=refund.points, before=before_rating, after=row.rating))
+    RatingRefund.objects.bulk_create(made)
+    _refunds_write([rows[pk] for pk in sorted({r.player_id for r in made})])
+    return made
+
+
+def _refunds_write(rows: list[PlayerRating]) -> None:
+    """Store ``rows``' new ratings and peaks in one ``UPDATE ... FROM (VALUES ...)`` (one statement: the
+    buckets' trigger locks its rows once, in order, as :func:`_ratings_write` explains); the counts and
+    ``last_rated_at`` are not a refund's to change."""
+    if not rows:
+        return
+    one = "(%s, CAST(%s AS DOUBLE PRECISION), CAST(%s AS DOUBLE PRECISION))"
+    params: list[int | float] = []
+    for row in rows:
+        params += [row.user_id, row.rating, row.peak]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"WITH v(user_id, rating, peak) AS (VALUES {', '.join([one] * len(rows))}) "
+            f"UPDATE ratings_playerrating SET rating = v.rating, peak = v.peak FROM v "
+            f"WHERE ratings_playerrating.user_id = v.user_id",
+            params,
+        )

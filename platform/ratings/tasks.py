@@ -7,6 +7,9 @@
   instead of one task and one transaction each (10,000 ratings in a few seconds of worker time).
 - ``ratings.rate_match(match_id)``: rate one finished match (idempotent); the sweep's message, and the
   finish's when tasks run eagerly or the cache is down.
+- ``ratings.tasks.refund_closure(closed_id)``: a fair-play closure's refunds (docs/fairplay.md), sent on
+  the closure's commit; ``ratings.tasks.sweep_refunds()``: beat, every 10 minutes, sends it again for
+  the closures of the last day (idempotent).
 - ``ratings.sweep_unrated()``: beat, every 60 s: re-enqueue finished rated matches that have no rating
   change :data:`services.SWEEP_AFTER` after they finished (a lost message).
 
@@ -64,3 +67,23 @@ def sweep_unrated() -> int:
     for match_id in match_ids:
         rate_match.delay(match_id)
     return len(match_ids)
+
+
+@shared_task(name="ratings.tasks.refund_closure")
+def refund_closure(closed_id: int) -> int:
+    """Give back the points member ``closed_id``'s opponents lost to it (``services.closure_refund``);
+    returns how many refunds were written. Idempotent: a rerun, a redelivery or a concurrent run writes
+    nothing twice (locks, a status check and a unique constraint). Enqueued on the commit of a closure
+    (``fairplay.services.account_close``)."""
+    return len(services.closure_refund(closed_id=closed_id))
+
+
+@shared_task(name="ratings.tasks.sweep_refunds")
+def sweep_refunds() -> int:
+    """Beat, every 10 minutes: send ``refund_closure`` again for every account closed in the last
+    ``services.REFUND_SWEEP_WINDOW`` (a lost message heals; a refund already made is not made again);
+    returns how many were sent."""
+    closed_ids = services.closures_recent_ids()
+    for closed_id in closed_ids:
+        refund_closure.delay(closed_id)
+    return len(closed_ids)

@@ -221,8 +221,9 @@ def test_profile_shows_rating_rank_record_chart_and_matches(
         response = client.get("/u/alice/")
     assert response.status_code == 200
     # (8 before the "left N of M rated matches" card, lobby.playbans.left_count: one aggregate; 10 with
-    # the Challenge box's "do they accept challenges", lobby.challenges.accepts_challenges: one row)
-    assert len(queries) <= 10, [q["sql"] for q in queries]
+    # the Challenge box's "do they accept challenges", lobby.challenges.accepts_challenges: one row; 11
+    # with the rating refunds, ratings.selectors.refunds_of: one indexed read)
+    assert len(queries) <= 11, [q["sql"] for q in queries]
     html = response.content.decode()
     changes = list(RatingChange.objects.filter(player=alice).order_by("created_at", "id"))
     assert len(changes) == 3
@@ -284,9 +285,9 @@ def test_profile_chart_is_one_point_per_match_without_a_date_per_point(
         html = client.get("/u/alice/").content.decode()
     # Session, viewer, the player, their rating, record, chart (history), rank, the aborts card (one
     # aggregate, games.aborts), the left-matches card (one aggregate, lobby.playbans.left_count) and the
-    # Challenge box's "do they accept challenges" (one row, lobby.challenges.accepts_challenges):
-    # whatever the history.
-    assert len(queries) <= 10, [q["sql"] for q in queries]
+    # Challenge box's "do they accept challenges" (one row, lobby.challenges.accepts_challenges), the
+    # rating refunds (ratings.selectors.refunds_of): whatever the history.
+    assert len(queries) <= 11, [q["sql"] for q in queries]
     points = re.findall(r'data-match="(\d+)" data-rating="(\d+)" data-at="(\d+)"><title>([^<]*)</title>',
                         html)
     assert points == [

@@ -68,6 +68,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     # A member opening a table is a sighting; the device cookie (fairplay.sightings, hashed only).
     "fairplay.middleware.SightingMiddleware",
+    # A moderator's warning, shown once on the member's next page (docs/fairplay.md "Moderation").
+    "fairplay.notices.FairplayNoticeMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "web.middleware.MatchIdMiddleware",  # log records of a view with a match_id carry it (web.log_context)
     "axes.middleware.AxesMiddleware",  # last, as django-axes asks

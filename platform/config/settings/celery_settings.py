@@ -44,6 +44,8 @@ CELERY_TASK_ROUTES = {
     **{name: {"queue": TASK_QUEUE_REALTIME} for name in (
         "games.tasks.play_server_moves", "games.tasks.sweep_server_moves", "games.tasks.expire_due_turns",
         "ratings.rate_match", "ratings.rate_pending", "ratings.sweep_unrated",
+        # A fair-play closure's refunds (docs/fairplay.md): rating writes, on the ratings' queue.
+        "ratings.tasks.refund_closure", "ratings.tasks.sweep_refunds",
         "tournaments.tasks.open", "tournaments.tasks.start", "tournaments.tasks.pair_round",
         "tournaments.tasks.record_round", "tournaments.tasks.finish", "tournaments.tasks.advance",
         # Light, but people wait on them: the schedule of the coming tournaments (the fresh-clone trial saw
