@@ -1,0 +1,50 @@
+"""``manage.py fairplay_moderator``: a member made a moderator reaches the queue; refusals change nothing."""
+
+from __future__ import annotations
+
+from io import StringIO
+from typing import Any
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.test import Client
+
+from accounts.models import User
+
+pytestmark = pytest.mark.django_db
+
+QUEUE = "/admin/fairplay/playersignal/"
+
+
+def _queue_status(user: User) -> int:
+    client = Client()
+    client.force_login(user)
+    return client.get(QUEUE).status_code
+
+
+def test_a_member_made_moderator_opens_the_queue_and_loses_it_on_remove() -> None:
+    ana = User.objects.create_user("Ana", password="pw-123456!x")
+    client = Client()
+    client.force_login(ana)
+    assert client.get(QUEUE).status_code == 302  # not staff: the admin's log-in page
+    out = StringIO()
+    call_command("fairplay_moderator", "ana", stdout=out)  # the name's case is ignored
+    assert "Ana is a fair-play moderator" in out.getvalue()
+    ana.refresh_from_db()
+    assert ana.is_staff and list(ana.groups.values_list("name", flat=True)) == ["fair-play moderators"]
+    assert _queue_status(User.objects.get(pk=ana.pk)) == 200
+    call_command("fairplay_moderator", "ana", "--remove", stdout=StringIO())
+    assert _queue_status(User.objects.get(pk=ana.pk)) == 403  # staff still, but no longer a moderator
+
+
+@pytest.mark.parametrize(("make", "error"), [
+    (lambda: None, "no member named 'nobody'"),
+    (lambda: User.objects.create_user("nobody", is_guest=True), "'nobody' is a guest, not a member"),
+    (lambda: User.objects.create_user("nobody", is_bot=True, bot_level=3), "'nobody' is a house bot"),
+    (lambda: User.objects.create_user("nobody", is_active=False), "'nobody' is not active"),
+])
+def test_refused_and_nothing_changes(make: Any, error: str) -> None:
+    make()
+    with pytest.raises(CommandError, match=error):
+        call_command("fairplay_moderator", "nobody", stdout=StringIO())
+    assert not User.objects.filter(is_staff=True).exists()
