@@ -49,6 +49,17 @@ def _form_page(request: HttpRequest, mode: str, form: Any, status: int = 200) ->
     return render(request, "games/new_match.html", context, status=status)
 
 
+def _said(exc: services.GameError) -> str:
+    """A service refusal for a page, in the reader's language where the service gives it one (the
+    fair-play limits, ``services.RatedRefused``; one rated match at a time), else its message."""
+    if isinstance(exc, services.RatedRefused):
+        return exc.said()
+    if isinstance(exc, services.MatchInProgress):
+        return _("You already have a rated match in progress (match %(id)s): finish it (or resign) first."
+                 ) % {"id": exc.match_id}
+    return exc.message
+
+
 def _create_from_form(
     request: HttpRequest, mode: str, form: Any, create: Callable[[dict[str, Any]], Match]
 ) -> HttpResponse:
@@ -66,7 +77,7 @@ def _create_from_form(
                                     "(or resign) before starting another."))
         return redirect("games:table", match_id=exc.match_id)
     except services.GameError as exc:
-        form.add_error(None, exc.message)
+        form.add_error(None, _said(exc))
         return _form_page(request, mode, form, status=400)
     return redirect("games:table", match_id=match.pk)
 
@@ -128,7 +139,7 @@ def join(request: HttpRequest, token: str) -> HttpResponse:
         try:
             services.table_join(user=user, token=token)
         except services.GameError as exc:
-            messages.error(request, exc.message)
+            messages.error(request, _said(exc))
         else:
             return redirect("games:table", match_id=match.pk)
     context = {
