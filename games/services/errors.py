@@ -35,7 +35,7 @@ RATED_REFUSALS: dict[str, str] = {
         "you and {name} have started {limit} rated matches against each other in the last 24 hours, the"
         " most a day allows: play casual, or rated again tomorrow"),
     "account_marked": gettext_noop(
-        "your account is under fair-play review: you may play casual matches only (untick Rated)"),
+        "your account is under fair-play review: you may play casual matches only (choose Casual)"),
     # {name}: the other player
     "opponent_marked": gettext_noop("{name} may play casual matches only for now: play casual"),
 }
