@@ -154,7 +154,8 @@ def test_one_waiting_rated_table_and_one_active_rated_match(
     carol_busy = services.match_create_vs_bot(user=carol, level=1, rules_preset="classic", target=100)
     assert carol_busy.rated
     dave = UserFactory(username="dave")
-    assert _code(lambda: services.table_join(user=dave, token=carols.invite_token)) == "opponent_in_rated_match"
+    refused = _code(lambda: services.table_join(user=dave, token=carols.invite_token))
+    assert refused == "opponent_in_rated_match"
     # A guest joining makes the table casual: no limit applies.
     services.table_join(user=guest, token=carols.invite_token)
     assert Match.objects.get(pk=carols.pk).rated is False
