@@ -127,6 +127,7 @@ def match_state_payload(
             "winner": match.winner,
             "result_reason": match.result_reason or None,
             "rated": match.rated,
+            "unrated_why": match.unrated_why or None,
             "turn_timer_seconds": match.turn_timer_seconds,
             "turn_deadline": _iso(match.turn_deadline),
             "timeout_strikes": list(match.timeout_strikes or [0, 0]),

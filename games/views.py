@@ -181,6 +181,8 @@ def table(request: SignedInRequest, match_id: int) -> HttpResponse:
         "chat_presets": (list(chat.preset_texts().items())
                          if not match.bot_seats and match.bot_level is None else []),
         "free_aborts": aborts.free_aborts_per_window(),
+        # Moves each seat makes before a resignation rates a match between people (docs/fairplay.md).
+        "rated_min_moves": conf.rated_min_moves(),
         "free_aborts_left": (
             aborts.abort_counts(user_id=request.user.pk).free_left
             if match.rated and match.status == MatchStatus.ACTIVE else ""
