@@ -113,6 +113,29 @@ def test_the_attack_before_the_limits_reproduces_the_measured_transfer(
     assert round(_rating(alice) or 0, 2) == 1611.26
 
 
+def test_an_attacker_who_plays_three_moves_each_gets_three_transfers_a_day(alice: Any, bob: Any) -> None:
+    """The attack adapted to the move rule (three moves each, then the resignation): the first three
+    are rated (1500 -> 1520 -> 1537.71 -> 1553.43, K 40), every later attempt of the day is refused at
+    the join, so eight attempts end where three do: 1553.43 (against 1611.26 without the limits)."""
+    refused = 0
+    for attempt in range(8):
+        table = _table(alice)
+        try:
+            services.table_join(user=bob, token=table.invite_token)
+        except services.RatedRefused as exc:
+            assert exc.code == "pair_rated_limit"
+            refused += 1
+            services.match_resign(match_id=table.pk, user=alice)  # closes the waiting table
+            continue
+        _move(table.pk, {0: alice, 1: bob}, 3)
+        services.match_resign(match_id=table.pk, user=bob, msg_id=f"resign-{attempt}")
+        match_rate(match_id=table.pk)
+        if attempt == 5:
+            assert round(_rating(alice) or 0, 2) == 1553.43
+    assert refused == 5 and RatingChange.objects.filter(player=alice).count() == 3
+    assert round(_rating(alice) or 0, 2) == 1553.43 and round(_rating(bob) or 0, 2) == 1446.57
+
+
 def test_a_resignation_after_three_moves_each_is_rated(alice: Any, bob: Any) -> None:
     match = _farm_once(alice, bob, moves=3)
     assert (match.rated, match.unrated_why) == (True, "")
