@@ -297,3 +297,21 @@ def test_the_forms_say_the_refusal_in_the_readers_language(
     assert response.status_code == 400
     assert text in response.content.decode()
     assert not Match.objects.exists()
+
+
+@pytest.mark.parametrize(("language", "text"), [
+    ("en", "you and alice have started 3 rated matches against each other in the last 24 hours, the most a"
+           " day allows: play casual, or rated again tomorrow"),
+    ("pt-br", "você e alice já começaram 3 partidas valendo rating um contra o outro nas últimas 24 horas, o"
+              " máximo permitido por dia: joguem casual, ou valendo rating de novo amanhã"),
+])
+def test_the_join_page_says_the_pair_cap_in_the_readers_language(
+        alice: Any, bob: Any, language: str, text: str) -> None:
+    for _ in range(3):
+        _farm_once(alice, bob)
+    table = _table(alice)
+    client = Client(HTTP_ACCEPT_LANGUAGE=language)
+    client.force_login(bob)
+    response = client.post(reverse("games:join", args=[table.invite_token]), follow=True)
+    assert text in response.content.decode()
+    assert Match.objects.get(pk=table.pk).status == MatchStatus.WAITING

@@ -147,3 +147,21 @@ def test_pair_wave_never_pairs_an_avoided_pair() -> None:
     # two pairs still, neither of them 10-20 (the two best pairings without it tie at a total gap of 40)
     kept = pair_wave(four, start=100, growth=10, avoid=[(10, 20)])
     assert len(kept) == 2 and (1, 2) not in kept and sorted(k for pair in kept for k in pair) == [1, 2, 3, 4]
+
+
+@pytest.mark.parametrize(("language", "text"), [
+    ("en", "your account is under fair-play review: you may play casual matches only"),
+    ("pt-BR", "sua conta está em análise de jogo limpo: você só pode jogar partidas casuais"),
+])
+def test_play_shows_a_marked_reader_the_rated_pools_disabled_with_why(
+        alice: Any, rated_pool: Any, casual_pool: Any, language: str, text: str) -> None:
+    from django.test import Client
+
+    _mark(alice)
+    client = Client(HTTP_ACCEPT_LANGUAGE=language)
+    client.force_login(alice)
+    page = client.get("/play/").content.decode()
+    rated = page[page.index(f'data-testid="pool-{rated_pool.slug}"'):]
+    rated = rated[:rated.index("</li>")]
+    assert text in rated and "disabled" in rated
+    assert f'data-testid="join-{casual_pool.slug}"' in page  # casual pools stay open
