@@ -36,6 +36,8 @@ def _language() -> str:
 
 
 def _form_page(request: HttpRequest, mode: str, form: Any, status: int = 200) -> HttpResponse:
+    user: Any = request.user  # signed in: the create views are login_required
+    member = user.is_authenticated and not user.is_guest
     context = {
         "mode": mode, "form": form,
         "bot_form": form if mode == "bot" else BotMatchForm(language=_language()),
@@ -43,8 +45,11 @@ def _form_page(request: HttpRequest, mode: str, form: Any, status: int = 200) ->
         "presets": list(PRESETS),
         "rated_turn_timer": conf.RATED_TURN_TIMER,
         # A member's rated match in play: starting another is refused (services.MatchInProgress).
-        "active_match_id": services.active_rated_match_id(user_id=request.user.pk)
-        if request.user.is_authenticated and not request.user.is_guest else None,
+        "active_match_id": services.active_rated_match_id(user_id=user.pk) if member else None,
+        # The fair-play limits said before the member submits (docs/fairplay.md): casual only for a
+        # marked account; one waiting rated friend table.
+        "marked": member and not user.in_good_standing,
+        "waiting_table_id": services.waiting_rated_table_id(user_id=user.pk) if member else None,
     }
     return render(request, "games/new_match.html", context, status=status)
 

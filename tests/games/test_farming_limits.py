@@ -315,3 +315,21 @@ def test_the_join_page_says_the_pair_cap_in_the_readers_language(
     response = client.post(reverse("games:join", args=[table.invite_token]), follow=True)
     assert text in response.content.decode()
     assert Match.objects.get(pk=table.pk).status == MatchStatus.WAITING
+
+
+def test_the_new_match_page_says_the_limits_before_the_submit(alice: Any, bob: Any) -> None:
+    client = Client(HTTP_ACCEPT_LANGUAGE="pt-br")
+    client.force_login(alice)
+    blank = client.get(reverse("games:new_friend_table")).content.decode()
+    assert 'data-testid="friend-rated-waiting"' not in blank
+    assert 'data-testid="friend-rated-marked"' not in blank
+    table = _table(alice)
+    page = client.get(reverse("games:new_friend_table")).content.decode()
+    notice = page[page.index('data-testid="friend-rated-waiting"'):]
+    notice = notice[:notice.index("</p>")]
+    assert "Sua mesa valendo rating ainda está esperando um amigo" in notice
+    assert f'href="{reverse("games:table", args=[table.pk])}"' in notice
+    _mark(alice)
+    page = client.get(reverse("games:new_bot_match")).content.decode()
+    assert ('data-testid="bot-rated-marked">Sua conta está em análise de jogo limpo: você só pode jogar'
+            ' partidas casuais.</p>') in page
