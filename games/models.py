@@ -41,6 +41,7 @@ class UnratedWhy(models.TextChoices):
     """Why a match that started rated ended unrated (``Match.unrated_why``; "" for every other match)."""
 
     EARLY_RESIGN = "early_resign", _("resigned before enough moves to be rated")
+    EARLY_LEFT = "early_left", _("left before enough moves to be rated")
 
 
 class Match(models.Model):
@@ -60,8 +61,9 @@ class Match(models.Model):
       (``unrated_why``); a rated match always has a turn timer.
     - ``unrated_why``: ``""``, or why a match that started rated ended unrated (:class:`UnratedWhy`:
       ``early_resign``, resigned before each seat made ``games.conf.rated_min_moves()`` moves of its
-      own; docs/fairplay.md "Limits that make farming slow"). Kept so the fair-play signals can count
-      such matches; its ``rated`` is then False, so the ratings app never rates it.
+      own; ``early_left``, claimed against a player who left that early; docs/fairplay.md "Limits that
+      make farming slow"). Kept so the fair-play signals can count such matches; its ``rated`` is then
+      False, so the ratings app never rates it.
     - ``bot_seats``: the seats (0/1, ascending) held by house bots, moved by the server: ``[1]`` in a
       bot match, ``[]`` between two people, ``[0, 1]`` between two bots.
     - ``rematch_of``: the finished friend match whose players agreed to this rematch (null otherwise).

@@ -13,6 +13,6 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='match',
             name='unrated_why',
-            field=models.CharField(blank=True, choices=[('early_resign', 'resigned before enough moves to be rated')], default='', max_length=20, verbose_name='why not rated'),
+            field=models.CharField(blank=True, choices=[('early_resign', 'resigned before enough moves to be rated'), ('early_left', 'left before enough moves to be rated')], default='', max_length=20, verbose_name='why not rated'),
         ),
     ]

@@ -124,11 +124,11 @@ def match_resign(*, match_id: int, user: User, msg_id: str = "", forfeit: bool =
             save_cas(match, before)
             sent = broadcast_on_commit(match, None)
             return Applied(seq=row.seq, last_seq=match.last_seq, broadcast=sent)
-        if match.rated and match.status == MatchStatus.ACTIVE and _too_early(match):
+        if match.rated and match.status == MatchStatus.ACTIVE and too_early_to_rate(match):
             # Finished, its winner kept (a tournament still gets its result), but not rated: stored
             # before the resignation, in the same transaction, so the end's match_finished says
             # rated=False and the ratings app (which reads Match.rated) never rates it.
-            Match.objects.filter(pk=match.pk).update(rated=False, unrated_why=UnratedWhy.EARLY_RESIGN)
+            unrate(match, UnratedWhy.EARLY_RESIGN)
             return _write(match_id=match_id, user=user, msg_id=msg_id, kind="resign", body=_resign)
 
     return _write(match_id=match_id, user=user, msg_id=msg_id, kind="resign", body=_resign)
@@ -138,7 +138,15 @@ def _resign(live: LiveMatch, match: Match, seat: int) -> list[tuple[Event, dict[
     return [(e, {}) for e in live.state.resign(seat)]
 
 
-def _too_early(match: Match) -> bool:
+def unrate(match: Match, why: str) -> None:
+    """Make the rated ``match`` (locked by the caller's transaction) unrated for ``why``
+    (``UnratedWhy``): stored at once (the write's compare-and-set does not store ``rated``) and on the
+    instance, before the end, so ``match_finished`` says ``rated=False``."""
+    Match.objects.filter(pk=match.pk).update(rated=False, unrated_why=why)
+    match.rated, match.unrated_why = False, why
+
+
+def too_early_to_rate(match: Match) -> bool:
     """Whether ``match`` is between two people and a seat has made fewer than ``conf.rated_min_moves()``
     moves of its own (``games.selectors.own_moves``): a resignation now does not rate the match
     (docs/fairplay.md)."""
