@@ -57,3 +57,36 @@ def bot_vs_bot_delay() -> float:
 def hand_pause_seconds() -> float:
     """Seconds a finished hand is shown before the next is played."""
     return float(getattr(settings, "GAMES_HAND_PAUSE", 8.0))
+
+
+RATED_MIN_MOVES = 3
+"""Default of ``GAMES_RATED_MIN_MOVES``: moves of its own (draws, discards, knocks: ``MatchEvent`` actions
+not played by the turn timer) EACH seat must have made before a resignation ends a rated match rated.
+A resignation earlier finishes it with its winner but unrated (``Match.unrated_why`` ``early_resign``):
+a pair farming rating by "one move each, then resign" (issue 25: +91 points in six 5-second matches)
+transfers nothing; three moves each is about a turn and a half, so an honest resignation after a
+hopeless first hand still rates. docs/fairplay.md "Limits that make farming slow"."""
+
+PAIR_RATED_PER_DAY = 3
+"""Default of ``GAMES_PAIR_RATED_PER_DAY``: rated matches two people may start against each other per
+rolling :data:`PAIR_RATED_WINDOW` (any path: friend table, rematch, challenge, open challenge, quick
+pairing; tournament pairings are never refused but do count). Three: a friend's evening of three rated
+matches stays possible (more go on casual), while a pair feeding one account rating gets at most three
+transfers a day, about +45 points at the K of a new player, instead of the unbounded series issue 25
+measured. lichess has no such cap but relies on its moderators; a site without a moderation team yet
+needs the brake. docs/fairplay.md."""
+
+PAIR_RATED_WINDOW = timedelta(hours=24)
+"""The rolling period of :data:`PAIR_RATED_PER_DAY`."""
+
+
+def rated_min_moves() -> int:
+    """``GAMES_RATED_MIN_MOVES`` (default :data:`RATED_MIN_MOVES`): own moves per seat before a
+    resignation of a rated match counts (module constant's docstring)."""
+    return max(0, int(getattr(settings, "GAMES_RATED_MIN_MOVES", RATED_MIN_MOVES)))
+
+
+def pair_rated_per_day() -> int:
+    """``GAMES_PAIR_RATED_PER_DAY`` (default :data:`PAIR_RATED_PER_DAY`): rated matches one pair of people
+    may start per :data:`PAIR_RATED_WINDOW`."""
+    return max(0, int(getattr(settings, "GAMES_PAIR_RATED_PER_DAY", PAIR_RATED_PER_DAY)))

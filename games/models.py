@@ -37,6 +37,13 @@ class ResultReason(models.TextChoices):
     LEFT = "left", _("left the match")
 
 
+class UnratedWhy(models.TextChoices):
+    """Why a match that started rated ended unrated (``Match.unrated_why``; "" for every other match)."""
+
+    EARLY_RESIGN = "early_resign", _("resigned before enough moves to be rated")
+    EARLY_LEFT = "early_left", _("left before enough moves to be rated")
+
+
 class Match(models.Model):
     """One match between seat 0 (``player0``, the creator) and seat 1 (``player1``; a house bot user
     in a bot match; null while a friend table waits).
@@ -50,7 +57,13 @@ class Match(models.Model):
       act runs out of time (null without a timer or when nobody is to act).
     - ``timeout_strikes``: ``[seat0, seat1]`` consecutive automatic moves (3 loses on time).
     - ``rated``: the result moves the players' Elo (docs/ratings.md): set at creation, cleared when a
-      guest takes the second seat; a rated match always has a turn timer.
+      guest takes the second seat, or when the match ends by a resignation too early to count
+      (``unrated_why``); a rated match always has a turn timer.
+    - ``unrated_why``: ``""``, or why a match that started rated ended unrated (:class:`UnratedWhy`:
+      ``early_resign``, resigned before each seat made ``games.conf.rated_min_moves()`` moves of its
+      own; ``early_left``, claimed against a player who left that early; docs/fairplay.md "Limits that
+      make farming slow"). Kept so the fair-play signals can count such matches; its ``rated`` is then
+      False, so the ratings app never rates it.
     - ``bot_seats``: the seats (0/1, ascending) held by house bots, moved by the server: ``[1]`` in a
       bot match, ``[]`` between two people, ``[0, 1]`` between two bots.
     - ``rematch_of``: the finished friend match whose players agreed to this rematch (null otherwise).
@@ -93,6 +106,8 @@ class Match(models.Model):
     turn_deadline = models.DateTimeField(_("turn deadline"), null=True, blank=True)
     timeout_strikes = models.JSONField(_("consecutive timeouts"), default=list)
     rated = models.BooleanField(_("rated"), default=False)
+    unrated_why = models.CharField(_("why not rated"), max_length=20, choices=UnratedWhy.choices, blank=True,
+                                   default="")
     # The one-time token of the create form that made this match (None: created another way): a second
     # POST of that form (double click, resubmit) finds this match instead of creating another.
     submission = models.UUIDField(_("form submission"), null=True, blank=True, editable=False)

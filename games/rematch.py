@@ -27,7 +27,7 @@ from accounts.models import User
 from engine.rules import RuleSet
 from games import ratelimit
 from games.models import Match, MatchStatus, RematchOffer, RematchStatus
-from games.services import GameError, check_person, locked_match, start_match
+from games.services import GameError, check_person, check_rated_free, locked_match, start_match
 from push.groups import match_group
 from push.send import send_on_commit
 
@@ -118,12 +118,13 @@ def rematch_offer(*, match_id: int, user: User) -> RematchDone:
         if current is not None and current.seat == seat:
             return RematchDone(False, match.last_seq)
         if current is not None:
-            return _accept(match, current)
+            return _accept(match, current, user)
         mine = [o for o in offers if o.seat == seat]
         if any(o.status == RematchStatus.DECLINED for o in mine):
             raise GameError("rematch_declined", "your opponent declined your rematch offer")
         if len(mine) >= MAX_OFFERS_PER_SEAT:
             raise GameError("rematch_limit", f"at most {MAX_OFFERS_PER_SEAT} rematch offers per match")
+        _check_rated(match, user)
         RematchOffer.objects.create(match=match, seat=seat)
         _notify_on_commit(match.pk)
         return RematchDone(True, match.last_seq)
@@ -183,7 +184,7 @@ def rematch_accept(*, match_id: int, user: User) -> RematchDone:
             return RematchDone(False, match.last_seq, new)
         if current is None or current.seat == seat:
             raise GameError("no_rematch_offer", "there is no rematch offer from your opponent to accept")
-        return _accept(match, current)
+        return _accept(match, current, user)
 
 
 def is_here(match: Match, seat: int) -> bool | None:
@@ -194,18 +195,38 @@ def is_here(match: Match, seat: int) -> bool | None:
     return None if count is None else count > 0
 
 
-def _accept(match: Match, offer: RematchOffer) -> RematchDone:
-    """Create the rematch of ``match`` (locked) and mark ``offer`` accepted; inside the caller's
-    transaction. A lost race on the one-to-one ``rematch_of`` returns the winner's match.
+def _check_rated(match: Match, user: User) -> None:
+    """A rated rematch of ``match`` (locked) asked or accepted by ``user``: the fair-play limits of any
+    rated match between two people (``services.check_rated_free``: a marked account, another active
+    rated match of either, the pair's daily cap), checked under both players' row locks.
+
+    :raises GameError: ``RatedRefused`` / ``MatchInProgress`` codes (nothing changed; the players may
+        open a casual table instead: a rematch keeps its match's rated flag)."""
+    if not _was_rated(match):
+        return
+    opponent = match.player1 if match.player0_id == user.pk else match.player0
+    check_rated_free(user=user, opponent=opponent)
+
+
+def _was_rated(match: Match) -> bool:
+    """Whether ``match`` was played as rated: still rated, or rated until an early resignation made it
+    unrated (``Match.unrated_why``): its rematch is rated again (and so checked as one)."""
+    return match.rated or bool(match.unrated_why)
+
+
+def _accept(match: Match, offer: RematchOffer, user: User) -> RematchDone:
+    """Create the rematch of ``match`` (locked) and mark ``offer`` accepted, ``user`` accepting; inside
+    the caller's transaction. A lost race on the one-to-one ``rematch_of`` returns the winner's match.
 
     The offerer must still be at the table: the new match deals at once, and with a turn timer an
     absent player's clock would run (their offer stays open for when they come back).
 
-    :raises GameError: ``opponent_left``.
+    :raises GameError: ``opponent_left``; a rated rematch: :func:`_check_rated`'s refusals.
     """
     if is_here(match, offer.seat) is False:
         raise GameError("opponent_left", "your opponent has left the table: the rematch can start when"
                         " they are back (their offer stays open)")
+    _check_rated(match, user)
     try:
         with transaction.atomic():
             new = _create(match)
@@ -229,15 +250,15 @@ def next_first_dealer(match: Match) -> int | None:
 
 def _create(match: Match) -> Match:
     """The rematch of ``match``: the same two players in the same seats, the same rules (preset and
-    target), turn timer and rated flag (a match with a guest is never rated, so neither is its
-    rematch), hand 1 dealt at once by :func:`next_first_dealer`."""
+    target), turn timer and rated flag (:func:`_was_rated`; a match with a guest is never rated, so
+    neither is its rematch), hand 1 dealt at once by :func:`next_first_dealer`."""
     players = (match.player0, match.player1)
     for player in players:
         check_person(player)  # type: ignore[arg-type]
     new = Match.objects.create(
         rules=dict(match.rules), preset=match.preset, player0=match.player0, player1=match.player1,
         status=MatchStatus.ACTIVE, turn_timer_seconds=match.turn_timer_seconds, scores=[0, 0],
-        timeout_strikes=[0, 0], rated=match.rated and not any(p.is_guest for p in players if p),
+        timeout_strikes=[0, 0], rated=_was_rated(match) and not any(p.is_guest for p in players if p),
         bot_seats=[], rematch_of=match,
     )
     dealer = next_first_dealer(match)

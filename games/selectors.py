@@ -7,10 +7,11 @@ a payload. A finished hand is revealed in full (both hands, the deck order and i
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.db.models import F, Q, QuerySet
+from django.db.models import Count, F, Q, QuerySet
 from django.urls import reverse
 
 from accounts.models import User
@@ -126,6 +127,7 @@ def match_state_payload(
             "winner": match.winner,
             "result_reason": match.result_reason or None,
             "rated": match.rated,
+            "unrated_why": match.unrated_why or None,
             "turn_timer_seconds": match.turn_timer_seconds,
             "turn_deadline": _iso(match.turn_deadline),
             "timeout_strikes": list(match.timeout_strikes or [0, 0]),
@@ -371,6 +373,42 @@ def seats_moved(*, match_id: int) -> set[int]:
                                                    seat__isnull=False)
         .values_list("seat", flat=True).distinct() if seat is not None
     }
+
+
+def own_moves(*, match_id: int) -> dict[int, int]:
+    """``{seat: how many moves of its own}`` in match ``match_id`` (the actions :func:`seats_moved`
+    counts: not the turn timer's); a seat that has not moved is absent. A rated match resigned before
+    each seat made ``games.conf.rated_min_moves()`` is not rated (``games.services.match_resign``)."""
+    rows = (MatchEvent.objects.filter(match_id=match_id, type="action", auto=False, seat__isnull=False)
+            .values("seat").annotate(n=Count("pk")).values_list("seat", "n"))
+    return {int(seat): int(n) for seat, n in rows if seat is not None}
+
+
+def rated_pair_count(*, user_id: int, other_id: int, since: datetime) -> int:
+    """How many rated matches ``user_id`` and ``other_id`` started against each other (either seats)
+    since ``since``: those still rated (in play or finished) and those that started rated and ended
+    unrated by an early resignation (``Match.unrated_why``); not those aborted (no result: a free abort,
+    ``games.aborts``). What ``games.conf.pair_rated_per_day()`` caps."""
+    pair = Q(player0_id=user_id, player1_id=other_id) | Q(player0_id=other_id, player1_id=user_id)
+    return (Match.objects.filter(pair, started_at__gte=since)
+            .filter(Q(rated=True) | ~Q(unrated_why=""))
+            .exclude(status=MatchStatus.ABORTED).count())
+
+
+def rated_pair_counts(*, user_ids: Collection[int], since: datetime) -> dict[tuple[int, int], int]:
+    """``{(lower id, higher id): count}`` of :func:`rated_pair_count` for every pair among ``user_ids``
+    that has one (absent: none), in one query (a pool's wave)."""
+    ids = list(user_ids)
+    counts: dict[tuple[int, int], int] = {}
+    if len(ids) < 2:
+        return counts
+    rows = (Match.objects.filter(player0_id__in=ids, player1_id__in=ids, started_at__gte=since)
+            .filter(Q(rated=True) | ~Q(unrated_why="")).exclude(status=MatchStatus.ABORTED)
+            .values_list("player0_id", "player1_id"))
+    for a, b in rows:
+        key = (min(a, b), max(a, b))
+        counts[key] = counts.get(key, 0) + 1
+    return counts
 
 
 def seats_acted(*, match_id: int) -> set[int]:

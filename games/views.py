@@ -36,6 +36,8 @@ def _language() -> str:
 
 
 def _form_page(request: HttpRequest, mode: str, form: Any, status: int = 200) -> HttpResponse:
+    user: Any = request.user  # signed in: the create views are login_required
+    member = user.is_authenticated and not user.is_guest
     context = {
         "mode": mode, "form": form,
         "bot_form": form if mode == "bot" else BotMatchForm(language=_language()),
@@ -43,10 +45,24 @@ def _form_page(request: HttpRequest, mode: str, form: Any, status: int = 200) ->
         "presets": list(PRESETS),
         "rated_turn_timer": conf.RATED_TURN_TIMER,
         # A member's rated match in play: starting another is refused (services.MatchInProgress).
-        "active_match_id": services.active_rated_match_id(user_id=request.user.pk)
-        if request.user.is_authenticated and not request.user.is_guest else None,
+        "active_match_id": services.active_rated_match_id(user_id=user.pk) if member else None,
+        # The fair-play limits said before the member submits (docs/fairplay.md): casual only for a
+        # marked account; one waiting rated friend table.
+        "marked": member and not user.in_good_standing,
+        "waiting_table_id": services.waiting_rated_table_id(user_id=user.pk) if member else None,
     }
     return render(request, "games/new_match.html", context, status=status)
+
+
+def _said(exc: services.GameError) -> str:
+    """A service refusal for a page, in the reader's language where the service gives it one (the
+    fair-play limits, ``services.RatedRefused``; one rated match at a time), else its message."""
+    if isinstance(exc, services.RatedRefused):
+        return exc.said()
+    if isinstance(exc, services.MatchInProgress):
+        return _("You already have a rated match in progress (match %(id)s): finish it (or resign) first."
+                 ) % {"id": exc.match_id}
+    return exc.message
 
 
 def _create_from_form(
@@ -66,7 +82,7 @@ def _create_from_form(
                                     "(or resign) before starting another."))
         return redirect("games:table", match_id=exc.match_id)
     except services.GameError as exc:
-        form.add_error(None, exc.message)
+        form.add_error(None, _said(exc))
         return _form_page(request, mode, form, status=400)
     return redirect("games:table", match_id=match.pk)
 
@@ -128,7 +144,7 @@ def join(request: HttpRequest, token: str) -> HttpResponse:
         try:
             services.table_join(user=user, token=token)
         except services.GameError as exc:
-            messages.error(request, exc.message)
+            messages.error(request, _said(exc))
         else:
             return redirect("games:table", match_id=match.pk)
     context = {
@@ -170,6 +186,8 @@ def table(request: SignedInRequest, match_id: int) -> HttpResponse:
         "chat_presets": (list(chat.preset_texts().items())
                          if not match.bot_seats and match.bot_level is None else []),
         "free_aborts": aborts.free_aborts_per_window(),
+        # Moves each seat makes before a resignation rates a match between people (docs/fairplay.md).
+        "rated_min_moves": conf.rated_min_moves(),
         "free_aborts_left": (
             aborts.abort_counts(user_id=request.user.pk).free_left
             if match.rated and match.status == MatchStatus.ACTIVE else ""

@@ -8,7 +8,7 @@ that fails raises :class:`GameError` and changes nothing. Protocol: docs/protoco
 One module per concern; this package re-exports their public names, so callers import
 ``games.services`` (a test that replaces a function patches the module that calls it):
 
-- ``errors``: :class:`GameError`, :class:`MatchInProgress`.
+- ``errors``: :class:`GameError`, :class:`MatchInProgress`, :class:`RatedRefused` (the fair-play limits).
 - ``create``: matches against a bot, friend tables and their join, seated matches, ``start_match``.
 - ``play``: a player's action and resignation, and the write path the other modules share (the locked
   read, the event store, the match row's refresh, the after-commit broadcast).
@@ -49,14 +49,19 @@ from games.services.abandon import (
 from games.services.create import (
     active_rated_match_id,
     check_person,
+    check_rated_free,
+    lock_people,
     match_create_bot_vs_bot,
     match_create_seated,
     match_create_vs_bot,
+    pair_rated_full,
+    pairs_at_rated_cap,
     start_match,
     table_create,
     table_join,
+    waiting_rated_table_id,
 )
-from games.services.errors import GameError, MatchInProgress
+from games.services.errors import GameError, MatchInProgress, RatedRefused
 from games.services.play import Applied, locked_match, match_apply_action, match_resign, new_deck
 from games.services.server_moves import (
     choose_bot_action,
@@ -83,9 +88,12 @@ __all__ = [
     "Claimed",
     "GameError",
     "MatchInProgress",
+    "RatedRefused",
     "active_rated_match_id",
     "check_person",
+    "check_rated_free",
     "choose_bot_action",
+    "lock_people",
     "locked_match",
     "match_abandon",
     "match_absent_ids",
@@ -105,8 +113,11 @@ __all__ = [
     "match_sweep_absent",
     "match_sweep_server_moves",
     "new_deck",
+    "pair_rated_full",
+    "pairs_at_rated_cap",
     "safe_moves",
     "start_match",
     "table_create",
     "table_join",
+    "waiting_rated_table_id",
 ]

@@ -16,7 +16,7 @@ from django.utils import timezone
 from accounts.models import User
 from games import conf, presence
 from games.live import load
-from games.models import Match, MatchEvent, MatchStatus, ResultReason
+from games.models import Match, MatchEvent, MatchStatus, ResultReason, UnratedWhy
 from games.services.errors import GameError
 from games.services.finish import Left, match_finish
 from games.services.play import (
@@ -29,6 +29,8 @@ from games.services.play import (
     save_cas,
     store_events,
     store_marker,
+    too_early_to_rate,
+    unrate,
 )
 from push.send import Outcome
 
@@ -127,7 +129,9 @@ def match_claim(*, match_id: int, user: User, msg_id: str = "", now: Any = None)
 
     Then a rated match ends with the claimer's win (``result_reason`` ``left``: a ``left`` marker
     ``{"seat": leaver, "gone_seconds": n}`` then the engine's resignation of the leaver, so the log
-    replays; rated by the ratings app's exactly-once path after the commit, ``match_finished``); a casual
+    replays; rated by the ratings app's exactly-once path after the commit, ``match_finished``; unrated,
+    ``unrated_why`` ``early_left``, when a seat had made fewer than ``conf.rated_min_moves()`` moves of
+    its own, as an early resignation: docs/fairplay.md "Limits that make farming slow"); a casual
     match ends without a result (status ``aborted``, ``result_reason`` ``abandoned``, an ``abandon``
     marker ``{"why": "left", "seat": leaver, ...}``: not rated). Either way ``match_left`` is sent for
     the leaver inside the transaction (``lobby`` records its playban when the match is rated).
@@ -164,6 +168,10 @@ def match_claim(*, match_id: int, user: User, msg_id: str = "", now: Any = None)
             before = match.last_seq
             extra = {"seat": leaver, "gone_seconds": int(gone.total_seconds())}
             if match.rated:
+                if too_early_to_rate(match):
+                    # the claimer's win stands, unrated: a puppet that leaves after a move or two
+                    # transfers nothing (docs/fairplay.md); the leaver's playban still counts it
+                    unrate(match, UnratedWhy.EARLY_LEFT)
                 live = load(match).clone()
                 row = store_marker(match, "left", extra, seat, msg_id=msg_id)
                 store_events(match, live, [(e, {}) for e in live.state.resign(leaver)], seat=leaver,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 import secrets
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from datetime import timedelta
 from typing import Any
 
@@ -18,7 +18,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from accounts.models import User
+from accounts.models import Standing, User
 from accounts.selectors import house_bot_get
 from engine.deck import sub_seed
 from engine.events import Event
@@ -27,7 +27,8 @@ from engine.rules import PRESETS, RuleSet
 from games import conf
 from games.live import LiveMatch, load
 from games.models import Match, MatchStatus
-from games.services.errors import GameError, MatchInProgress
+from games.selectors import rated_pair_count, rated_pair_counts
+from games.services.errors import GameError, MatchInProgress, RatedRefused
 from games.services.play import broadcast_on_commit, cache_on_commit, deal_hand, refresh_match, store_events
 
 
@@ -99,6 +100,75 @@ def active_rated_match_id(*, user_id: int) -> int | None:
                                  rated=True).order_by("pk").values_list("pk", flat=True).first())
 
 
+def waiting_rated_table_id(*, user_id: int) -> int | None:
+    """The id of a rated friend table ``user_id`` opened that still waits for its second player, or None."""
+    return (Match.objects.filter(player0_id=user_id, status=MatchStatus.WAITING, rated=True)
+            .order_by("pk").values_list("pk", flat=True).first())
+
+
+def lock_people(*users: User | None) -> dict[int, str]:
+    """Lock the rows of the people among ``users`` (FOR NO KEY UPDATE, in id order, so two writes that
+    lock the same two players cannot deadlock: the lock ``match_create_vs_bot``, the lobby's
+    ``lock_users`` and a resignation's free-abort count take) and return their standing as stored now
+    (``{user id: Standing}``: a moderator's mark made after the request loaded the user counts).
+    House bots and None are skipped. Inside the caller's transaction."""
+    ids = sorted({u.pk for u in users if u is not None and not getattr(u, "is_bot", False)})
+    if not ids:
+        return {}
+    return dict(User.objects.select_for_update(no_key=True).filter(pk__in=ids).order_by("pk")
+                .values_list("pk", "standing"))
+
+
+def pair_rated_full(*, user_id: int, other_id: int, now: Any = None) -> bool:
+    """Whether ``user_id`` and ``other_id`` have started ``games.conf.pair_rated_per_day()`` rated
+    matches against each other within ``games.conf.PAIR_RATED_WINDOW`` before ``now`` (default: the
+    clock), so no further rated one may start now (``games.selectors.rated_pair_count`` counts)."""
+    since = (now or timezone.now()) - conf.PAIR_RATED_WINDOW
+    return rated_pair_count(user_id=user_id, other_id=other_id, since=since) >= conf.pair_rated_per_day()
+
+
+def pairs_at_rated_cap(*, user_ids: Collection[int], now: Any = None) -> set[tuple[int, int]]:
+    """The pairs ``(lower id, higher id)`` among ``user_ids`` for which :func:`pair_rated_full` holds now:
+    what a rated pool's wave never pairs (``lobby.matching.pair_wave``'s ``avoid``)."""
+    since = (now or timezone.now()) - conf.PAIR_RATED_WINDOW
+    cap = conf.pair_rated_per_day()
+    return {pair for pair, n in rated_pair_counts(user_ids=user_ids, since=since).items() if n >= cap}
+
+
+def check_rated_free(*, user: User, opponent: User | None = None, own_table: bool = False) -> None:
+    """Raise the first fair-play limit that refuses ``user`` a rated match (against ``opponent``, a
+    person or a house bot, when known) now, or return (docs/fairplay.md "Limits that make farming slow"):
+
+    1. ``account_marked`` / ``opponent_marked``: an account not in good standing plays casual only;
+    2. ``match_in_progress`` (:class:`MatchInProgress`, for ``user``) / ``opponent_in_rated_match``:
+       one active rated match per person;
+    3. ``rated_table_waiting`` (``own_table``: ``user`` opens a rated table): one waiting rated friend
+       table per person;
+    4. ``pair_rated_limit``: the two people's daily cap (:func:`pair_rated_full`).
+
+    Locks both people's rows first (:func:`lock_people`), so two racing requests of either (two tabs, two
+    joins) are serialized and the second sees what the first created. Call inside the transaction that
+    then creates the match. Tournament pairings never call it (Swiss decides them).
+
+    :raises RatedRefused: the codes above (``said()``: the message in the reader's language).
+    :raises MatchInProgress: ``user`` is seated in an active rated match.
+    """
+    standing = lock_people(user, opponent)
+    if standing.get(user.pk, Standing.GOOD) != Standing.GOOD:
+        raise RatedRefused("account_marked")
+    person = opponent if opponent is not None and not getattr(opponent, "is_bot", False) else None
+    if person is not None and standing.get(person.pk, Standing.GOOD) != Standing.GOOD:
+        raise RatedRefused("opponent_marked", name=person.public_name)
+    if (active := active_rated_match_id(user_id=user.pk)) is not None:
+        raise MatchInProgress(active)
+    if person is not None and active_rated_match_id(user_id=person.pk) is not None:
+        raise RatedRefused("opponent_in_rated_match", name=person.public_name)
+    if own_table and (table := waiting_rated_table_id(user_id=user.pk)) is not None:
+        raise RatedRefused("rated_table_waiting", match_id=table)
+    if person is not None and pair_rated_full(user_id=user.pk, other_id=person.pk):
+        raise RatedRefused("pair_rated_limit", name=person.public_name, limit=conf.pair_rated_per_day())
+
+
 @transaction.atomic
 def match_create_vs_bot(
     *, user: User, level: int, rules_preset: str, target: int, rated: bool = True,
@@ -117,6 +187,8 @@ def match_create_vs_bot(
         requests (two tabs, Back then Start again) are serialized and the second sees the first's match.
     :raises GameError: ``bad_field`` (level not 1..5, unknown preset, target not 50/100),
         ``not_authenticated`` (anonymous or bot user), ``no_bot`` (house bots not created).
+    :raises RatedRefused: ``account_marked``: a rated match for an account not in good standing (casual
+        stays open to it; docs/fairplay.md).
     :raises MatchInProgress: ``one_active`` and a rated match of ``user`` is active (not a repeat of
         the submission that created it: that returns it).
     """
@@ -129,11 +201,11 @@ def match_create_vs_bot(
     except User.DoesNotExist:
         raise GameError("no_bot", f"house bot {level} is missing: run manage.py ensure_house_bots") from None
     rated = bool(rated) and not user.is_guest
-    if rated and one_active:
-        # FOR NO KEY UPDATE: serializes this player's creates without blocking inserts that merely
-        # reference the user (their foreign keys take KEY SHARE). On SQLite the IMMEDIATE transaction
-        # already serializes writers.
-        User.objects.select_for_update(no_key=True).filter(pk=user.pk).values_list("pk").first()
+    # FOR NO KEY UPDATE: serializes this player's creates without blocking inserts that merely
+    # reference the user (their foreign keys take KEY SHARE). On SQLite the IMMEDIATE transaction
+    # already serializes writers. The standing is read under the lock: a mark made since counts.
+    if rated and lock_people(user).get(user.pk, Standing.GOOD) != Standing.GOOD:
+        raise RatedRefused("account_marked")
 
     def create() -> Match:
         if rated and one_active and (active := active_rated_match_id(user_id=user.pk)) is not None:
@@ -164,6 +236,9 @@ def table_create(
         rated when a guest joins it (docs/ratings.md).
     :param submission: the create form's one-time token: a repeat returns the table it created.
     :raises GameError: ``bad_field`` (preset, target, timer), ``not_authenticated``.
+    :raises RatedRefused: a rated table: ``account_marked``, ``rated_table_waiting`` (one waiting rated
+        table per member), see :func:`check_rated_free`.
+    :raises MatchInProgress: a rated table while ``user`` is seated in an active rated match.
     """
     check_person(user)
     rules = _rules(rules_preset, target)
@@ -171,11 +246,23 @@ def table_create(
     rated = bool(rated) and not user.is_guest
     if rated and turn_timer is None:
         turn_timer = conf.RATED_TURN_TIMER
-    return _create_once(user=user, submission=submission, create=lambda: Match.objects.create(
-        rules=rules.to_dict(), preset=rules_preset, player0=user, status=MatchStatus.WAITING,
-        invite_token=secrets.token_urlsafe(24), turn_timer_seconds=turn_timer, scores=[0, 0],
-        timeout_strikes=[0, 0], rated=rated, submission=submission,
-    ))
+
+    def create() -> Match:
+        if rated:
+            lock_people(user)
+            # a racing POST of the same form committed its table while this one waited for the lock:
+            # that table is this submission's (_create_once), not a second waiting table to refuse
+            twin = Match.objects.filter(player0=user, submission=submission).first() if submission else None
+            if twin is not None:
+                return twin
+            check_rated_free(user=user, own_table=True)
+        return Match.objects.create(
+            rules=rules.to_dict(), preset=rules_preset, player0=user, status=MatchStatus.WAITING,
+            invite_token=secrets.token_urlsafe(24), turn_timer_seconds=turn_timer, scores=[0, 0],
+            timeout_strikes=[0, 0], rated=rated, submission=submission,
+        )
+
+    return _create_once(user=user, submission=submission, create=create)
 
 
 def _check_turn_timer(turn_timer: int | None) -> None:
@@ -282,6 +369,10 @@ def table_join(*, user: User, token: str) -> Match:
 
     :raises GameError: ``no_such_match`` (unknown token), ``table_full`` (someone else joined),
         ``match_over`` (finished/aborted), ``not_authenticated``.
+    :raises RatedRefused: a member joining a rated table: ``account_marked``, ``opponent_marked``,
+        ``opponent_in_rated_match`` (the host is playing another rated match), ``pair_rated_limit``
+        (:func:`check_rated_free`, under the table's row lock then both players' rows).
+    :raises MatchInProgress: a member joining a rated table while seated in an active rated match.
     """
     check_person(user)
     with transaction.atomic():
@@ -295,6 +386,8 @@ def table_join(*, user: User, token: str) -> Match:
             raise GameError("match_over", "this table is closed")
         if match.player1_id is not None:
             raise GameError("table_full", "both seats at this table are taken")
+        if match.rated and not user.is_guest:
+            check_rated_free(user=user, opponent=match.player0)
         match.player1 = user
         if user.is_guest:
             match.rated = False  # a match with a guest is never rated

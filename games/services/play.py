@@ -29,8 +29,8 @@ from engine.errors import EngineError, IllegalActionError
 from engine.events import DealEvent, Event, to_json
 from games import aborts, conf, scheduling
 from games.live import LiveMatch, cache_get, cache_put, load, row_check, row_contest, row_get, row_put
-from games.models import Match, MatchEvent, MatchStatus, ResultReason
-from games.selectors import match_state_payload, seats_moved
+from games.models import Match, MatchEvent, MatchStatus, ResultReason, UnratedWhy
+from games.selectors import match_state_payload, own_moves, seats_moved
 from games.services.errors import GameError
 from games.services.finish import Left, announce_finished, match_finish, record_result
 from games.write_sql import events_insert, match_locked_or_none, match_update_cas, match_write_one
@@ -88,7 +88,10 @@ def match_resign(*, match_id: int, user: User, msg_id: str = "", forfeit: bool =
     table is aborted instead, and so is a RATED match resigned before both players have made a move
     (lichess's rule): status ``aborted``, ``result_reason`` aborted, an ``abort`` marker event, no winner,
     never rated; but only while ``user`` has a free abort left (``games.aborts``: ``GAMES_FREE_ABORTS``
-    per rolling 24 h): past them it is an ordinary resignation, the opponent wins and the match is rated.
+    per rolling 24 h): past them it is an ordinary resignation, the opponent wins. A rated match between
+    two people resigned before EACH seat made ``conf.rated_min_moves()`` moves of its own (and not
+    aborted so) is finished with the opponent's win but not rated: ``rated`` False, ``unrated_why``
+    ``early_resign`` (docs/fairplay.md "Limits that make farming slow").
     The free aborts are counted under the user's row lock (FOR NO KEY UPDATE, taken after the match's),
     so two resignations at once in two matches cannot both take the last free abort.
 
@@ -121,11 +124,38 @@ def match_resign(*, match_id: int, user: User, msg_id: str = "", forfeit: bool =
             save_cas(match, before)
             sent = broadcast_on_commit(match, None)
             return Applied(seq=row.seq, last_seq=match.last_seq, broadcast=sent)
+        if match.rated and match.status == MatchStatus.ACTIVE and too_early_to_rate(match):
+            # Finished, its winner kept (a tournament still gets its result), but not rated: stored
+            # before the resignation, in the same transaction, so the end's match_finished says
+            # rated=False and the ratings app (which reads Match.rated) never rates it.
+            unrate(match, UnratedWhy.EARLY_RESIGN)
+            return _write(match_id=match_id, user=user, msg_id=msg_id, kind="resign", body=_resign)
 
-    def resign(live: LiveMatch, match: Match, seat: int) -> list[tuple[Event, dict[str, Any]]]:
-        return [(e, {}) for e in live.state.resign(seat)]
+    return _write(match_id=match_id, user=user, msg_id=msg_id, kind="resign", body=_resign)
 
-    return _write(match_id=match_id, user=user, msg_id=msg_id, kind="resign", body=resign)
+
+def _resign(live: LiveMatch, match: Match, seat: int) -> list[tuple[Event, dict[str, Any]]]:
+    return [(e, {}) for e in live.state.resign(seat)]
+
+
+def unrate(match: Match, why: str) -> None:
+    """Make the rated ``match`` (locked by the caller's transaction) unrated for ``why``
+    (``UnratedWhy``): stored at once (the write's compare-and-set does not store ``rated``) and on the
+    instance, before the end, so ``match_finished`` says ``rated=False``."""
+    Match.objects.filter(pk=match.pk).update(rated=False, unrated_why=why)
+    match.rated, match.unrated_why = False, why
+
+
+def too_early_to_rate(match: Match) -> bool:
+    """Whether ``match`` is between two people and a seat has made fewer than ``conf.rated_min_moves()``
+    moves of its own (``games.selectors.own_moves``): a resignation now does not rate the match
+    (docs/fairplay.md)."""
+    if match.bot_seats:
+        # Against a house bot nobody gains rating (its rating is fixed), and a resignation's only use is
+        # fishing for a better deal: there the free aborts, then a rated loss, stay the rule.
+        return False
+    moves = own_moves(match_id=match.pk)
+    return any(moves.get(seat, 0) < conf.rated_min_moves() for seat in (0, 1))
 
 
 def _abort_is_free(user: User) -> bool:

@@ -3,8 +3,9 @@ pool join, an open challenge and its acceptance share, so each refuses the same 
 
 from __future__ import annotations
 
-from accounts.models import User
-from games.services import active_rated_match_id
+from accounts.models import Standing, User
+from games.conf import pair_rated_per_day
+from games.services import active_rated_match_id, pair_rated_full
 from lobby import playbans
 from lobby.errors import refuse
 from lobby.labels import pool_label_lazy
@@ -17,6 +18,7 @@ def check_free(*, user: User, rated: bool, playban: bool = True) -> None:
     :param rated: the match sought is rated (a guest may not).
     :param playban: whether a playban in force refuses (pools and open challenges: yes).
     :raises GameError: ``not_authenticated`` (anonymous, inactive or a bot), ``guest_rated``,
+        ``account_marked`` (rated, and the account is not in good standing: docs/fairplay.md),
         ``playban`` (the message names the reason, the rated matches left in 24 h and the wait;
         ``params``: :func:`lobby.playbans.refusal_params`), ``match_in_progress``
         (an active rated match),
@@ -29,6 +31,8 @@ def check_free(*, user: User, rated: bool, playban: bool = True) -> None:
         raise refuse("not_authenticated")
     if rated and user.is_guest:
         raise refuse("guest_rated")
+    if rated and not _in_good_standing(user.pk):
+        raise refuse("account_marked")
     if playban and (ban := playbans.active(user=user)) is not None:
         # the message says why and how long is left; ``lobby.errors.said`` says it in the reader's language
         raise refuse("playban", **playbans.refusal_params(ban=ban))
@@ -39,3 +43,26 @@ def check_free(*, user: User, rated: bool, playban: bool = True) -> None:
         raise refuse("already_waiting", pool=pool_label_lazy(waiting.pool), pool_slug=waiting.pool.slug)
     if Seek.objects.filter(creator=user, status=SeekStatus.OPEN).exists():
         raise refuse("already_seeking")
+
+
+def _in_good_standing(user_id: int) -> bool:
+    """Whether ``user_id``'s account is in good standing as stored now (a moderator's mark made after the
+    request loaded the user counts)."""
+    return User.objects.filter(pk=user_id, standing=Standing.GOOD).exists()
+
+
+def check_pair(*, user: User, other: User, rated: bool) -> None:
+    """Raise the first reason ``user`` may not start a rated match against ``other`` (the seek's creator,
+    the challenger) now, or return; a casual match: always return. Call after :func:`check_free` of
+    ``user``, with both rows locked (``lobby.seeks.lock_users``).
+
+    :raises GameError: ``opponent_marked`` (``other`` is not in good standing; ``params``: ``name``),
+        ``pair_rated_limit`` (the two started ``games.conf.pair_rated_per_day()`` rated matches against
+        each other in the last 24 hours; ``params``: ``name``, ``limit``).
+    """
+    if not rated:
+        return
+    if not _in_good_standing(other.pk):
+        raise refuse("opponent_marked", name=other.public_name)
+    if pair_rated_full(user_id=user.pk, other_id=other.pk):
+        raise refuse("pair_rated_limit", name=other.public_name, limit=pair_rated_per_day())

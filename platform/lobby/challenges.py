@@ -82,8 +82,9 @@ def challenge_create(*, challenger: User, challenged: User, choice: Settings,
     :raises GameError: ``challenge_self``, ``challenge_bot``, ``challenge_guest``, ``challenge_blocked``
         (their "let others challenge me" is off), ``challenge_target_busy``, ``challenge_pending`` (an
         open challenge to them already, also when two requests race), ``challenge_limit``,
-        ``bad_settings``, and ``busy.check_free``'s codes for ``challenger`` (no playban: a direct
-        challenge is between two people who both choose it).
+        ``bad_settings``, ``busy.check_free``'s codes for ``challenger`` (no playban: a direct
+        challenge is between two people who both choose it), and ``busy.check_pair``'s for the two
+        (``opponent_marked``, ``pair_rated_limit``: refused at once rather than at the acceptance).
     """
     choice = check_settings(choice)
     now = now or timezone.now()
@@ -100,6 +101,7 @@ def challenge_create(*, challenger: User, challenged: User, choice: Settings,
             raise refuse("challenge_blocked", name=challenged.public_name)
         if playing_match_id(user_id=challenged.pk) is not None:
             raise refuse("challenge_target_busy", name=challenged.public_name)
+        busy.check_pair(user=challenger, other=challenged, rated=choice.rated)
         open_sent = Challenge.objects.filter(challenger=challenger, status=ChallengeStatus.OPEN,
                                              expires_at__gt=now)
         if open_sent.filter(challenged=challenged).exists():
@@ -161,7 +163,8 @@ def challenge_accept(*, user: User, challenge_id: int, now: datetime | None = No
 
     :raises GameError: ``challenge_not_found`` (also not addressed to ``user``), ``challenge_answered``
         (declined), ``challenge_withdrawn``, ``challenge_expired``, ``challenger_busy`` (a rated challenge
-        whose challenger started a rated match since), and ``busy.check_free``'s codes for ``user``.
+        whose challenger started a rated match since), ``busy.check_free``'s codes for ``user`` and
+        ``busy.check_pair``'s (``opponent_marked``, ``pair_rated_limit``) for the two.
     """
     now = now or timezone.now()
     with transaction.atomic():
@@ -177,6 +180,7 @@ def challenge_accept(*, user: User, challenge_id: int, now: datetime | None = No
         challenger_match = game_services.active_rated_match_id(user_id=challenge.challenger_id)
         if challenge.rated and challenger_match is not None:
             raise refuse("challenger_busy", name=challenge.challenger.public_name)
+        busy.check_pair(user=user, other=challenge.challenger, rated=challenge.rated)
         match = game_services.match_create_seated(
             player0=challenge.challenger, player1=user, rules_preset=challenge.preset,
             target=challenge.target, turn_timer=challenge.turn_timer_seconds, rated=challenge.rated,

@@ -24,6 +24,12 @@ MESSAGES: dict[str, str] = {
     # {pool}: lobby.labels.pool_label_lazy of the pool the player waits in
     "already_waiting": N_("you are already waiting in the pool {pool}: cancel that first"),
     "already_seeking": N_("you already have an open challenge: cancel that first"),
+    # fair play (lobby.busy; docs/fairplay.md "Limits that make farming slow")
+    "account_marked": N_("your account is under fair-play review: you may play casual matches only"),
+    "opponent_marked": N_("{name} may play casual matches only for now"),
+    # {limit}: games.conf.pair_rated_per_day()
+    "pair_rated_limit": N_("you and {name} have started {limit} rated matches against each other in the"
+                           " last 24 hours, the most a day allows: play casual, or rated again tomorrow"),
     # {reason}, {wait}: lazy strings of lobby.playbans.refusal_params ("you left a rated match", "4 minutes")
     "playban": N_("{reason}: you can pair again in {wait}"),
     "bad_frame": N_("malformed message: {detail}"),

@@ -14,6 +14,9 @@ The rule, for the players waiting in one pool at one wave:
 - **No rematch in a row.** Two players who are each other's ``last_opponent`` (the last match each
   played through this pool was against the other) are not paired, unless they are the only two
   (distinct) players waiting in the wave.
+- **Pairs at their daily cap.** Two users whose pair is in ``avoid`` (user ids, either order: the pairs
+  that have started ``games.conf.pair_rated_per_day()`` rated matches in 24 hours, in a rated pool)
+  are never paired, even when they are the only two waiting (docs/fairplay.md).
 - **Best wave.** Among all pairings that respect the above, the wave takes one that first has the most
   pairs and then the smallest total rating gap (sum of ``|r_a - r_b|`` over its pairs): a weighted
   matching, not first come first served.
@@ -37,7 +40,7 @@ with a brute-force enumeration of every pairing on thousands of random waves, an
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 BAND = 6
@@ -93,11 +96,12 @@ def _distinct(waiters: Sequence[Waiter]) -> list[Waiter]:
 
 
 def pair_wave(waiters: Sequence[Waiter], *, start: float, growth: float, cap: float | None = None,
-              band: int = BAND) -> list[tuple[int, int]]:
+              band: int = BAND, avoid: Collection[tuple[int, int]] = ()) -> list[tuple[int, int]]:
     """The pairs of one wave, as ``(key, key)`` tuples (the lower-rated player's key first), in rating order.
 
     ``waiters`` are the players waiting in one pool (any order); ``start``, ``growth`` and ``cap`` define
-    :func:`window`; ``band`` (>= 1) how many places apart in rating order a pair may be (the module doc).
+    :func:`window`; ``band`` (>= 1) how many places apart in rating order a pair may be (the module doc);
+    ``avoid``: pairs of user ids (either order) never paired.
     Players left out wait for the next wave. Deterministic: the same waiters give the same pairs in any
     input order. Raises ValueError for a bad ``band`` or window parameter.
     """
@@ -110,6 +114,7 @@ def pair_wave(waiters: Sequence[Waiter], *, start: float, growth: float, cap: fl
     ratings = [float(w.rating) for w in people]
     widths = [window(w.waited, start=start, growth=growth, cap=cap) for w in people]
     only_two = n == 2
+    banned = {(min(a, b), max(a, b)) for a, b in avoid}
 
     # back[p]: the players q < p (at most ``band`` places before) that p may be paired with.
     back: list[list[int]] = [[] for _ in range(n)]
@@ -123,6 +128,8 @@ def pair_wave(waiters: Sequence[Waiter], *, start: float, growth: float, cap: fl
             if gap > widths[q]:
                 continue
             if not only_two and op == people[q].user_id and people[q].last_opponent == up:
+                continue
+            if banned and (min(up, people[q].user_id), max(up, people[q].user_id)) in banned:
                 continue
             back[p].append(q)
             last_ahead[q] = p

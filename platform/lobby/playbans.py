@@ -83,8 +83,10 @@ def record(*, user_id: int, match: Match, reason: str, now: datetime | None = No
 def on_match_left(sender: Any, *, match: Match, seats: list[int], why: str, now: datetime,
                   **kwargs: Any) -> None:
     """``games.signals.match_left`` (inside the ending transaction): a rated match between people ended
-    because ``seats`` left it: record each one's playban (``why`` is the reason)."""
-    if not match.rated:
+    because ``seats`` left it: record each one's playban (``why`` is the reason). A match claimed too
+    early to be rated (``unrated_why`` ``early_left``: docs/fairplay.md) was rated when it was left, so
+    it counts too."""
+    if not match.rated and not match.unrated_why:
         return
     reason = PlaybanReason.TIMEOUTS if why == "timeouts" else PlaybanReason.ABANDONED
     for seat in seats:
@@ -193,7 +195,9 @@ def left_count(*, user_id: int) -> LeftCount:
     """The profile's count for ``user_id`` (one query: a playban is only ever recorded for such a match
     that is over, so N counts M's matches that have one)."""
     banned = Playban.objects.filter(user_id=user_id, match_id=OuterRef("pk"))
-    over = (Match.objects.filter(Q(player0_id=user_id) | Q(player1_id=user_id), rated=True,
+    # (a match claimed too early to be rated, ``unrated_why`` ``early_left``, was rated when it was left)
+    over = (Match.objects.filter(Q(player0_id=user_id) | Q(player1_id=user_id),
+                                 Q(rated=True) | Q(unrated_why="early_left"),
                                  player1__isnull=False, bot_level__isnull=True, bot_seats=[])
             .filter(Q(status=MatchStatus.FINISHED) | Q(status=MatchStatus.ABORTED, result_reason="abandoned"))
             .aggregate(n=Count("pk"), left=Count("pk", filter=Exists(banned))))

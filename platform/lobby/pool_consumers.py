@@ -47,6 +47,7 @@ CLOSE_CODES: dict[str, int] = {
     "not_authenticated": 4401,
     "guest_rated": 4403,
     "playban": 4403,
+    "account_marked": 4403,
     "no_such_pool": 4404,
     "match_in_progress": 4409,
     "already_waiting": 4409,

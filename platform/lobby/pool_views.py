@@ -17,7 +17,7 @@ from lobby.errors import said, text
 from lobby.labels import pool_label
 from lobby.models import EntryStatus, Pool
 
-SHOWN_REFUSALS = ("guest_rated", "playban", "match_in_progress")
+SHOWN_REFUSALS = ("guest_rated", "account_marked", "playban", "match_in_progress")
 """The refusals of ``busy.check_free`` that /play/ shows by disabling a pool's Join (the others, such as
 ``already_waiting``, are the waiting screen's to say)."""
 

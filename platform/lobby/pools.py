@@ -32,9 +32,9 @@ from django.db import transaction
 from django.db.models import OuterRef, Q, Subquery
 from django.utils import timezone
 
-from accounts.models import BOT_LEVELS, User
+from accounts.models import BOT_LEVELS, Standing, User
 from games.models import Match, MatchStatus
-from games.services import GameError, match_create_seated, match_create_vs_bot
+from games.services import GameError, match_create_seated, match_create_vs_bot, pairs_at_rated_cap
 from lobby import busy
 from lobby.errors import refuse
 from lobby.matching import Waiter, pair_wave
@@ -234,8 +234,10 @@ def run_wave(*, pool_id: int, now: datetime | None = None, min_gap: float | None
 
     Steps: lock the pool (skipped: another runner has it); lock its waiting entries; end those whose
     socket is gone (``left``, reason ``disconnected``); lock their users (skip locked: they sit out);
-    end those now in an active rated match elsewhere (``cancelled``, reason ``match_in_progress``);
-    :func:`lobby.matching.pair_wave` on the rest (the window and the repeat rule are there); one match per
+    end those now in an active rated match elsewhere (``cancelled``, reason ``match_in_progress``) and,
+    in a rated pool, those whose account was marked meanwhile (reason ``account_marked``);
+    :func:`lobby.matching.pair_wave` on the rest (the window and the repeat rule are there; in a rated
+    pool the pairs at their daily cap, ``games.services.pairs_at_rated_cap``, are avoided); one match per
     pair (``games.services.match_create_seated``: classic rules, the pool's target, timer and rated; the
     longer waiter sits in seat 0); then the entries that asked for a bot and waited
     ``pool.bot_after_seconds`` get one (``match_create_vs_bot``, the level nearest their rating, rated as
@@ -281,15 +283,22 @@ def run_wave(*, pool_id: int, now: datetime | None = None, min_gap: float | None
             if entry.user_id in in_match:
                 _end(entry, EntryStatus.CANCELLED, now)
                 wave.left.append((entry.pk, "match_in_progress"))
+            elif pool.rated and entry.user_id in free and entry.user.standing != Standing.GOOD:
+                # marked while waiting (the join refused it before): rated pools are closed to it
+                _end(entry, EntryStatus.CANCELLED, now)
+                wave.left.append((entry.pk, "account_marked"))
             elif entry.user_id in free:
                 ready[entry.pk] = entry
         opponents = _last_opponents(ready.values())
+        # the pairs at their daily cap of rated matches wait for other opponents (docs/fairplay.md)
+        avoid = (pairs_at_rated_cap(user_ids={e.user_id for e in ready.values()}, now=now)
+                 if pool.rated else set())
         waiters = [Waiter(key=e.pk, user_id=e.user_id, rating=e.rating,
                           waited=max(0.0, (now - e.joined_at).total_seconds()),
                           last_opponent=opponents.get(e.pk)) for e in ready.values()]
         chosen = sorted((sorted((ready[key_a], ready[key_b]), key=lambda e: (e.joined_at, e.pk))
                          for key_a, key_b in pair_wave(waiters, start=pool.window_start,
-                                                       growth=pool.window_growth)),
+                                                       growth=pool.window_growth, avoid=avoid)),
                         key=lambda pair: (pair[0].joined_at, pair[0].pk))
         for a, b in chosen[:MAX_MATCHES_PER_WAVE]:
             del ready[a.pk], ready[b.pk]

@@ -182,7 +182,8 @@ def seek_accept(*, user: User, seek_id: int, now: datetime | None = None) -> Mat
     :raises GameError: ``seek_not_found``, ``seek_own``, ``seek_taken``, ``seek_gone``, ``seek_expired``
         (also an open seek past its ``expires_at`` the sweep has not reached yet), ``seek_guest_range``,
         ``seek_out_of_range``, ``seek_creator_busy`` (a rated seek whose creator started a rated match
-        since), and ``busy.check_free``'s codes for ``user``.
+        since), ``busy.check_free``'s codes for ``user`` and ``busy.check_pair``'s (``opponent_marked``,
+        ``pair_rated_limit``) for the two.
     """
     now = now or timezone.now()
     with transaction.atomic():
@@ -209,6 +210,7 @@ def seek_accept(*, user: User, seek_id: int, now: datetime | None = None) -> Mat
         busy.check_free(user=user, rated=seek.rated)
         if seek.rated and game_services.active_rated_match_id(user_id=seek.creator_id) is not None:
             raise refuse("seek_creator_busy")
+        busy.check_pair(user=user, other=seek.creator, rated=seek.rated)
         match = game_services.match_create_seated(
             player0=seek.creator, player1=user, rules_preset=seek.preset, target=seek.target,
             turn_timer=seek.turn_timer_seconds, rated=seek.rated,

@@ -71,6 +71,15 @@ def _match(a: Any, b: Any, *, rated: bool, timer: int | None = 60) -> Match:
     return services.match_create_seated(player0=a, player1=b, rated=rated, turn_timer=timer)
 
 
+def _played(match: Match, a: Any, b: Any) -> None:
+    """Each seat makes ``GAMES_RATED_MIN_MOVES`` moves of its own first, so a claim then is rated
+    (docs/fairplay.md "Limits that make farming slow": a claim earlier is finished unrated)."""
+    from games import conf
+    from tests.games.test_farming_limits import _move
+
+    _move(match.pk, {0: a, 1: b}, conf.rated_min_moves())
+
+
 def _code(call: Callable[[], Any]) -> str:
     with pytest.raises(GameError) as refused:
         call()
@@ -197,6 +206,7 @@ def test_a_rated_claim_wins_is_rated_once_and_bans_the_leaver(
 ) -> None:
     alice, bob, _ = people
     match = _match(alice, bob, rated=True)
+    _played(match, alice, bob)
     start = match.started_at
     assert start is not None
     presence.opened(match_id=match.pk, seat=0, now=start)
@@ -225,6 +235,32 @@ def test_a_rated_claim_wins_is_rated_once_and_bans_the_leaver(
     from replays.selectors import match_record
 
     assert match_record(match=match)["end"]["winner"] == 0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_claim_before_enough_moves_wins_unrated_and_still_bans_the_leaver(
+    people: tuple[Any, Any, Any], eager_tasks: None
+) -> None:
+    """The puppet who leaves at once (docs/fairplay.md "Limits that make farming slow"): the claimer
+    wins, the match is not rated (``unrated_why`` ``early_left``), the leaver's playban stands and the
+    profile still counts it as a rated match left."""
+    alice, bob, _ = people
+    match = _match(alice, bob, rated=True)
+    start = match.started_at
+    assert start is not None
+    presence.opened(match_id=match.pk, seat=0, now=start)
+    presence.closed(match_id=match.pk, seat=1, now=start)
+    when = start + timedelta(seconds=60)
+    assert services.match_claim(match_id=match.pk, user=alice, msg_id="w1", now=when).outcome == "win"
+    match.refresh_from_db()
+    assert (match.status, match.winner, match.result_reason, match.rated, match.unrated_why) == (
+        MatchStatus.FINISHED, 0, "left", False, "early_left")
+    assert not RatingChange.objects.exists()
+    assert rating_services.match_rate(match_id=match.pk) == []
+    ban = Playban.objects.get()
+    assert (ban.user_id, ban.match_id, ban.reason) == (bob.pk, match.pk, "abandoned")
+    counts = playbans.left_count(user_id=bob.pk)
+    assert (counts.left, counts.rated) == (1, 1)
 
 
 @pytest.mark.django_db(transaction=True)
@@ -489,6 +525,7 @@ def test_a_claimed_win_is_shown_as_the_opponent_left_everywhere(
 
     alice, bob, _ = people
     match = _match(alice, bob, rated=True)
+    _played(match, alice, bob)
     start = match.started_at
     assert start is not None
     presence.opened(match_id=match.pk, seat=0, now=start)

@@ -56,23 +56,28 @@ def carol(make_member: Callable[[str], Any]) -> Any:
 
 
 def first_moves(match_id: int, users: dict[int, Any]) -> None:
-    """Play a fresh match until each seat has made a move of its own (passes, stock draws, discards)."""
-    from games import services
+    """Play a fresh match until each seat has made ``games.conf.rated_min_moves()`` moves of its own
+    (passes, stock draws, discards; never a knock), so a resignation then rates a rated match between
+    people (docs/fairplay.md "Limits that make farming slow"; at least one move each, so it is never
+    aborted either)."""
+    from games import conf, services
     from games.live import load
     from games.models import Match
 
-    moved: set[int] = set()
-    while moved != {0, 1}:
+    needed = max(1, conf.rated_min_moves())
+    moved = {0: 0, 1: 0}
+    while min(moved.values()) < needed:
         match = Match.objects.get(pk=match_id)
         live = load(match)
         seat = live.state.current_player
         assert seat is not None
-        moved.add(seat)
+        moved[seat] += 1
         if match.bot_level is not None and seat == 1:
             assert services.match_play_bot_turn(match_id=match_id) is not None
             continue
         legal = [str(a) for a in live.state.legal_actions(seat)]
-        action = next((a for a in ("pass", "draw stock") if a in legal), legal[0])
+        action = next((a for a in ("pass", "draw stock") if a in legal),
+                      next((a for a in legal if a.startswith("discard")), legal[0]))
         services.match_apply_action(match_id=match_id, user=users[seat], action_text=action,
                                     client_seq=match.last_seq, msg_id=f"first-{seat}-{match.last_seq}")
 

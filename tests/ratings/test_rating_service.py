@@ -111,6 +111,8 @@ def test_what_is_not_rated(case: str, alice: Any, bob: Any, guest: Any, house_bo
 def test_rated_table_gets_a_turn_timer(alice: Any) -> None:
     rated = games_services.table_create(user=alice, rules_preset="classic", target=100, turn_timer=None)
     assert rated.rated and rated.turn_timer_seconds == 60
+    # one waiting rated table per member (docs/fairplay.md): the first is closed before the second
+    games_services.match_resign(match_id=rated.pk, user=alice)
     chosen = games_services.table_create(user=alice, rules_preset="classic", target=100, turn_timer=30)
     assert chosen.turn_timer_seconds == 30
     casual = games_services.table_create(user=alice, rules_preset="classic", target=100, turn_timer=None,

@@ -13,7 +13,10 @@ import { t } from "./i18n.js";
  */
 export function renderRatingLine(box, match, rating) {
   // Which it was, rated or casual (a rated match's change follows; a casual one changed nobody's rating).
-  const kind = el("p", "meta match-kind", match.rated ? t("end_rated") : t("end_casual"));
+  // A rated match resigned or left too early to count (docs/fairplay.md): says so, rather than "casual".
+  const unrated = { early_resign: "end_unrated_early", early_left: "end_unrated_left" }[match.unrated_why];
+  const kind = el("p", "meta match-kind",
+                  unrated ? t(unrated) : match.rated ? t("end_rated") : t("end_casual"));
   kind.dataset.testid = "match-kind";
   box.append(kind);
   if (match.status === "aborted" && match.result_reason === "aborted") {

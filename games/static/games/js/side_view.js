@@ -123,8 +123,9 @@ export function updateTimer(state) {
  * resigned before both players have made a move of their own (the timer's automatic moves do not
  * count) is aborted, free while the player has free aborts left in the last 24 hours (the page's
  * ``data-free-aborts-left``, counted when it was served); after them it is a resignation and a rated
- * loss. The server decides the same way when the resignation arrives. Otherwise: a rated loss for a rated
- * match, nothing to the rating for a casual one.
+ * loss. The server decides the same way when the resignation arrives. Between people, a rated match
+ * resigned before each seat made ``data-rated-min-moves`` moves is finished unrated. Otherwise: a rated
+ * loss for a rated match, nothing to the rating for a casual one.
  * @param {object} state the latest state
  * @returns {string}
  */
@@ -135,7 +136,17 @@ export function resignQuestion(state) {
   const moves = (state.hand && state.hand.moves) || [];
   const bothMoved = [0, 1].every((seat) => moves.some((mv) => mv.seat === seat && !mv.auto));
   const early = m.rated && m.status === "active" && (m.hand_number || 0) <= 1 && !bothMoved;
-  if (!early || left === undefined || left === "") return m.rated ? t("resign_rated") : t("resign_casual");
+  if (!early || left === undefined || left === "") {
+    // Between people, a resignation before each seat made ``data-rated-min-moves`` moves of its own
+    // finishes the match unrated (docs/fairplay.md "Limits that make farming slow"; hand 1 only: the
+    // count covers the whole match, and by hand 2 both have played).
+    const need = Number(box.dataset.ratedMinMoves || 0);
+    const people = (m.players || []).every((p) => p && !p.is_bot);
+    const own = (seat) => moves.filter((mv) => mv.seat === seat && !mv.auto).length;
+    if (m.rated && m.status === "active" && people && (m.hand_number || 0) <= 1
+        && [0, 1].some((seat) => own(seat) < need)) return t("resign_early_unrated", { n: need });
+    return m.rated ? t("resign_rated") : t("resign_casual");
+  }
   const n = box.dataset.freeAborts;
   return Number(left) > 0 ? t("resign_abort_free", { left, n }) : t("resign_abort_spent", { n });
 }
