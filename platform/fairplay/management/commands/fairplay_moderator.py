@@ -33,7 +33,8 @@ class Command(BaseCommand):
         if user is None:
             raise CommandError(f"no member named {name!r}")
         if user.is_guest or user.is_bot:
-            raise CommandError(f"{user.username!r} is a {'guest' if user.is_guest else 'house bot'}, not a member")
+            kind = "guest" if user.is_guest else "house bot"
+            raise CommandError(f"{user.username!r} is a {kind}, not a member")
         if not user.is_active:
             raise CommandError(f"{user.username!r} is not active (closed accounts cannot moderate)")
         group = Group.objects.filter(name=GROUP).first()
