@@ -530,6 +530,9 @@ def daphne_server_factory(
             "DATABASE_URL": database_url_of(connection.settings_dict),
             "SECURE_COOKIES": "0",
             "CELERY_TASK_ALWAYS_EAGER": "1",
+            # Eager tasks run inside Daphne: no background fair-play analysis of a sampled match (seconds
+            # of engine time) in a live-server test (tests/fairplay test the sampling hook itself).
+            "FAIRPLAY_SAMPLE_RATE": "0",
             "PYTHONUNBUFFERED": "1",
             # Own cache keys (throttle counters...) per test: with REDIS_URL they would outlive the test.
             "CACHE_KEY_PREFIX": f"gin-test-{secrets.token_hex(6)}",

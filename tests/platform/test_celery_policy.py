@@ -38,6 +38,8 @@ POLICY = {
     "ratings.rate_pending": RATING,
     "ratings.sweep_unrated": PLAIN,
     "replays.analyse_match": (True, True, None, (OperationalError,), True, 5),
+    "fairplay.tasks.assistance_match": (True, True, None, (OperationalError,), True, 5),
+    "fairplay.tasks.assistance_reported": PLAIN,
     "tournaments.tasks.ensure_schedule": PLAIN,
     "tournaments.tasks.open": PLAIN,
     "tournaments.tasks.start": PLAIN,

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from django.conf import settings
 
-PROJECT_PREFIXES = ("games.", "ratings.", "replays.", "tournaments.", "web.", "accounts.", "api.", "lobby.")
+PROJECT_PREFIXES = ("games.", "ratings.", "replays.", "tournaments.", "web.", "accounts.", "api.", "lobby.",
+                    "fairplay.")
 
 
 def project_tasks() -> set[str]:
@@ -37,4 +38,6 @@ def test_urgent_work_is_realtime_and_batch_work_background() -> None:
                  "tournaments.tasks.finish"):
         assert queue[name] == "realtime", name
     assert queue["replays.analyse_match"] == "background"
+    assert queue["fairplay.tasks.assistance_match"] == "background"
+    assert queue["fairplay.tasks.assistance_reported"] == "background"
     assert settings.CELERY_TASK_DEFAULT_QUEUE == "realtime"

@@ -57,5 +57,7 @@ CELERY_TASK_ROUTES = {
     )},
     **{name: {"queue": TASK_QUEUE_BACKGROUND} for name in (
         "replays.analyse_match", "web.platform_probe",
+        # the assistance signal (docs/fairplay.md): engine time nobody waits on
+        "fairplay.tasks.assistance_match", "fairplay.tasks.assistance_reported",
     )},
 }
