@@ -10,15 +10,16 @@
 the site does (the same sample of discard decisions, level 5's seed from the view, the judge's worlds).
 A level-5 seat stands for a player copying level 5's moves: its bot has its own seed, not the analysis's,
 so its Monte Carlo choice may differ from the analysis's level 5 where two moves are close. One JSON line
-per seat: ``{"level", "opponent", "seed", "decisions", "agreed", "loss", "draws", "draws_agreed",
-"contested", "contested_agreed", "seconds"}``.
+per seat: ``{"level", "opponent", "seed", "decisions", "agreed", "loss", "judged", "judged_agreed",
+"draws", "draws_contested", "draws_agreed", "seconds"}`` (:class:`fairplay.assistance.Tally`).
 
-``report`` reads those lines and prints, per level: seats, pooled agreement, the between-seat spread of
-agreement beyond the binomial noise, loss per decision, the contested agreement; then the bands' constants
-(:data:`fairplay.assistance.BANDS`) it would ship, and the false-positive rate of honest levels 1-4 and the
-detection rate of level 5 at :data:`fairplay.assistance.THRESHOLD`, for a one-match figure and for a
-rolling window of :data:`fairplay.assistance.WINDOW` matches (windows drawn with replacement from the
-level's seats, seeded: ``--windows`` of them).
+``report`` reads those lines and prints, per level: seats, contested decisions, their pooled agreement
+with level 5, the between-seat spread of agreement beyond the binomial noise, loss per contested decision,
+the agreement on every judged decision, the draws; then the bands' constants
+(:data:`fairplay.assistance.BANDS`, spread floored at ``--floor``) it would ship, and the share of windows
+flagged at :data:`fairplay.assistance.THRESHOLD` for each level in each band (an honest level in any band:
+false positives; level 5: detections), for windows of 1, 5, 10 and :data:`fairplay.assistance.WINDOW`
+matches drawn with replacement from the level's seats (seeded: ``--windows`` of them).
 """
 
 from __future__ import annotations
@@ -65,10 +66,9 @@ def play_one(level_a: int, level_b: int, seed: int) -> list[dict[str, object]]:
         clock = time.process_time()
         t = assistance.tally_seat(moves[seat])  # type: ignore[arg-type]
         rows.append({"level": level, "opponent": other, "seed": seed, "decisions": t.decisions,
-                     "agreed": t.agreed, "loss": round(t.loss, 3), "draws": t.draws,
-                     "draws_agreed": t.draws_agreed, "contested": t.contested,
-                     "contested_agreed": t.contested_agreed,
-                     "seconds": round(time.process_time() - clock, 2)})
+                     "agreed": t.agreed, "loss": round(t.loss, 3), "judged": t.judged,
+                     "judged_agreed": t.judged_agreed, "draws": t.draws, "draws_contested": t.draws_contested,
+                     "draws_agreed": t.draws_agreed, "seconds": round(time.process_time() - clock, 2)})
     return rows
 
 
@@ -103,42 +103,44 @@ def report(args: argparse.Namespace) -> int:
     for r in rows:
         by_level.setdefault(r["level"], []).append(r)
     bands: dict[int, assistance.Band] = {}
-    print("level seats decisions agreement spread loss/dec draw_agree contested contested_agree s/seat")
+    print("level seats contested agreement spread loss/dec | judged all_agree | draws contested agreed"
+          " | s/seat")
     for level in sorted(by_level):
         rs = by_level[level]
         n = sum(r["decisions"] for r in rs)
         agree = sum(r["agreed"] for r in rs) / n
         spread = _between(rs)
         loss = sum(r["loss"] for r in rs) / n
+        judged = sum(r["judged"] for r in rs)
+        all_agree = sum(r["judged_agreed"] for r in rs) / judged
         draws = sum(r["draws"] for r in rs)
-        d_agree = sum(r["draws_agreed"] for r in rs) / draws if draws else float("nan")
-        cont = sum(r["contested"] for r in rs)
-        c_agree = sum(r["contested_agreed"] for r in rs) / cont if cont else float("nan")
+        d_cont = sum(r["draws_contested"] for r in rs)
+        d_agree = sum(r["draws_agreed"] for r in rs)
         secs = statistics.fmean(r["seconds"] for r in rs)
-        print(f"{level:5} {len(rs):5} {n:9} {agree:9.3f} {spread:6.3f} {loss:9.2f} {d_agree:10.3f} "
-              f"{cont:9} {c_agree:15.3f} {secs:6.1f}")
+        print(f"{level:5} {len(rs):5} {n:9} {agree:9.3f} {spread:6.3f} {loss:8.2f} | {judged:6} "
+              f"{all_agree:9.3f} | {draws:5} {d_cont:9} {d_agree:6} | {secs:6.1f}")
         if level <= 4:
             bands[level] = assistance.Band(level, round(agree, 3), round(max(spread, args.floor), 3),
                                            round(loss, 2))
     print("\nBANDS =", {k: (b.mean, b.spread, b.loss) for k, b in bands.items()},
           f"(spread floored at {args.floor})")
     rng = random.Random(args.seed)
-    print(f"\nflagged at z >= {assistance.THRESHOLD} (band = the seat's own level; level 5 in band 4):")
-    for window in (1, 5, assistance.WINDOW):
-        parts = []
+    print(f"\nshare flagged (z >= {assistance.THRESHOLD}, at least {assistance.MIN_DECISIONS} decisions) "
+          f"of {args.windows} windows drawn from each level's seats, in each band:")
+    for window in (1, 5, 10, assistance.WINDOW):
+        print(f"  window {window:2} matches:")
         for level in sorted(by_level):
-            band = bands.get(min(level, 4)) if level != 5 else bands.get(4)
-            if band is None:
-                continue
             rs = by_level[level]
-            flagged = 0
-            for _ in range(args.windows):
-                pick = [rng.choice(rs) for _ in range(window)]
-                fig = assistance.rolling([(r["decisions"], r["agreed"], r["loss"]) for r in pick], window)
-                z = assistance.z_score(fig, band, least=0)
-                flagged += z is not None and z >= assistance.THRESHOLD
-            parts.append(f"L{level} {flagged / args.windows:.3f}")
-        print(f"  window {window:2}: " + ", ".join(parts))
+            parts = []
+            for band in bands.values():
+                flagged = 0
+                for _ in range(args.windows):
+                    pick = [rng.choice(rs) for _ in range(window)]
+                    fig = assistance.rolling([(r["decisions"], r["agreed"], r["loss"]) for r in pick], window)
+                    z = assistance.z_score(fig, band)
+                    flagged += z is not None and z >= assistance.THRESHOLD
+                parts.append(f"band {band.level}: {flagged / args.windows:.3f}")
+            print(f"    level {level}: " + ", ".join(parts))
     return 0
 
 
@@ -153,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     rp.add_argument("file")
     rp.add_argument("--seed", type=int, default=25)
     rp.add_argument("--windows", type=int, default=2000)
-    rp.add_argument("--floor", type=float, default=0.0)
+    rp.add_argument("--floor", type=float, default=0.08)
     args = p.parse_args(argv)
     return play(args) if args.command == "play" else report(args)
 

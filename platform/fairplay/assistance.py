@@ -37,9 +37,9 @@ from engine.view import PlayerView
 METHOD_VERSION = 1
 """Stored on each ``SeatSignal`` row (``version``): bump when a tally would change (settings, sample)."""
 
-MAX_DECISIONS = 30
-"""Discard decisions judged per seat and match, at most (about 0.1 s of engine time each: level 5's
-choice ~36 ms, the judge at :data:`JUDGE_WORLDS` worlds ~70 ms; docs/fairplay.md)."""
+MAX_DECISIONS = 40
+"""Discard decisions judged per seat and match, at most (level 5's choice ~36 ms each, and the judge at
+:data:`JUDGE_WORLDS` worlds ~70 ms for the contested ones, about 4 in 10; docs/fairplay.md)."""
 
 JUDGE_WORLDS = 48
 """Worlds per decision of ``engine.analysis.judge`` (the replay page's analysis uses 400): at 24 worlds
@@ -49,8 +49,9 @@ biased up); at 48, 1.0 (docs/fairplay.md)."""
 WINDOW = 20
 """A player's rolling figure sums the tallies of their last this many analysed matches."""
 
-MIN_DECISIONS = 40
-"""Below this many decisions in the window the z-score is not computed (``None``): too few to say."""
+MIN_DECISIONS = 100
+"""Below this many (contested) decisions in the window the z-score is not computed (``None``): too few to
+say. About 7 analysed matches (some 15 contested decisions a seat and match)."""
 
 THRESHOLD = 3.0
 """A z-score at or above this is a case for the moderation queue (docs/fairplay.md: false positives)."""
@@ -85,30 +86,26 @@ BOT_ELO: dict[int, float] = {1: 939.0, 2: 1337.6, 3: 1500.0, 4: 1550.7, 5: 1616.
 
 @dataclass(frozen=True, slots=True)
 class Tally:
-    """One seat's judged decisions: ``decisions`` judged, ``agreed`` of them level 5 would have made
-    too, ``loss`` the expected hand points lost in total (>= 0). Counted for the calibration, not
-    stored (docs/fairplay.md says why they are left out of the signal): ``draws`` / ``draws_agreed``,
-    the seat's draw and upcard decisions and how many level 5 would have made; ``contested`` /
-    ``contested_agreed``, the judged discard decisions where level 4's choice differs from level 5's
-    and how many of those agreed with level 5."""
+    """One seat's judged decisions. Stored (``SeatSignal``): ``decisions``, the *contested* decisions
+    judged (level 4's choice differs from level 5's: where following level 5 shows), ``agreed`` how many
+    of them the seat played as level 5 would, ``loss`` the expected hand points the seat's choices lost
+    on them in total (>= 0). For the calibration only: ``judged`` (every decision judged, contested or
+    not) and ``judged_agreed``, and the same split for draws and upcard decisions (``draws``,
+    ``draws_contested``, ``draws_agreed``: contested draws played as level 5)."""
 
     decisions: int = 0
     agreed: int = 0
     loss: float = 0.0
+    judged: int = 0
+    judged_agreed: int = 0
     draws: int = 0
+    draws_contested: int = 0
     draws_agreed: int = 0
-    contested: int = 0
-    contested_agreed: int = 0
-
-    def __add__(self, other: Tally) -> Tally:
-        return Tally(self.decisions + other.decisions, self.agreed + other.agreed, self.loss + other.loss,
-                     self.draws + other.draws, self.draws_agreed + other.draws_agreed,
-                     self.contested + other.contested, self.contested_agreed + other.contested_agreed)
 
 
 def level5_seed(view: PlayerView) -> int:
-    """Level 5's seed for ``view``: a 63-bit int from public data only (the hand's number, how many
-    actions it has seen, the seat), so the same position always gets the same answer."""
+    """Level 5's (and level 4's) seed for ``view``: a 63-bit int from public data only (the hand's
+    number, how many actions it has seen, the seat), so the same position always gets the same answer."""
     text = f"fairplay-level5:{view.hand_number}:{len(view.history)}:{view.player}"
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> 1
 
@@ -139,29 +136,42 @@ def tally_seat(moves: Iterable[tuple[PlayerView, Action]], *, most: int = MAX_DE
     """The :class:`Tally` of one seat's decisions ``moves`` (its ``(view, action played)`` pairs in
     the order played; only decisions: two or more legal actions, not the timer's).
 
+    Every draw and upcard decision is judged (level 5 decides them without rollouts: about 1 ms), and at
+    most ``most`` discard decisions (:func:`spread`). A decision is *contested* when level 4
+    (``make_bot(4, seed)``: the look-ahead player without card tracking or sampling) would play
+    otherwise than level 5 (``make_bot(5, seed)``), both seeded by :func:`level5_seed`; only contested
+    decisions are stored, and only they are valued by ``engine.analysis.judge`` (``worlds`` worlds).
+
     :raises ValueError: an action that is not legal in its view (``engine.analysis.judge``).
     """
     discards: list[tuple[PlayerView, Action]] = []
-    draws = draws_agreed = 0
+    todo: list[tuple[PlayerView, Action]] = []
     for view, action in moves:
         if view.phase is Phase.DISCARD:
             discards.append((view, action))
-        else:  # draw and upcard decisions: level 5's choice is cheap (no rollouts)
-            draws += 1
-            draws_agreed += make_bot(5, level5_seed(view)).choose(view) == action
+        else:
+            todo.append((view, action))
+    todo += [discards[i] for i in spread(len(discards), most)]
     settings = judge_settings(worlds)
-    agreed = contested = contested_agreed = 0
+    count = {"decisions": 0, "agreed": 0, "judged": 0, "judged_agreed": 0, "draws": 0,
+             "draws_contested": 0, "draws_agreed": 0}
     loss = 0.0
-    picked = spread(len(discards), most)
-    for i in picked:
-        view, action = discards[i]
-        best = make_bot(5, level5_seed(view)).choose(view)
-        agreed += best == action
-        if make_bot(4, level5_seed(view)).choose(view) != best:
-            contested += 1
-            contested_agreed += best == action
+    for view, action in todo:
+        seed = level5_seed(view)
+        best = make_bot(5, seed).choose(view)
+        same = best == action
+        draw = view.phase is not Phase.DISCARD
+        count["judged"] += 1
+        count["judged_agreed"] += same
+        count["draws"] += draw
+        if make_bot(4, seed).choose(view) == best:
+            continue
+        count["decisions"] += 1
+        count["agreed"] += same
+        count["draws_contested"] += draw
+        count["draws_agreed"] += draw and same
         loss += judge(view, action, settings).cost
-    return Tally(len(picked), agreed, loss, draws, draws_agreed, contested, contested_agreed)
+    return Tally(loss=loss, **count)
 
 
 def in_sample(match_id: int, rate: float) -> bool:

@@ -34,9 +34,9 @@ def test_z_score_worked_example() -> None:
     assert round(assistance.z_score(Figure(100, 0.80, 1.0, 5), band) or 0, 4) == 1.4744
     # 400 decisions at the same rate: sd = sqrt(0.0025 + 0.000525) = 0.055, z = 1.8182 (more evidence)
     assert round(assistance.z_score(Figure(400, 0.80, 1.0, 20), band) or 0, 4) == 1.8182
-    # below the band's mean: negative; too few decisions (39 < MIN_DECISIONS = 40): no figure
+    # below the band's mean: negative; too few decisions (99 < MIN_DECISIONS = 100): no figure
     assert round(assistance.z_score(Figure(100, 0.60, 1.0, 5), band) or 0, 4) == -1.4744
-    assert assistance.z_score(Figure(39, 1.0, 0.0, 2), band) is None
+    assert assistance.MIN_DECISIONS == 100 and assistance.z_score(Figure(99, 1.0, 0.0, 2), band) is None
     assert assistance.z_score(Figure(0, None, None, 0), band, least=0) is None
 
 
@@ -85,8 +85,8 @@ def test_spread_and_sample_are_deterministic() -> None:
 
 @pytest.fixture
 def few(settings: Any) -> None:
-    """Short analyses: 4 discard decisions a seat, 8 worlds each."""
-    settings.FAIRPLAY_ASSISTANCE_DECISIONS = 4
+    """Short analyses: at most 10 discard decisions judged a seat, 8 worlds each."""
+    settings.FAIRPLAY_ASSISTANCE_DECISIONS = 10
     settings.FAIRPLAY_ASSISTANCE_WORLDS = 8
 
 
@@ -110,18 +110,19 @@ def test_a_match_is_analysed_once_per_seat_through_the_task(alice: Any, bob: Any
     match = rated_between(alice, bob)
     assert match.status == "finished" and match.rated and match.bot_seats == []
     assert tasks.assistance_match(match.pk) == 2
-    # the seeded match: 4 discard decisions judged a seat; level 5 agreed with 1 of alice's, 2 of bob's
+    # the seeded match: of the draws and 10 discards judged a seat, 5 are contested (level 4 and level 5
+    # differ) for each; alice played 1 of them as level 5 would, bob 2; expected points lost on them
     first = rows(match)
-    assert first == [(0, alice.pk, 4, 1, 35.5, "sample"), (1, bob.pk, 4, 2, 22.625, "sample")]
+    assert first == [(0, alice.pk, 5, 1, 41.875, "sample"), (1, bob.pk, 5, 2, 31.375, "sample")]
     assert all(s.version == assistance.METHOD_VERSION for s in SeatSignal.objects.all())
     # again (a re-delivered task, or the same match reported later): nothing judged again, the same rows
     assert tasks.assistance_match(match.pk, "reported") == 2
     assert rows(match) == first and SeatSignal.objects.count() == 2
-    # the players' assistance columns: one match, 4 decisions (under 40: no z-score yet)
+    # the players' assistance columns: one match, 5 decisions (under 100: no z-score yet)
     signal = PlayerSignal.objects.get(user=alice)
     assert (signal.decisions, signal.agreement, signal.loss_per_decision, signal.assistance_z) == (
-        4, 0.25, 35.5 / 4, None)
-    assert PlayerSignal.objects.get(user=bob).agreement == 0.5
+        5, 0.2, 8.375, None)
+    assert PlayerSignal.objects.get(user=bob).agreement == 0.4
 
 
 @pytest.mark.django_db
@@ -129,12 +130,12 @@ def test_the_refresh_writes_the_assistance_columns_only(alice: Any, bob: Any) ->
     match = Match.objects.create(rules={}, player0=alice, player1=bob, status="finished", rated=True)
     PlayerSignal.objects.create(user=alice, strength=7.5, reasons=[{"signal": "pair", "value": 1}],
                                 open_reports=2)
-    # 60 decisions at 0.9 in band 3 (alice is unrated: 1500): z = (0.9 - mean) / sd
-    SeatSignal.objects.create(match=match, seat=0, player=alice, decisions=60, agreed=54, loss=30.0)
+    # 120 decisions at 0.9 in band 3 (alice is unrated: 1500): z = (0.9 - mean) / sd
+    SeatSignal.objects.create(match=match, seat=0, player=alice, decisions=120, agreed=108, loss=60.0)
     signal = assistance_runs.player_refresh(user_id=alice.pk)
     band = assistance.BANDS[3]
-    sd = math.sqrt(band.spread ** 2 + band.mean * (1 - band.mean) / 60)
-    assert (signal.decisions, signal.agreement, signal.loss_per_decision) == (60, 0.9, 0.5)
+    sd = math.sqrt(band.spread ** 2 + band.mean * (1 - band.mean) / 120)
+    assert (signal.decisions, signal.agreement, signal.loss_per_decision) == (120, 0.9, 0.5)
     assert signal.assistance_z == round((0.9 - band.mean) / sd, 3)
     signal.refresh_from_db()
     assert (signal.strength, signal.reasons, signal.open_reports) == (
