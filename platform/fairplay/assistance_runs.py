@@ -43,7 +43,7 @@ REPORTED = "reported"
 
 SAMPLE_RATE = 0.1
 """Default share of finished rated matches analysed in the background (``FAIRPLAY_SAMPLE_RATE``). A match
-costs about 7 s of engine time (two seats of at most 30 judged discards), so at 10% one background core
+costs about 7 s of engine time (two seats of at most 40 judged discards), so at 10% one background core
 keeps up with some 80 rated matches finished a minute (docs/fairplay.md)."""
 
 

@@ -133,10 +133,11 @@ def test_the_refresh_writes_the_assistance_columns_only(alice: Any, bob: Any) ->
     # 120 decisions at 0.9 in band 3 (alice is unrated: 1500): z = (0.9 - mean) / sd
     SeatSignal.objects.create(match=match, seat=0, player=alice, decisions=120, agreed=108, loss=60.0)
     signal = assistance_runs.player_refresh(user_id=alice.pk)
-    band = assistance.BANDS[3]
-    sd = math.sqrt(band.spread ** 2 + band.mean * (1 - band.mean) / 120)
+    # band 3: mean 0.096, spread 0.12: sd = sqrt(0.0144 + 0.096 * 0.904 / 120) = 0.122976,
+    # z = (0.9 - 0.096) / 0.122976 = 6.538
+    assert assistance.BANDS[3] == Band(3, 0.096, 0.12, 2.96)
     assert (signal.decisions, signal.agreement, signal.loss_per_decision) == (120, 0.9, 0.5)
-    assert signal.assistance_z == round((0.9 - band.mean) / sd, 3)
+    assert signal.assistance_z == 6.538
     signal.refresh_from_db()
     assert (signal.strength, signal.reasons, signal.open_reports) == (
         7.5, [{"signal": "pair", "value": 1}], 2)
@@ -253,3 +254,10 @@ def test_a_report_analyses_the_reported_players_backlog(
     Match.objects.filter(pk=newer.pk).update(finished_at=now)
     assert tasks.assistance_reported(alice.pk) == 2
     assert enqueued.calls == [(newer.pk, "reported"), (older.pk, "reported")]
+
+
+def test_the_modules_worked_examples() -> None:
+    import doctest
+
+    failed, tried = doctest.testmod(assistance)
+    assert (failed, tried > 0) == (0, True)
