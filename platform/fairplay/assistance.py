@@ -183,10 +183,11 @@ def tally_seat(moves: Iterable[tuple[PlayerView, Action]], *, most: int = MAX_DE
     return Tally(loss=loss, **count)
 
 
-def in_sample(match_id: int, rate: float) -> bool:
-    """Whether match ``match_id`` is in the background sample at ``rate`` (0..1): a hash of the id
-    mapped to [0, 1) below ``rate``. Deterministic (the same match is in or out on every call, in every
-    process), spread evenly, and not guessable from the id without the hash.
+def in_sample(match_id: int, rate: float, salt: str = "") -> bool:
+    """Whether match ``match_id`` is in the background sample at ``rate`` (0..1): a SHA-256 of ``salt``
+    and the id mapped to [0, 1), below ``rate``. Deterministic (the same match is in or out on every
+    call, in every process), spread evenly, and, with a secret ``salt`` (the site passes its secret
+    key), not computable by a player from the public code.
 
     >>> in_sample(1, 0.0), in_sample(1, 1.0), [m for m in range(1, 21) if in_sample(m, 0.25)]
     (False, True, [1, 8, 16, 19])
@@ -195,7 +196,8 @@ def in_sample(match_id: int, rate: float) -> bool:
     """
     if not 0.0 <= rate <= 1.0:
         raise ValueError(f"the sample rate must be within 0..1, got {rate!r}")
-    digest = hashlib.sha256(f"fairplay-sample:{match_id}".encode()).digest()
+    digest = hashlib.sha256(f"fairplay-sample:{salt}:{match_id}".encode() if salt
+                            else f"fairplay-sample:{match_id}".encode()).digest()
     return int.from_bytes(digest[:8], "big") / 2.0 ** 64 < rate
 
 

@@ -4,7 +4,8 @@ database around it.
 
 - :func:`why_analyse`: should a finished match be analysed, and why: ``reported`` when either player has
   an open :class:`~fairplay.models.Report` (every match of a reported player), ``sample`` when it falls
-  in the background sample (``FAIRPLAY_SAMPLE_RATE``, :func:`fairplay.assistance.in_sample`), else None.
+  in the background sample (``FAIRPLAY_SAMPLE_RATE``, :func:`fairplay.assistance.in_sample` salted with
+  the secret key), else None.
   Only finished rated matches with a person in a seat are ever analysed.
 - :func:`assistance_match`: judge each person's seat of a match (``fairplay.assistance.tally_seat`` over
   the replay file ``replays.selectors.match_record`` builds from the event log) and store one
@@ -52,6 +53,12 @@ def sample_rate() -> float:
     return float(getattr(settings, "FAIRPLAY_SAMPLE_RATE", SAMPLE_RATE))
 
 
+def sample_salt() -> str:
+    """The sample's secret salt: the site's ``SECRET_KEY`` (players cannot compute which of their matches
+    are sampled; a new key draws another sample, which is harmless)."""
+    return str(settings.SECRET_KEY)
+
+
 def judged_decisions() -> int:
     """Discard decisions judged per seat: the setting ``FAIRPLAY_ASSISTANCE_DECISIONS`` (tests judge a
     few) or :data:`fairplay.assistance.MAX_DECISIONS`."""
@@ -92,7 +99,7 @@ def why_analyse(match: Match) -> str | None:
     people = [players[seat] for seat in person_seats(match)]
     if has_open_report([p for p in people if p is not None]):
         return REPORTED
-    return SAMPLE if assistance.in_sample(match.pk, sample_rate()) else None
+    return SAMPLE if assistance.in_sample(match.pk, sample_rate(), sample_salt()) else None
 
 
 def _moves(record: dict[str, Any]) -> dict[int, list[Any]]:

@@ -78,6 +78,8 @@ def test_spread_and_sample_are_deterministic() -> None:
     assert 0.09 < share < 0.11
     with pytest.raises(ValueError, match="sample rate"):
         assistance.in_sample(1, 1.5)
+    # salted (the site passes its secret key): another, as evenly spread, sample
+    assert [m for m in range(1, 21) if assistance.in_sample(m, 0.25, "secret")] == [4, 8, 11, 20]
 
 
 # --------------------------------------------------------------------------------------------- end to end
@@ -202,7 +204,8 @@ def test_the_sample_is_deterministic_and_reported_players_always_analysed(
     settings.FAIRPLAY_SAMPLE_RATE = 0.25  # the same answer on every call: the hash of the id decides
     for _ in range(3):
         finish(match, django_capture_on_commit_callbacks)
-    expected = [(match.pk, "sample")] * 3 if assistance.in_sample(match.pk, 0.25) else []
+    salted = assistance.in_sample(match.pk, 0.25, settings.SECRET_KEY)
+    expected = [(match.pk, "sample")] * 3 if salted else []
     assert enqueued.calls[1:] == expected
     # an open report against either player: always analysed, whatever the sample
     enqueued.calls.clear()
@@ -261,3 +264,9 @@ def test_the_modules_worked_examples() -> None:
 
     failed, tried = doctest.testmod(assistance)
     assert (failed, tried > 0) == (0, True)
+
+
+def test_the_hook_is_connected_to_match_finished() -> None:
+    from games.signals import match_finished
+
+    assert "fairplay.sample_finished" in [entry[0][0] for entry in match_finished.receivers]
