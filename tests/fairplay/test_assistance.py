@@ -270,3 +270,37 @@ def test_the_hook_is_connected_to_match_finished() -> None:
     from games.signals import match_finished
 
     assert "fairplay.sample_finished" in [entry[0][0] for entry in match_finished.receivers]
+
+
+@pytest.mark.django_db
+def test_a_seat_played_by_level_5_agrees_with_level_5(alice: Any, bob: Any, few: None, settings: Any) -> None:
+    """alice's moves are level 5's (its own seed, as a player running the bot would), bob plays the
+    plain least-deadwood moves of tests.games.wsclient.choose (target 100, every discard judged)."""
+    from engine.bots import make_bot
+    from games import selectors, services
+    from games.live import rebuild
+    from games.models import MatchEvent
+    from tests.games.wsclient import choose
+
+    helper = make_bot(5, seed=7)
+    match = services.match_create_seated(player0=alice, player1=bob, target=100, rated=True,
+                                         simulation_seed=SEED)
+    for step in range(3000):
+        match = Match.objects.select_related("player0", "player1").get(pk=match.pk)
+        if match.status != "active":
+            break
+        state = rebuild(match, MatchEvent.objects.filter(match=match).order_by("seq")).state
+        assert state.hand is not None
+        seat = state.hand.current_player
+        if seat == 0:
+            text = str(helper.choose(state.view(0)))
+        else:
+            text = choose(selectors.match_state_payload(match=match, seat=1)["hand"])
+        services.match_apply_action(match_id=match.pk, user=alice if seat == 0 else bob, action_text=text,
+                                    client_seq=match.last_seq, msg_id=f"m{step}")
+    assert match.status == "finished"
+    settings.FAIRPLAY_ASSISTANCE_DECISIONS = 40  # every discard decision of this short match
+    assert tasks.assistance_match(match.pk) == 2
+    # alice: 6 of her 8 contested decisions are the analysis's level 5's (a level-5 bot with another seed
+    # differs where two moves are close); bob: none of his 12; and she lost fewer expected points
+    assert rows(match) == [(0, alice.pk, 8, 6, 34.625, "sample"), (1, bob.pk, 12, 0, 66.5, "sample")]
