@@ -91,11 +91,15 @@ CHROMIUM_ARGS = [
 def pytest_configure(config: pytest.Config) -> None:
     """The test database starts without tournaments: ``migrate`` creating the schedules' next events
     (``tournaments.receivers.schedule_after_migrate``) is off here, so tests that count or list
-    tournaments see only their own; tests/tournaments/test_schedule_on_migrate.py turns it on."""
+    tournaments see only their own; tests/tournaments/test_schedule_on_migrate.py turns it on. The
+    fair-play sample is off too (``FAIRPLAY_SAMPLE_RATE = 0``)."""
     from django.conf import settings
 
     if settings.configured:
         settings.TOURNAMENTS_SCHEDULE_ON_MIGRATE = False
+        # No fair-play analysis of a sampled finished match behind another test's back (a Celery message,
+        # seconds of engine time when eager); tests/fairplay set the rate they test.
+        settings.FAIRPLAY_SAMPLE_RATE = 0.0
     _floor_socket_waits()
     try:
         from playwright.sync_api import expect
@@ -530,6 +534,9 @@ def daphne_server_factory(
             "DATABASE_URL": database_url_of(connection.settings_dict),
             "SECURE_COOKIES": "0",
             "CELERY_TASK_ALWAYS_EAGER": "1",
+            # Eager tasks run inside Daphne: no background fair-play analysis of a sampled match (seconds
+            # of engine time) in a live-server test (tests/fairplay test the sampling hook itself).
+            "FAIRPLAY_SAMPLE_RATE": "0",
             "PYTHONUNBUFFERED": "1",
             # Own cache keys (throttle counters...) per test: with REDIS_URL they would outlive the test.
             "CACHE_KEY_PREFIX": f"gin-test-{secrets.token_hex(6)}",

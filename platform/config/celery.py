@@ -97,6 +97,10 @@ TASK_POLICY: dict[str, dict[str, Any]] = {
     # unlike a rating): a run that killed its process would kill the next one too, again and again; its
     # row goes stale and asking again starts a new run (replays.analyses.restartable).
     "replays.analyse_match": {"acks_late": True, **RETRY_ON_DATABASE_ERROR},
+    # The assistance signal of one match (about 10 s of CPU; docs/fairplay.md): as an analysis. Given back
+    # when a worker stops mid-run, not when its pool process dies; a lost one only leaves a sampled match
+    # unanalysed, and a run is idempotent (unique (match, seat), seats already stored are skipped).
+    "fairplay.tasks.assistance_match": {"acks_late": True, **RETRY_ON_DATABASE_ERROR},
     # Its caller reads the result (what `import platform` is inside a worker: tests/platform).
     "web.platform_probe": {"ignore_result": False},
 }

@@ -5,6 +5,12 @@
   players active in the window (``fairplay.signals.signals_refresh``). Idempotent (upserts of the same
   rows), so the default delivery (acknowledged on receipt, never retried) is enough: a lost run is the
   next hour's.
+- ``fairplay.tasks.assistance_match(match_id, why)``: the assistance signal of one finished rated match
+  (``fairplay.assistance_runs.assistance_match``: idempotent, a re-delivered task judges nothing twice).
+  Enqueued by ``fairplay.receivers.sample_finished`` after a match finishes (the sampling hook), and by
+  ``fairplay.tasks.assistance_reported``. Background queue (about 10 s of engine time).
+- ``fairplay.tasks.assistance_reported(user_id)``: every recent rated match of a reported player not analysed
+  yet, one ``fairplay.tasks.assistance_match`` each (call it when a report is made).
 """
 
 from __future__ import annotations
@@ -12,9 +18,27 @@ from __future__ import annotations
 from celery import shared_task
 
 from fairplay import signals
+from fairplay.assistance_runs import REPORTED, SAMPLE, reported_backlog
+from fairplay.assistance_runs import assistance_match as run_match
 
 
 @shared_task(name="fairplay.tasks.signals_refresh")
 def signals_refresh() -> dict[str, int]:
     """Recompute the fair-play signals; returns ``{"players": n, "pairs": m}``, the rows written."""
     return signals.signals_refresh()
+
+
+@shared_task(name="fairplay.tasks.assistance_match")
+def assistance_match(match_id: int, why: str = SAMPLE) -> int:
+    """Analyse match ``match_id``'s person seats; returns how many seat signals it has (0: not
+    eligible, or its record fails verification)."""
+    return len(run_match(match_id=match_id, why=why))
+
+
+@shared_task(name="fairplay.tasks.assistance_reported")
+def assistance_reported(user_id: int) -> int:
+    """Enqueue the analysis of ``user_id``'s recent unanalysed rated matches; returns how many."""
+    backlog = reported_backlog(user_id=user_id)
+    for match_id in backlog:
+        assistance_match.delay(match_id, REPORTED)
+    return len(backlog)

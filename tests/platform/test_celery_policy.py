@@ -42,6 +42,8 @@ POLICY = {
     "ratings.tasks.refund_closure": RATING,
     "ratings.tasks.sweep_refunds": PLAIN,
     "replays.analyse_match": (True, True, None, (OperationalError,), True, 5),
+    "fairplay.tasks.assistance_match": (True, True, None, (OperationalError,), True, 5),
+    "fairplay.tasks.assistance_reported": PLAIN,
     "tournaments.tasks.ensure_schedule": PLAIN,
     "tournaments.tasks.open": PLAIN,
     "tournaments.tasks.start": PLAIN,

@@ -39,4 +39,6 @@ def test_urgent_work_is_realtime_and_batch_work_background() -> None:
         assert queue[name] == "realtime", name
     assert queue["replays.analyse_match"] == "background"
     assert queue["fairplay.tasks.signals_refresh"] == "background"
+    assert queue["fairplay.tasks.assistance_match"] == "background"
+    assert queue["fairplay.tasks.assistance_reported"] == "background"
     assert settings.CELERY_TASK_DEFAULT_QUEUE == "realtime"

@@ -21,6 +21,7 @@ the derived ones), ``CELERY_TASK_ALWAYS_EAGER`` (``1`` runs tasks in the calling
 "Leaving a match between people"),
 ``REPLAYS_ANALYSIS_WORLDS`` (worlds per decision of the computer analysis; fewer is faster and noisier),
 ``REPLAYS_ANALYSIS_PUSH_EVERY`` (least seconds between two progress reports of an analysis, default 0.5),
+``FAIRPLAY_SAMPLE_RATE`` (share of finished rated matches the assistance signal analyses, default 0.1),
 ``CACHE_KEY_PREFIX`` (default ``gin``: keys of the Redis cache; tests give each live server its own),
 ``TRUST_PROXY_HEADERS`` (``1`` behind nginx: trust its ``X-Forwarded-Proto``; default off),
 ``FAIRPLAY_HASH_SALT`` (the salt of the fair-play sightings' hashes; default derived from ``SECRET_KEY``),

@@ -47,6 +47,9 @@ if os.environ.get("REPLAYS_ANALYSIS_WORLDS"):
 # sets 0: every decision reported, so a page is sure to see the run's progress however fast it goes).
 if os.environ.get("REPLAYS_ANALYSIS_PUSH_EVERY"):
     REPLAYS_ANALYSIS_PUSH_EVERY = float(os.environ["REPLAYS_ANALYSIS_PUSH_EVERY"])
+# Share of finished rated matches the assistance signal analyses in the background (fairplay.assistance_runs;
+# 0..1, default 0.1): every match of a reported player is analysed whatever it is (docs/fairplay.md).
+FAIRPLAY_SAMPLE_RATE = float(os.environ.get("FAIRPLAY_SAMPLE_RATE", "0.1"))
 # Computer analyses (replays.analysis_limits, README "Limits"): members only; per account and per client IP
 # (django-ratelimit windows in the default cache); one in flight per account; at most MAX_ACTIVE queued or
 # running site-wide (the background pool runs them one by one: about a minute each), else 503 "busy" with

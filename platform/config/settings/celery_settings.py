@@ -61,5 +61,7 @@ CELERY_TASK_ROUTES = {
         "replays.analyse_match", "web.platform_probe",
         # the fair-play signals' hourly recomputation (docs/fairplay.md)
         "fairplay.tasks.signals_refresh",
+        # the assistance signal (docs/fairplay.md): engine time nobody waits on
+        "fairplay.tasks.assistance_match", "fairplay.tasks.assistance_reported",
     )},
 }
