@@ -32,6 +32,12 @@ from typing import TypedDict
 THRESHOLD = 0.7
 """From this strength on the queue shows a case as "look at this" (docs/fairplay.md)."""
 
+ASSISTANCE_FLAG_Z = 3.0
+"""The assistance z-score from which the assistance signal alone is a case (``fairplay.assistance.THRESHOLD``,
+calibrated there; a test checks the two agree): its score reaches :data:`THRESHOLD` exactly at this z."""
+ASSISTANCE_RAMP = (ASSISTANCE_FLAG_Z - 2.0, ASSISTANCE_FLAG_Z - 2.0 + 2.0 / THRESHOLD)
+"""The assistance score is ``ramp(z, 1, 3.857)``: 0 up to z = 1, 0.35 at z = 2, 0.7 at z = 3, 1 from 3.857."""
+
 WINDOW_DAYS = 30
 """The signals read the rated matches of the last 30 days; a player is refreshed when it has one there."""
 
@@ -194,7 +200,8 @@ def player_reasons(f: PlayerFigures) -> list[Reason]:
     """The scores of a player, strongest first (docs/fairplay.md, table "Player signals"):
 
     - ``pair``: the strength of the player's strongest pair, as it is (both players of a pair get it);
-    - ``assistance``: ``ramp(z, 2, 4)`` (agreement with level 5, z-score within the rating band);
+    - ``assistance``: ``ramp(z, *ASSISTANCE_RAMP)`` = ``ramp(z, 1, 3.857)`` (agreement with level 5, z-score
+      within the rating band): 0.7, a case on its own, from :data:`ASSISTANCE_FLAG_Z` = 3 on;
     - ``drop_before_tournament``: ``ramp(worst_drop, 50, 150)``: 150 points lost before registering is a
       case, 100 half of one;
     - ``early_resigns``: ``ramp(count, 1, 4)``;
@@ -215,7 +222,7 @@ def player_reasons(f: PlayerFigures) -> list[Reason]:
                 f"open reports from {f.reporters} player(s)"),
     ]
     if f.assistance_z is not None:
-        reasons.append(_reason("assistance", f.assistance_z, ramp(f.assistance_z, 2.0, 4.0),
+        reasons.append(_reason("assistance", f.assistance_z, ramp(f.assistance_z, *ASSISTANCE_RAMP),
                                f"agreement with level 5 at z = {f.assistance_z:.2f} in the rating band"))
     return _sorted(reasons)
 

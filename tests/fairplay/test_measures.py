@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from fairplay import measures
+from fairplay import assistance, measures
 from fairplay.measures import PairFigures, PlayerFigures
 
 
@@ -80,13 +80,13 @@ def test_an_honest_pair_scores_nothing() -> None:
 
 def test_player_scores() -> None:
     """A sandbagger: 150 points lost before registering (ramp(150, 50, 150) = 1), 2 early resigns
-    (ramp(2,1,4) = 1/3), 2 reporters (1 - 0.75**2 = 0.4375), an assistance z of 3 (0.5), 3 abandoned
-    (0.6 * ramp(3,1,5) = 0.3), a pair of 0.4."""
+    (ramp(2,1,4) = 1/3), 2 reporters (1 - 0.75**2 = 0.4375), an assistance z of 3
+    (ramp(3, 1, 1 + 2/0.7) = 0.7), 3 abandoned (0.6 * ramp(3,1,5) = 0.3), a pair of 0.4."""
     figures = PlayerFigures(abandoned=3, early_resigns=2, drops=1, worst_drop=150.0, reporters=2,
                             assistance_z=3.0, pair=0.4, pair_note="pair with user 7")
     reasons = measures.player_reasons(figures)
     assert [(r["signal"], r["value"], r["strength"]) for r in reasons] == [
-        ("drop_before_tournament", 150.0, 1.0), ("assistance", 3.0, 0.5), ("reports", 2, 0.4375),
+        ("drop_before_tournament", 150.0, 1.0), ("assistance", 3.0, 0.7), ("reports", 2, 0.4375),
         ("pair", 0.4, 0.4), ("early_resigns", 2, 0.3333), ("abandoned", 3, 0.3)]
     assert reasons[3]["note"] == "pair with user 7"
     assert measures.strength(reasons) == 1.0
@@ -99,6 +99,15 @@ def test_player_scores() -> None:
     five = measures.strength(measures.player_reasons(PlayerFigures(0, 0, 0, 0.0, 5, None, 0.0, "")))
     assert (four, five) == (0.6836, 0.7627)
     assert four < measures.THRESHOLD <= five
-    # Not analysed (z None): no assistance reason; a z of 4 or more: a case on its own.
+    # Not analysed (z None): no assistance reason; the assistance module's flag (z = 3) is a case on its
+    # own, z = 2.9 is not (ramp(2.9, 1, 3.857) = 0.665), z = 2 is 0.35.
+    assert measures.ASSISTANCE_FLAG_Z == assistance.THRESHOLD
+    for z, score in ((2.0, 0.35), (2.9, 0.665), (3.0, 0.7), (3.5, 0.875), (5.0, 1.0)):
+        [reason] = measures.player_reasons(PlayerFigures(0, 0, 0, 0.0, 0, z, 0.0, ""))
+        assert (reason["signal"], reason["strength"]) == ("assistance", score)
+    def alone(z: float) -> float:
+        return measures.strength(measures.player_reasons(PlayerFigures(0, 0, 0, 0.0, 0, z, 0.0, "")))
+
+    assert alone(3.0) >= measures.THRESHOLD > alone(2.9)
     assert measures.player_reasons(PlayerFigures(0, 0, 0, 0.0, 0, None, 0.0, "")) == []
     assert measures.strength(measures.player_reasons(PlayerFigures(0, 0, 0, 0.0, 0, 4.2, 0.0, ""))) == 1.0
