@@ -15,15 +15,22 @@ Rules, each refused with its own :class:`ReportRefused` code and nothing stored:
 
 A repeat of an open report (same reporter, reported and reason) is acknowledged like a new one and stores
 nothing (the partial unique constraint ``fairplay_report_one_open`` decides, so two at once store one).
+
+A new report has the reported player's recent rated matches analysed for the assistance signal
+(``fairplay.tasks.assistance_reported``, after the commit; docs/fairplay.md "Assistance signal"). The
+report is stored first: should the broker refuse the message, the report still stands and the hourly
+``fairplay.tasks.signals_refresh`` enqueues the backlog of every player with an open report.
 """
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from django.db import IntegrityError, transaction
 
 from accounts.models import User
+from fairplay import tasks
 from fairplay.models import Report, ReportStatus
 from games.models import Match, MatchStatus
 from replays import selectors as replay_selectors
@@ -97,4 +104,22 @@ def report_make(*, reporter: User, reported: User, reason: str, comment: str, pl
         if existing is None:
             raise
         return existing, False
+    user_id = reported.pk
+    transaction.on_commit(lambda: backlog_enqueue(user_id=user_id))
     return report, True
+
+
+log = logging.getLogger(__name__)
+
+
+def backlog_enqueue(*, user_id: int) -> bool:
+    """Enqueue ``fairplay.tasks.assistance_reported(user_id)``; True when sent. A broker error is logged
+    and answered False, never raised: it runs after the report's commit, so the report stands and the
+    hourly sweep (``fairplay.tasks.signals_refresh``) sends it again."""
+    try:
+        tasks.assistance_reported.delay(user_id)
+    except Exception:
+        log.exception("user %s: could not enqueue the reported player's analysis; the hourly sweep will",
+                      user_id)
+        return False
+    return True

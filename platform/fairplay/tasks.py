@@ -20,12 +20,23 @@ from celery import shared_task
 from fairplay import signals
 from fairplay.assistance_runs import REPORTED, SAMPLE, reported_backlog
 from fairplay.assistance_runs import assistance_match as run_match
+from fairplay.models import Report, ReportStatus
 
 
 @shared_task(name="fairplay.tasks.signals_refresh")
 def signals_refresh() -> dict[str, int]:
-    """Recompute the fair-play signals; returns ``{"players": n, "pairs": m}``, the rows written."""
-    return signals.signals_refresh()
+    """Recompute the fair-play signals; returns ``{"players": n, "pairs": m, "backlogs": b}``: the rows
+    written, and the reported players whose unanalysed rated matches were enqueued (the sweep behind a
+    report's own enqueue, ``fairplay.reporting.backlog_enqueue``: a lost message is sent again within
+    the hour; ``assistance_match`` skips what is done, so a second send costs nothing)."""
+    written = signals.signals_refresh()
+    backlogs = 0
+    for user_id in Report.objects.filter(status=ReportStatus.OPEN).values_list("reported_id", flat=True) \
+            .distinct().order_by("reported_id"):
+        if reported_backlog(user_id=user_id):
+            assistance_reported.delay(user_id)
+            backlogs += 1
+    return {**written, "backlogs": backlogs}
 
 
 @shared_task(name="fairplay.tasks.assistance_match")

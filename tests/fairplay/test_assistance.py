@@ -304,3 +304,59 @@ def test_a_seat_played_by_level_5_agrees_with_level_5(alice: Any, bob: Any, few:
     # alice: 6 of her 8 contested decisions are the analysis's level 5's (a level-5 bot with another seed
     # differs where two moves are close); bob: none of his 12; and she lost fewer expected points
     assert rows(match) == [(0, alice.pk, 8, 6, 34.625, "sample"), (1, bob.pk, 12, 0, 66.5, "sample")]
+
+
+# ------------------------------------------------------------------------------- a report, and its sweep
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_report_has_the_reported_players_rated_matches_analysed(
+        alice: Any, bob: Any, few: None) -> None:
+    """A new report (after its commit) analyses the reported player's backlog: the seeded match's two
+    seats, the same rows as the sampled run above, marked ``reported``; a repeat of the open report sends
+    nothing more."""
+    from celery import current_app
+
+    from accounts.models import User
+    from fairplay.reporting import report_make
+
+    current_app.conf.task_always_eager = True  # the task runs inside the report's on-commit hook
+    try:
+        match = rated_between(alice, bob)
+        carol = User.objects.create_user("carol", password="pw-123456!x")
+        report_make(reporter=carol, reported=alice, reason=ReportReason.ASSISTANCE, comment="",
+                    place=ReportPlace.PROFILE)
+        assert rows(match) == [(0, alice.pk, 5, 1, 41.875, "reported"), (1, bob.pk, 5, 2, 31.375, "reported")]
+        assert assistance_runs.reported_backlog(user_id=alice.pk) == []
+    finally:
+        current_app.conf.task_always_eager = False
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_broker_refusing_the_reports_message_keeps_the_report_and_the_sweep_sends_it(
+        alice: Any, bob: Any, few: None, monkeypatch: pytest.MonkeyPatch,
+        caplog: pytest.LogCaptureFixture) -> None:
+    from accounts.models import User
+    from fairplay import reporting
+
+    match = rated_between(alice, bob)
+    sent: list[int] = []
+
+    def refused(user_id: int) -> None:
+        raise ConnectionError("broker down")
+
+    monkeypatch.setattr(tasks.assistance_reported, "delay", refused)
+    carol = User.objects.create_user("carol", password="pw-123456!x")
+    report, created = reporting.report_make(reporter=carol, reported=alice, reason=ReportReason.ASSISTANCE,
+                                            comment="", place=ReportPlace.PROFILE)
+    assert created and Report.objects.filter(pk=report.pk, status=ReportStatus.OPEN).exists()
+    assert SeatSignal.objects.count() == 0
+    assert f"user {alice.pk}: could not enqueue the reported player's analysis" in caplog.text
+    # The hourly sweep finds the open report's unanalysed match and sends the backlog again.
+    monkeypatch.setattr(tasks.assistance_reported, "delay", sent.append)
+    assert assistance_runs.reported_backlog(user_id=alice.pk) == [match.pk]
+    assert tasks.signals_refresh()["backlogs"] == 1 and sent == [alice.pk]
+    # Once analysed, the sweep has nothing to send for it.
+    tasks.assistance_match(match.pk, assistance_runs.REPORTED)
+    sent.clear()
+    assert tasks.signals_refresh()["backlogs"] == 0 and sent == []

@@ -145,8 +145,9 @@ def test_reports_abandons_and_the_assistance_columns() -> None:
     assert (row.decisions, row.agreement, row.loss_per_decision, row.assistance_z) == (120, 0.93, 0.4, 3.0)
     assert (row.open_reports, row.abandoned) == (3, 2)
     assert [(r["signal"], r["strength"]) for r in row.reasons] == [
-        ("reports", 0.5781), ("assistance", 0.5), ("abandoned", 0.15)]  # 1 - 0.75**3; 0.6 * ramp(2, 1, 5)
-    assert row.strength == round(1 - 0.5 * (1 - 0.5781) * 0.85, 4) == 0.8207
+        ("assistance", 0.7), ("reports", 0.5781), ("abandoned", 0.15)]  # z = 3: the flag; 1 - 0.75**3;
+    # 0.6 * ramp(2, 1, 5)
+    assert row.strength == round(1 - 0.3 * (1 - 0.5781) * 0.85, 4) == 0.8924
 
 
 def test_the_refresh_is_idempotent_and_clears_what_left_the_window() -> None:
