@@ -25,7 +25,11 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import Standing, User
-from accounts.validators import validate_username_not_reserved, validate_username_single_script
+from accounts.validators import (
+    validate_username_not_abusive,
+    validate_username_not_reserved,
+    validate_username_single_script,
+)
 from fairplay.models import (
     ActionKind,
     ModerationAction,
@@ -236,8 +240,9 @@ def refunds_retry(*, closed_id: int) -> None:
 def account_rename(*, moderator: User | None, target_id: int, reason: str, new_username: str = "",
                    report_ids: Iterable[int] | None = None) -> ModerationAction:
     """Force ``target_id``'s username to ``new_username`` (checked as at sign-up: Django's characters,
-    not reserved, one alphabet, free ignoring case), or to a generated ``player-NNNNN`` when empty; the
-    display name is cleared (it may be the same word). Details: ``{"old": old name, "new": new name}``.
+    not reserved, no abusive word, one alphabet, free ignoring case), or to a generated ``player-NNNNN``
+    when empty; the display name is cleared (it may be the same word). Details: ``{"old": old name,
+    "new": new name}``.
 
     :raises ModerationError: see the class (``bad_name``, ``name_taken``).
     """
@@ -248,6 +253,7 @@ def account_rename(*, moderator: User | None, target_id: int, reason: str, new_u
         try:
             UnicodeUsernameValidator()(new)
             validate_username_not_reserved(new)
+            validate_username_not_abusive(new)
             validate_username_single_script(new)
         except ValidationError as exc:
             why_not = " ".join(exc.messages)

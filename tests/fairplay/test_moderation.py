@@ -69,6 +69,9 @@ def test_refusals_change_nothing(member: Callable[..., Any], moderator: Any) -> 
                                          new_username="other"), "name_taken"),
         (lambda: services.account_rename(moderator=moderator, target_id=target.pk, reason="r",
                                          new_username="bad name!"), "bad_name"),
+        # the sign-up's abusive-word check holds for a moderator's name too (a typo must not insult)
+        (lambda: services.account_rename(moderator=moderator, target_id=target.pk, reason="r",
+                                         new_username="puta_1"), "bad_name"),
         (lambda: services.reports_dismiss(moderator=moderator, target_id=target.pk, reason="r"),
          "no_reports"),
         (lambda: services.account_warn(moderator=moderator, target_id=10**9, reason="r"), "no_such_user"),
