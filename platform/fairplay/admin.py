@@ -258,6 +258,9 @@ def case_evidence(target: User) -> dict[str, Any]:
     ]
     seats = [
         {"seat": s, "replay": replay_url(s.match_id),
+         # the replay at the position the player faced (the step before the move), first three
+         "flagged": [{"hand": hand, "step": step, "url": replay_url(s.match_id, hand, step - 1)}
+                     for hand, step in s.flagged[:3]],
          "agreement": (s.agreed / s.decisions) if s.decisions else None,
          "loss_per_decision": (s.loss / s.decisions) if s.decisions else None}
         for s in SeatSignal.objects.filter(player=target).order_by("-analysed_at", "-pk")[:CASE_ROWS]

@@ -99,7 +99,10 @@ class Tally:
     of them the seat played as level 5 would, ``loss`` the expected hand points the seat's choices lost
     on them in total (>= 0). For the calibration only: ``judged`` (every decision judged, contested or
     not) and ``judged_agreed``, and the same split for draws and upcard decisions (``draws``,
-    ``draws_contested``, ``draws_agreed``: contested draws played as level 5)."""
+    ``draws_contested``, ``draws_agreed``: contested draws played as level 5). ``flagged``: where the
+    seat played a contested decision as level 5 would, as ``(hand, step)`` (``engine.analysis.Position``:
+    the hand's number and the action's 1-based step in it), the first :data:`FLAGGED_MOST` in play order,
+    when the caller gave the places; the moderators' links to the replay at those decisions."""
 
     decisions: int = 0
     agreed: int = 0
@@ -109,6 +112,7 @@ class Tally:
     draws: int = 0
     draws_contested: int = 0
     draws_agreed: int = 0
+    flagged: tuple[tuple[int, int], ...] = ()
 
 
 def level5_seed(view: PlayerView) -> int:
@@ -140,8 +144,12 @@ def judge_settings(worlds: int = JUDGE_WORLDS) -> Settings:
     return Settings(worlds=worlds, stages=tuple((n, m) for n, m in base.stages if n < worlds), seed=base.seed)
 
 
+FLAGGED_MOST = 10
+"""Most flagged decisions (contested, played as level 5) a seat keeps for the moderators' links."""
+
+
 def tally_seat(moves: Iterable[tuple[PlayerView, Action]], *, most: int = MAX_DECISIONS,
-               worlds: int = JUDGE_WORLDS) -> Tally:
+               worlds: int = JUDGE_WORLDS, places: Sequence[tuple[int, int]] | None = None) -> Tally:
     """The :class:`Tally` of one seat's decisions ``moves`` (its ``(view, action played)`` pairs in
     the order played; only decisions: two or more legal actions, not the timer's).
 
@@ -151,21 +159,27 @@ def tally_seat(moves: Iterable[tuple[PlayerView, Action]], *, most: int = MAX_DE
     otherwise than level 5 (``make_bot(5, seed)``), both seeded by :func:`level5_seed`; only contested
     decisions are stored, and only they are valued by ``engine.analysis.judge`` (``worlds`` worlds).
 
-    :raises ValueError: an action that is not legal in its view (``engine.analysis.judge``).
+    :param places: each move's ``(hand, step)``, parallel to ``moves``: given, the tally's ``flagged``
+        lists the contested decisions played as level 5, in play order (at most :data:`FLAGGED_MOST`).
+    :raises ValueError: an action that is not legal in its view (``engine.analysis.judge``), or
+        ``places`` not as long as ``moves``.
     """
-    discards: list[tuple[PlayerView, Action]] = []
-    todo: list[tuple[PlayerView, Action]] = []
-    for view, action in moves:
-        if view.phase is Phase.DISCARD:
-            discards.append((view, action))
-        else:
-            todo.append((view, action))
+    listed = list(moves)
+    if places is not None and len(places) != len(listed):
+        raise ValueError(f"places ({len(places)}) must be parallel to moves ({len(listed)})")
+    discards: list[int] = []
+    todo: list[int] = []
+    for index, (view, _action) in enumerate(listed):
+        (discards if view.phase is Phase.DISCARD else todo).append(index)
     todo += [discards[i] for i in spread(len(discards), most)]
+    todo.sort()  # play order (a draw and the discard after it), so ``flagged`` reads as the match went
     settings = judge_settings(worlds)
     count = {"decisions": 0, "agreed": 0, "judged": 0, "judged_agreed": 0, "draws": 0,
              "draws_contested": 0, "draws_agreed": 0}
     loss = 0.0
-    for view, action in todo:
+    flagged: list[tuple[int, int]] = []
+    for index in todo:
+        view, action = listed[index]
         seed = level5_seed(view)
         best = make_bot(5, seed).choose(view)
         same = best == action
@@ -179,8 +193,10 @@ def tally_seat(moves: Iterable[tuple[PlayerView, Action]], *, most: int = MAX_DE
         count["agreed"] += same
         count["draws_contested"] += draw
         count["draws_agreed"] += draw and same
+        if same and places is not None and len(flagged) < FLAGGED_MOST:
+            flagged.append(places[index])
         loss += judge(view, action, settings).cost
-    return Tally(loss=loss, **count)
+    return Tally(loss=loss, flagged=tuple(flagged), **count)
 
 
 def in_sample(match_id: int, rate: float, salt: str = "") -> bool:

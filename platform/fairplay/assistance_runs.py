@@ -102,12 +102,14 @@ def why_analyse(match: Match) -> str | None:
     return SAMPLE if assistance.in_sample(match.pk, sample_rate(), sample_salt()) else None
 
 
-def _moves(record: dict[str, Any]) -> dict[int, list[Any]]:
-    """Seat -> its decisions ``(view, action)`` in the order played (forced and timer moves left out)."""
-    moves: dict[int, list[Any]] = {0: [], 1: []}
+def _moves(record: dict[str, Any]) -> dict[int, tuple[list[Any], list[tuple[int, int]]]]:
+    """Seat -> its decisions ``(view, action)`` in the order played (forced and timer moves left out), and
+    each one's ``(hand, step)``."""
+    moves: dict[int, tuple[list[Any], list[tuple[int, int]]]] = {0: ([], []), 1: ([], [])}
     for pos in positions(record):
         if pos.is_decision:
-            moves[pos.seat].append((pos.view, pos.action))
+            moves[pos.seat][0].append((pos.view, pos.action))
+            moves[pos.seat][1].append((pos.hand, pos.step))
     return moves
 
 
@@ -135,12 +137,15 @@ def assistance_match(*, match_id: int, why: str = SAMPLE) -> list[SeatSignal]:
         for seat in todo:
             player_id = match.player0_id if seat == 0 else match.player1_id
             assert player_id is not None  # person_seats: a person holds it
-            tally = assistance.tally_seat(moves[seat], most=judged_decisions(), worlds=judge_worlds())
+            played, places = moves[seat]
+            tally = assistance.tally_seat(played, most=judged_decisions(), worlds=judge_worlds(),
+                                          places=places)
             row, _ = SeatSignal.objects.update_or_create(
                 match=match, seat=seat,
                 defaults={"player_id": player_id,
                           "decisions": tally.decisions, "agreed": tally.agreed, "loss": round(tally.loss, 3),
-                          "why": why, "version": assistance.METHOD_VERSION},
+                          "why": why, "version": assistance.METHOD_VERSION,
+                          "flagged": [list(place) for place in tally.flagged]},
             )
             done[seat] = row
     for seat in seats:

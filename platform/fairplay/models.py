@@ -109,7 +109,9 @@ class SeatSignal(models.Model):
     - ``decisions``: the seat's decisions judged (``engine.analysis``: forced and automatic moves skipped);
     - ``agreed``: how many of them level 5 would have made too (discards, knock decisions, draws, offers);
     - ``loss``: the expected hand points the seat's choices lost in total against the best option found;
-    - ``why``: ``sample`` (the background sample) or ``reported`` (every match of a reported player).
+    - ``why``: ``sample`` (the background sample) or ``reported`` (every match of a reported player);
+    - ``flagged``: ``[[hand, step], ...]``, the contested decisions the seat played as level 5 would (the
+      first ten, ``fairplay.assistance.Tally.flagged``): the moderators open the replay there.
     """
 
     match = models.ForeignKey("games.Match", on_delete=models.CASCADE, related_name="+")
@@ -119,6 +121,7 @@ class SeatSignal(models.Model):
     agreed = models.PositiveIntegerField(_("agreed with level 5"))
     loss = models.FloatField(_("expected points lost"))
     why = models.CharField(_("analysed because"), max_length=10, default="sample")
+    flagged = models.JSONField(_("decisions played as level 5"), default=list, blank=True)
     version = models.PositiveSmallIntegerField(_("method version"), default=1)
     analysed_at = models.DateTimeField(_("analysed"), auto_now_add=True)
 

@@ -116,6 +116,21 @@ def test_a_match_is_analysed_once_per_seat_through_the_task(alice: Any, bob: Any
     # differ) for each; alice played 1 of them as level 5 would, bob 2; expected points lost on them
     first = rows(match)
     assert first == [(0, alice.pk, 5, 1, 41.875, "sample"), (1, bob.pk, 5, 2, 31.375, "sample")]
+    # where each played a contested decision as level 5 would: (hand, step), one for alice, two for bob
+    flagged = [s.flagged for s in SeatSignal.objects.filter(match=match).order_by("seat")]
+    assert flagged == [[[3, 22]], [[1, 28], [3, 16]]]
+    # cross-checked on the engine: at each of them the move played is level 5's and not level 4's
+    from engine.analysis import positions
+    from engine.bots.ladder import make_bot
+    from replays.selectors import match_record
+
+    at = {(p.hand, p.step): p for p in positions(match_record(match=match))}
+    for seat, places in enumerate(flagged):
+        for hand, step in places:
+            pos = at[(hand, step)]
+            seed = assistance.level5_seed(pos.view)
+            assert pos.seat == seat and pos.view.player == seat
+            assert make_bot(5, seed).choose(pos.view) == pos.action != make_bot(4, seed).choose(pos.view)
     assert all(s.version == assistance.METHOD_VERSION for s in SeatSignal.objects.all())
     # again (a re-delivered task, or the same match reported later): nothing judged again, the same rows
     assert tasks.assistance_match(match.pk, "reported") == 2

@@ -43,7 +43,8 @@ def planted(member: Callable[..., Any]) -> dict[str, Any]:
                                      same_network=True)
     report = Report.objects.create(reporter=reporter, reported=farmer, reason="collusion", place="replay",
                                    match=match, comment="always the same opponent")
-    SeatSignal.objects.create(match=match, seat=0, player=farmer, decisions=10, agreed=9, loss=1.5)
+    SeatSignal.objects.create(match=match, seat=0, player=farmer, decisions=10, agreed=9, loss=1.5,
+                              flagged=[[1, 4], [2, 9], [2, 15], [3, 2]])
     digest = "ab" * 32
     for user in (farmer, puppet):
         Sighting.objects.create(user=user, kind="ip", digest=digest, last_seen=timezone.now())
@@ -88,6 +89,10 @@ def test_case_shows_the_evidence_never_the_hash(planted: dict[str, Any], moderat
     assert f'href="/replay/{match.pk}/"' in page  # the report's match and the analysed seat
     assert "always the same opponent" in page
     assert "same network as puppet" in page
+    # the first three decisions played as level 5, each opening the replay where the player faced it
+    assert (f'<a href="/replay/{match.pk}/?hand=1&amp;step=3">hand 1, move 4</a> · '
+            f'<a href="/replay/{match.pk}/?hand=2&amp;step=8">hand 2, move 9</a> · '
+            f'<a href="/replay/{match.pk}/?hand=2&amp;step=14">hand 2, move 15</a></td>') in page
     assert planted["digest"] not in page and planted["digest"][:8] not in page
     assert f'/admin/fairplay/pairsignal/{planted["pair"].pk}/change/' in page
     pair_page = _client(moderator).get(f"/admin/fairplay/pairsignal/{planted['pair'].pk}/change/")
