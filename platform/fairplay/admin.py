@@ -269,7 +269,9 @@ def case_evidence(target: User) -> dict[str, Any]:
     for pair in (PairSignal.objects.filter(Q(low=target) | Q(high=target)).select_related("low", "high")
                  .order_by("-strength")[:CASE_ROWS]):
         other = pair.high if pair.low_id == target.pk else pair.low
-        pairs.append({"pair": pair, "other": other, "other_case": case_url(other.pk),
+        # ``transferred`` is what the pair's higher id gained: read from this case's side, + = gained
+        mine = pair.transferred if pair.high_id == target.pk else -pair.transferred
+        pairs.append({"pair": pair, "other": other, "other_case": case_url(other.pk), "gained": mine,
                       "url": reverse("admin:fairplay_pairsignal_change", args=[pair.pk])})
     return {
         "signal": signal,
@@ -285,6 +287,15 @@ def case_evidence(target: User) -> dict[str, Any]:
         "refunds": RatingRefund.objects.filter(closed=target).aggregate(n=Count("id"), players=Count(
             "player", distinct=True)),
     }
+
+
+def transfer_text(pair: PairSignal) -> str:
+    """``"<gainer> +N from <loser>"`` for ``pair``'s net transfer (one decimal), or ``"0.0"``."""
+    if round(pair.transferred, 1) == 0:
+        return "0.0"
+    gainer, loser = (pair.high, pair.low) if pair.transferred > 0 else (pair.low, pair.high)
+    return _("%(gainer)s +%(points).1f from %(loser)s") % {
+        "gainer": gainer.username, "points": abs(pair.transferred), "loser": loser.username}
 
 
 def same_as(target: User) -> list[dict[str, Any]]:
@@ -349,8 +360,8 @@ class PairSignalAdmin(ModeratorOnly):
     list_select_related = ("low", "high")
     ordering = ("-strength", "low", "high")
     fields = ("low_case", "high_case", "strength", "evidence", "matches", "share_low", "share_high",
-              "transferred", "resign_share", "high_deadwood_knocks", "overlap", "same_network", "same_device",
-              "updated_at", "match_list")
+              "transferred_shown", "resign_share", "high_deadwood_knocks", "overlap", "same_network",
+              "same_device", "updated_at", "match_list")
     readonly_fields = fields
 
     @admin.display(description=_("pair"))
@@ -361,9 +372,11 @@ class PairSignalAdmin(ModeratorOnly):
     def strength_shown(self, obj: PairSignal) -> str:
         return f"{obj.strength:.2f}"
 
-    @admin.display(description=_("Elo points transferred"), ordering="transferred")
+    @admin.display(description=_("Elo points transferred"))
     def transferred_shown(self, obj: PairSignal) -> str:
-        return f"{obj.transferred:+.1f}"
+        """Who gained how much from the other (``transferred`` is signed by user id, which means nothing
+        to a reader): "farmer +38.8 from puppet"."""
+        return transfer_text(obj)
 
     @admin.display(description=_("first player"))
     def low_case(self, obj: PairSignal) -> str:

@@ -138,6 +138,8 @@ def _refresh(chunk: list[int], now: datetime) -> tuple[int, int]:
     hands = _hand_ends(pair_ids)
     deltas = _deltas(pair_ids)
     shared = _shared_sightings({p for pair in together for p in pair})
+    names = dict(User.objects.filter(pk__in={p for pair in together for p in pair})
+                 .values_list("pk", "username"))  # the notes name the other player
     pairs: list[PairSignal] = []
     strongest: dict[int, tuple[float, str]] = {}
     for (low, high), rows in sorted(together.items()):
@@ -153,7 +155,7 @@ def _refresh(chunk: list[int], now: datetime) -> tuple[int, int]:
         ))
         for me, other in ((low, high), (high, low)):
             if value > strongest.get(me, (0.0, ""))[0]:
-                strongest[me] = (value, f"pair with user {other}")
+                strongest[me] = (value, f"pair with {names.get(other, f'user {other}')}")
     # The pairs of this batch's players that no longer met in the window.
     stale = [pk for pk, low, high in PairSignal.objects.filter(Q(low_id__in=chunk) | Q(high_id__in=chunk))
              .values_list("pk", "low_id", "high_id") if (low, high) not in together]

@@ -39,7 +39,9 @@ def planted(member: Callable[..., Any]) -> dict[str, Any]:
     match = Match.objects.create(rules={}, player0=farmer, player1=puppet, status="finished", winner=0,
                                  rated=True)
     low, high = sorted((farmer, puppet), key=lambda u: u.pk)
-    pair = PairSignal.objects.create(low=low, high=high, matches=6, transferred=91.45, strength=0.95,
+    # transferred: what the higher id gained from the lower (the farmer gained 91.45)
+    pair = PairSignal.objects.create(low=low, high=high, matches=6,
+                                     transferred=91.45 if high == farmer else -91.45, strength=0.95,
                                      same_network=True)
     report = Report.objects.create(reporter=reporter, reported=farmer, reason="collusion", place="replay",
                                    match=match, comment="always the same opponent")
@@ -95,7 +97,13 @@ def test_case_shows_the_evidence_never_the_hash(planted: dict[str, Any], moderat
             f'<a href="/replay/{match.pk}/?hand=2&amp;step=14">hand 2, move 15</a></td>') in page
     assert planted["digest"] not in page and planted["digest"][:8] not in page
     assert f'/admin/fairplay/pairsignal/{planted["pair"].pk}/change/' in page
+    assert "<td>+91.5</td>" in page  # read from the case's side: the farmer gained (whatever the ids)
+    puppet_case = _client(moderator).get(f"/admin/fairplay/playersignal/case/{planted['puppet'].pk}/")
+    assert "<td>-91.5</td>" in puppet_case.content.decode()
+    pairs = _client(moderator).get("/admin/fairplay/pairsignal/").content.decode()
+    assert "farmer +91.5 from puppet" in pairs
     pair_page = _client(moderator).get(f"/admin/fairplay/pairsignal/{planted['pair'].pk}/change/")
+    assert "farmer +91.5 from puppet" in pair_page.content.decode()
     assert 'data-testid="pair-matches"' in pair_page.content.decode()
     assert f'/replay/{match.pk}/' in pair_page.content.decode()
 

@@ -64,7 +64,7 @@ def test_a_resigning_pair_on_one_device() -> None:
     assert (player_b.early_resigns, player_a.early_resigns) == (5, 0)
     assert player_a.strength == player_b.strength == 1.0
     assert player_a.reasons == [
-        {"signal": "pair", "value": 1.0, "strength": 1.0, "note": f"pair with user {b.pk}"}]
+        {"signal": "pair", "value": 1.0, "strength": 1.0, "note": f"pair with {b.username}"}]
     assert [r["signal"] for r in player_b.reasons] == ["early_resigns", "pair"]
     other = PairSignal.objects.get(low=a, high=c)
     assert (other.matches, other.resign_share, other.same_device) == (1, 0.0, False)
