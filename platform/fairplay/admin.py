@@ -20,7 +20,7 @@ from typing import Any
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
-from django.db.models import Case, Count, IntegerField, Q, QuerySet, Value, When
+from django.db.models import Count, Q, QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
@@ -327,11 +327,11 @@ class ReportAdmin(ModeratorOnly):
     search_fields = ("reported__username", "reporter__username")
     list_select_related = ("reported", "reporter")
 
-    def get_queryset(self, request: HttpRequest) -> QuerySet[Report]:
-        # The queue of reports: open ones first, oldest first among them (first come, first handled).
-        is_open = Case(When(status=ReportStatus.OPEN, then=Value(1)), default=Value(0),
-                       output_field=IntegerField())
-        return super().get_queryset(request).annotate(is_open=is_open).order_by("-is_open", "created_at")
+    def get_ordering(self, request: HttpRequest) -> tuple[str, ...]:
+        # The queue of reports: open ones first ("open" sorts after "acted" and "dismissed", so -status),
+        # oldest first (first come, first handled). Here, not in get_queryset: the changelist orders by
+        # this, and Report.Meta.ordering (newest first) replaced the queryset's order (the trial saw it).
+        return ("-status", "created_at", "pk")
 
     @admin.display(description=_("reported"), ordering="reported__username")
     def reported_case(self, obj: Report) -> str:

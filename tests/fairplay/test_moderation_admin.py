@@ -4,6 +4,7 @@ hash); its form acts through ``fairplay.services`` and refuses an action without
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable
 from typing import Any
 
@@ -130,3 +131,21 @@ def test_case_form_acts_and_requires_a_reason(planted: dict[str, Any], moderator
     assert rename.status_code == 302
     farmer.refresh_from_db()
     assert farmer.username == "calm-player"
+
+
+def test_the_reports_list_is_open_first_then_oldest_first(member: Callable[..., Any], moderator: Any) -> None:
+    """First come, first handled: open reports before handled ones, the oldest open one on top."""
+    reporter, a, b, c = (member(n) for n in ("reporter", "aaa", "bbb", "ccc"))
+    now = timezone.now()
+    reports = {}
+    for name, target, minutes, status in (("old", a, 30, "open"), ("new", b, 1, "open"),
+                                          ("done", c, 60, "dismissed"), ("mid", c, 10, "open")):
+        report = Report.objects.create(reporter=reporter, reported=target, reason="other", place="profile",
+                                       status=status)
+        Report.objects.filter(pk=report.pk).update(created_at=now - dt.timedelta(minutes=minutes))
+        reports[name] = report
+    page = _client(moderator).get("/admin/fairplay/report/").content.decode()
+    # open oldest first: aaa (30 min ago), ccc (10), bbb (1); then ccc's dismissed one (60)
+    order = [page.index(f">{name}<") for name in ("aaa", "ccc", "bbb")]
+    assert order == sorted(order)
+    assert page.rindex(">ccc<") > page.index(">bbb<")
