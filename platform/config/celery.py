@@ -64,8 +64,8 @@ BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
     # the safety net for a lost step message.
     "tournaments-advance": {"task": "tournaments.tasks.advance", "schedule": 5.0},
     # The fair-play pair and player signals (docs/fairplay.md "Strength and the queue"): a batch job on the
-    # background queue; the moderation queue reads them as of the last hour.
-    "fairplay-signals-refresh": {"task": "fairplay.tasks.signals_refresh", "schedule": 3600.0},
+    # background queue, every 10 minutes (about a second for 400 players); the queue shows when.
+    "fairplay-signals-refresh": {"task": "fairplay.tasks.signals_refresh", "schedule": 600.0},
 }
 
 # --- delivery policy ----------------------------------------------------------------------------------

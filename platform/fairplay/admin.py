@@ -20,16 +20,17 @@ from typing import Any
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, Max, Q, QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
+from django.views.decorators.http import require_POST
 
 from accounts.models import Standing, User
-from fairplay import services
+from fairplay import services, tasks
 from fairplay.models import (
     ActionKind,
     ModerationAction,
@@ -193,8 +194,32 @@ class PlayerSignalAdmin(ModeratorOnly):
     def get_urls(self) -> list[URLPattern]:
         return [
             path("case/<int:user_id>/", self.admin_site.admin_view(self.case_view), name="fairplay_case"),
+            path("refresh/", self.admin_site.admin_view(require_POST(self.refresh_view)),
+                 name="fairplay_refresh"),
             *super().get_urls(),
         ]
+
+    def changelist_view(self, request: HttpRequest,
+                        extra_context: dict[str, Any] | None = None) -> HttpResponse:
+        # When the figures were last computed (beat refreshes them every 10 minutes; a moderator may ask
+        # for it now): a queue of zeros right after a deploy is then read as "not computed yet".
+        last = PlayerSignal.objects.aggregate(last=Max("updated_at"))["last"]
+        return super().changelist_view(request, {**(extra_context or {}), "last_refresh": last,
+                                                 "refresh_url": reverse("admin:fairplay_refresh")})
+
+    def refresh_view(self, request: HttpRequest) -> HttpResponse:
+        """POST: enqueue ``fairplay.tasks.signals_refresh`` now (the background queue; idempotent, so a
+        second click costs one more run of about a second). A broker refusing it is said, not hidden."""
+        if not is_moderator(request.user):
+            raise PermissionDenied
+        try:
+            tasks.signals_refresh.delay()
+        except Exception as exc:  # the broker's own errors vary by transport: said to the moderator
+            messages.error(request, _("The refresh could not be queued (%(error)s): try again.") % {
+                "error": type(exc).__name__})
+        else:
+            messages.success(request, _("The signals are being recomputed: reload this page in a minute."))
+        return HttpResponseRedirect(reverse("admin:fairplay_playersignal_changelist"))
 
     def case_view(self, request: HttpRequest, user_id: int) -> HttpResponse:
         """The case of member ``user_id`` (GET), or one action on it (POST: ``ActionForm``)."""

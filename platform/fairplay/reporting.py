@@ -18,8 +18,9 @@ nothing (the partial unique constraint ``fairplay_report_one_open`` decides, so 
 
 A new report has the reported player's recent rated matches analysed for the assistance signal
 (``fairplay.tasks.assistance_reported``, after the commit; docs/fairplay.md "Assistance signal"). The
-report is stored first: should the broker refuse the message, the report still stands and the hourly
-``fairplay.tasks.signals_refresh`` enqueues the backlog of every player with an open report.
+report is stored first: should the broker refuse the message, the report still stands and
+``fairplay.tasks.signals_refresh`` (every 10 minutes) enqueues the backlog of every player with an open
+report.
 """
 
 from __future__ import annotations
@@ -115,11 +116,11 @@ log = logging.getLogger(__name__)
 def backlog_enqueue(*, user_id: int) -> bool:
     """Enqueue ``fairplay.tasks.assistance_reported(user_id)``; True when sent. A broker error is logged
     and answered False, never raised: it runs after the report's commit, so the report stands and the
-    hourly sweep (``fairplay.tasks.signals_refresh``) sends it again."""
+    sweep every 10 minutes (``fairplay.tasks.signals_refresh``) sends it again."""
     try:
         tasks.assistance_reported.delay(user_id)
     except Exception:
-        log.exception("user %s: could not enqueue the reported player's analysis; the hourly sweep will",
+        log.exception("user %s: could not enqueue the reported player's analysis; the 10-minute sweep will",
                       user_id)
         return False
     return True

@@ -1,10 +1,10 @@
 """Celery tasks of the fair-play app (thin: each calls its module).
 
-- ``fairplay.tasks.signals_refresh()``: beat, hourly (``config.celery.BEAT_SCHEDULE``
+- ``fairplay.tasks.signals_refresh()``: beat, every 10 minutes (``config.celery.BEAT_SCHEDULE``
   ``fairplay-signals-refresh``), on the background queue: recompute the pair and player signals of the
   players active in the window (``fairplay.signals.signals_refresh``). Idempotent (upserts of the same
   rows), so the default delivery (acknowledged on receipt, never retried) is enough: a lost run is the
-  next hour's.
+  next one's. A moderator may ask for one now (the queue's "Recompute the signals now").
 - ``fairplay.tasks.assistance_match(match_id, why)``: the assistance signal of one finished rated match
   (``fairplay.assistance_runs.assistance_match``: idempotent, a re-delivered task judges nothing twice).
   Enqueued by ``fairplay.receivers.sample_finished`` after a match finishes (the sampling hook), and by

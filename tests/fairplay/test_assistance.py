@@ -367,7 +367,7 @@ def test_a_broker_refusing_the_reports_message_keeps_the_report_and_the_sweep_se
     assert created and Report.objects.filter(pk=report.pk, status=ReportStatus.OPEN).exists()
     assert SeatSignal.objects.count() == 0
     assert f"user {alice.pk}: could not enqueue the reported player's analysis" in caplog.text
-    # The hourly sweep finds the open report's unanalysed match and sends the backlog again.
+    # The sweep (every 10 minutes) finds the open report's unanalysed match and sends the backlog again.
     monkeypatch.setattr(tasks.assistance_reported, "delay", sent.append)
     assert assistance_runs.reported_backlog(user_id=alice.pk) == [match.pk]
     assert tasks.signals_refresh()["backlogs"] == 1 and sent == [alice.pk]

@@ -149,3 +149,31 @@ def test_the_reports_list_is_open_first_then_oldest_first(member: Callable[..., 
     order = [page.index(f">{name}<") for name in ("aaa", "ccc", "bbb")]
     assert order == sorted(order)
     assert page.rindex(">ccc<") > page.index(">bbb<")
+
+
+def test_the_queue_says_when_it_was_computed_and_recomputes_on_demand(
+        planted: dict[str, Any], moderator: Any, staff: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from fairplay import tasks
+
+    sent: list[tuple[Any, ...]] = []
+    monkeypatch.setattr(tasks.signals_refresh, "delay", lambda *args: sent.append(args))
+    client = _client(moderator)
+    page = client.get("/admin/fairplay/playersignal/").content.decode()
+    assert 'data-testid="queue-refresh"' in page and "Signals computed at " in page
+    assert "they are recomputed every 10 minutes" in page
+    assert client.get("/admin/fairplay/playersignal/refresh/").status_code == 405  # POST only
+    response = client.post("/admin/fairplay/playersignal/refresh/")
+    assert response.status_code == 302 and sent == [()]
+    assert "being recomputed" in client.get(response["Location"]).content.decode()
+    assert _client(staff).post("/admin/fairplay/playersignal/refresh/").status_code == 403
+    assert sent == [()]
+
+    def refused() -> None:
+        raise ConnectionError("broker down")
+
+    monkeypatch.setattr(tasks.signals_refresh, "delay", refused)
+    response = client.post("/admin/fairplay/playersignal/refresh/", follow=True)
+    assert "The refresh could not be queued (ConnectionError): try again." in response.content.decode()
+    PlayerSignal.objects.all().delete()
+    empty = client.get("/admin/fairplay/playersignal/").content.decode()
+    assert "The signals have not been computed yet" in empty

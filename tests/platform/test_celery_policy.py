@@ -22,7 +22,7 @@ BEAT = {  # entry name (a PeriodicTask row's name in a running deployment) -> (t
     "ratings-sweep-refunds": ("ratings.tasks.sweep_refunds", 600.0),
     "tournaments-ensure-schedule": ("tournaments.tasks.ensure_schedule", 600.0),
     "tournaments-advance": ("tournaments.tasks.advance", 5.0),
-    "fairplay-signals-refresh": ("fairplay.tasks.signals_refresh", 3600.0),
+    "fairplay-signals-refresh": ("fairplay.tasks.signals_refresh", 600.0),
 }
 
 # The worked attributes of every task: ignore_result, acks_late, reject_on_worker_lost, autoretry_for,
