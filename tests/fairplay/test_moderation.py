@@ -152,6 +152,12 @@ def test_ranks_exact_after_mark_unmark_close(member: Callable[..., Any], moderat
     assert [r["username"] for r in everyone_board.rows] == ["p", "a", "c", "d", "e"]
     assert selectors.board_page(tab="30d", provisional=True, search="b", page=1).rows == []
     assert selectors.profile_get(user=User.objects.get(pk=b.pk))["rank"] is None
+    # The profile says so without the provisional player's line (b has 12 rated matches; trial).
+    profile = Client().get("/u/b/").content.decode()
+    assert '<span class="stat-value" data-testid="profile-rank">—</span>' in profile
+    assert "Not on the rankings" in profile and "Ranked after 10 rated matches" not in profile
+    assert "Fora do ranking" in Client(headers={"accept-language": "pt-br"}).get("/u/b/").content.decode()
+    assert "Ranked after 10 rated matches" in Client().get("/u/p/").content.decode()  # 3 rated matches
     # The public API reads the same boards.
     api = Client().get("/api/v1/rankings/").json()
     assert [row["username"] for row in api["results"]] == ["a", "c", "d", "e"]
