@@ -6,6 +6,7 @@ Rules, each refused with its own :class:`ReportRefused` code and nothing stored:
 - ``members_only``: only a registered member reports (not a guest; anonymous visitors are sent to log in);
 - ``self``: nobody reports themselves (also a database check, ``fairplay_report_not_self``);
 - ``bot``: a house bot is not reported (its moves are the server's);
+- ``closed``: an account closed for a fair-play violation is not reported again (410: it is gone);
 - ``no_such_match``: the match does not exist, or the reporter may not see it (the replay's rule,
   ``replays.selectors.may_see``: its players, anyone when public, the holder of its link's token),
   answered alike so a private match's existence is not told;
@@ -30,9 +31,9 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 
-from accounts.models import User
+from accounts.models import Standing, User
 from fairplay import tasks
-from fairplay.models import Report, ReportStatus
+from fairplay.models import Report, ReportPlace, ReportStatus
 from games.models import Match, MatchStatus
 from replays import selectors as replay_selectors
 from web.errors import ApplicationError
@@ -54,11 +55,14 @@ def check_reporter(user: Any) -> None:
 
 
 def check_reported(*, reporter: User, reported: User) -> None:
-    """:raises ReportRefused: ``self`` (``reported`` is ``reporter``) or ``bot`` (a house bot)."""
+    """:raises ReportRefused: ``self`` (``reported`` is ``reporter``), ``bot`` (a house bot) or ``closed``
+    (an account closed for a fair-play violation)."""
     if reported.pk == reporter.pk:
         raise ReportRefused("self", "nobody reports themselves")
     if reported.is_bot:
         raise ReportRefused("bot", "a house bot cannot be reported")
+    if reported.standing == Standing.CLOSED:
+        raise ReportRefused("closed", "this account is closed already")
 
 
 def match_candidates(*, match: Match | None, reporter: User, token: str | None) -> list[User]:
@@ -90,6 +94,9 @@ def report_make(*, reporter: User, reported: User, reason: str, comment: str, pl
     """
     check_reporter(reporter)
     check_reported(reporter=reporter, reported=reported)
+    if place == ReportPlace.TABLE and (match is None or match.seat_of(reporter.pk) is None):
+        # "from the table" is a player's word: a spectator's (or a forged) "table" is a replay's report
+        place = ReportPlace.REPLAY if match is not None else ReportPlace.PROFILE
     open_report = Report.objects.filter(reporter=reporter, reported=reported, reason=reason,
                                         status=ReportStatus.OPEN)
     existing = open_report.first()

@@ -51,6 +51,7 @@ def _refusal(request: HttpRequest, exc: reporting.ReportRefused) -> HttpResponse
                                 "yours.")),
         "self": (400, _("You cannot report yourself.")),
         "bot": (400, _("House bots cannot be reported: the server makes their moves.")),
+        "closed": (410, _("This account is closed already: there is nothing more to report.")),
         "not_finished": (409, _("You can report a player of this match once it is over.")),
         "nobody": (400, _("Nobody in this match can be reported: the other player is a house bot.")),
     }[exc.code]

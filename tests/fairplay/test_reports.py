@@ -123,9 +123,14 @@ def test_report_from_a_replay_by_a_player_and_by_a_spectator_of_a_public_match()
     assert [c[0] for c in form.context["form"].fields["reported"].choices] == [str(ana.pk), str(bob.pk)]
     assert viewer.post(f"/report/match/{match.pk}/", {
         "reported": bob.pk, "reason": "collusion", "place": "replay", "token": token}).status_code == 303
+    # A spectator who says "from the table" (a forged field: cy never sat there) is stored as from the
+    # replay: the admin must not suggest the reporter played that match (trial).
+    assert viewer.post(f"/report/match/{match.pk}/", {
+        "reported": ana.pk, "reason": "other", "place": "table", "token": token}).status_code == 303
     rows = sorted(Report.objects.values_list("reporter__username", "reported__username", "reason", "place",
                                              "match_id", "comment"))
     assert rows == [("bob", "ana", "other", "replay", match.pk, "rude chat"),
+                    ("cy", "ana", "other", "replay", match.pk, ""),
                     ("cy", "bob", "collusion", "replay", match.pk, "")]
 
 
@@ -244,6 +249,14 @@ def test_control_character_message_names_the_character() -> None:
     response = post_player(signed_in(UserFactory(username="ana")), "bob", comment="a\x07b")
     assert response.context["form"].errors["comment"] == [
         "The comment contains control characters (such as U+0007): write plain text."]
+    # A right-to-left override would turn the rest of the line around in the admin (trial): refused
+    # like one; an emoji's zero-width joiner is text.
+    flipped = post_player(signed_in(UserFactory(username="cy")), "bob", comment="ok \u202edrowssap")
+    assert flipped.context["form"].errors["comment"] == [
+        "The comment contains control characters (such as U+202E): write plain text."]
+    family = "\U0001f468\u200d\U0001f469\u200d\U0001f467"
+    assert post_player(signed_in(UserFactory(username="di")), "bob", comment=family).status_code == 303
+    assert list(Report.objects.values_list("comment", flat=True)) == [family]
 
 
 def test_a_comment_of_1000_characters_with_line_breaks_and_tabs_is_fine() -> None:
@@ -314,6 +327,16 @@ def test_report_make_refuses_self_and_bots_without_a_row() -> None:
                               comment="", place="profile")
     assert bot_report.value.code == "bot"
     assert not Report.objects.exists()
+
+
+def test_a_closed_account_is_not_reported_again() -> None:
+    ana, gone = UserFactory(username="ana"), UserFactory(username="gone", standing="closed", is_active=False)
+    response = post_player(signed_in(ana), "gone")
+    assert response.status_code == 410 and 'data-code="closed"' in response.content.decode()
+    assert "This account is closed already: there is nothing more to report." in response.content.decode()
+    with pytest.raises(reporting.ReportRefused) as closed:
+        reporting.report_make(reporter=ana, reported=gone, reason="other", comment="", place="profile")
+    assert closed.value.code == "closed" and not Report.objects.exists()
 
 
 def test_the_pages_in_portuguese() -> None:
