@@ -428,7 +428,14 @@ def pair_matches_html(a: int, b: int) -> str:
     rows = []
     for m in matches:
         winner = (m.player0 if m.winner == 0 else m.player1) if m.winner is not None else None
-        rows.append((m.created_at.strftime("%Y-%m-%d %H:%M"), _("rated") if m.rated else _("casual"),
+        # a match that started rated and was unrated by the farming limits says why (it is evidence)
+        if m.rated:
+            rated = _("rated")
+        elif m.unrated_why:
+            rated = _("not rated: %(why)s") % {"why": m.get_unrated_why_display()}
+        else:
+            rated = _("casual")
+        rows.append((m.created_at.strftime("%Y-%m-%d %H:%M"), rated,
                      m.get_status_display(), winner.username if winner else "-", m.result_reason or "-",
                      replay_url(m.pk), _("replay")))
     if not rows:

@@ -106,6 +106,10 @@ def test_case_shows_the_evidence_never_the_hash(planted: dict[str, Any], moderat
     pair_page = _client(moderator).get(f"/admin/fairplay/pairsignal/{planted['pair'].pk}/change/")
     assert "farmer +91.5 from puppet" in pair_page.content.decode()
     assert 'data-testid="pair-matches"' in pair_page.content.decode()
+    # A match the farming limits unrated says why in the pair's list (it was "casual": trial).
+    Match.objects.filter(pk=match.pk).update(rated=False, unrated_why="early_resign")
+    pair_page = _client(moderator).get(f"/admin/fairplay/pairsignal/{planted['pair'].pk}/change/")
+    assert "<td>not rated: resigned before enough moves to be rated</td>" in pair_page.content.decode()
     assert f'/replay/{match.pk}/' in pair_page.content.decode()
 
 
