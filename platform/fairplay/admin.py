@@ -429,6 +429,7 @@ def pair_matches_html(a: int, b: int) -> str:
     for m in matches:
         winner = (m.player0 if m.winner == 0 else m.player1) if m.winner is not None else None
         # a match that started rated and was unrated by the farming limits says why (it is evidence)
+        rated: Any
         if m.rated:
             rated = _("rated")
         elif m.unrated_why:
