@@ -7,7 +7,7 @@ chosen to avoid the Scunthorpe problem (a harmless name refused for a bad word h
 
 - ``SUBSTRING``: refused anywhere in the name, separators removed (``xfuckx``, ``f.u.c.k``). Only for
   words that sit inside no common word or name of either language we know of: five letters or more,
-  and "fuck".
+  and "fuck" (with its spelling "fvck").
 - ``WHOLE``: refused only as a whole word of the name: "Cunha", "computador", "Hancock", "therapist",
   "Nazim", "Slutsky" and "enviado" stay fine although "cu", "puta", "cock", "rapist", "nazi", "slut" and
   "viado" sit inside them. The words of a name are its parts between separators (``-_.+@``, spaces, digits
@@ -28,21 +28,21 @@ from itertools import product
 
 SUBSTRING: frozenset[str] = frozenset({
     # English
-    "fuck", "nigger", "nigga", "faggot", "asshole", "bitch", "whore", "retard", "dickhead", "hitler",
-    "pedophile",
+    "fuck", "fvck", "phuck", "nigger", "nigga", "faggot", "asshole", "bitch", "whore", "retard", "dickhead",
+    "hitler", "pedophile",
     # Portuguese
     "caralho", "buceta", "boceta", "xoxota", "punheta", "arrombad", "filhodaputa", "filhadaputa",
-    "traveco", "merda", "cuzao", "fodase",
+    "traveco", "merda", "cuzao", "fodase", "putamadre",
 })
 """Refused anywhere in the name (already normalised: lowercase ASCII, no separators)."""
 
 WHOLE: frozenset[str] = frozenset({
     # English
     "cunt", "cunts", "cock", "cocks", "slut", "sluts", "twat", "wanker", "nazi", "nazis", "rapist", "kike",
-    "spic", "chink", "fag", "fags", "porn", "shit", "shithead", "tits",
+    "spic", "chink", "fag", "fags", "porn", "shit", "shithead", "tits", "fck", "fuk", "rape", "raping",
     # Portuguese ("foder" is inside "Foderaro", "putaria" inside "computaria": whole words only)
     "puta", "putas", "cu", "porra", "viado", "viados", "bicha", "bichas", "foda", "foder", "fdp", "vsf",
-    "pqp", "sapatao", "putaria",
+    "pqp", "sapatao", "putaria", "vtnc",
 })
 """Refused as a whole word of the name only (already normalised)."""
 

@@ -23,6 +23,9 @@ REFUSED = [
     ("p.u.t.a", "puta"), ("pu7a_velha", "puta"), ("puta69", "puta"), ("SeuCu", "cu"), ("ana_cu", "cu"),
     ("viado", "viado"), ("VSF", "vsf"), ("filho-da-puta", "filhodaputa"), ("Filhodaputa", "filhodaputa"),
     ("ｆｕｃｋ", "fuck"),  # fullwidth letters: NFKC
+    # the fresh-clone trial's misses: letter swaps, a Spanish compound, "vai tomar no cu", rape
+    ("fvck", "fvck"), ("xphuckx", "phuck"), ("fck_you", "fck"), ("fuk_u", "fuk"), ("putamadre", "putamadre"),
+    ("vtnc", "vtnc"), ("Raping", "raping"), ("rape.time", "rape"),
 ]
 
 ALLOWED = [
@@ -33,6 +36,8 @@ ALLOWED = [
     # Ordinary names and words, digits included:
     "Maria1990", "ana_souza", "Niger", "Essex", "Dickens", "assassin", "Bassist", "analyst", "Arsenal",
     "pitbull", "Spica", "Rolando", "Cuca", "Pinto",
+    # the added words inside harmless ones stay fine (whole words only): grape, draper, Fukuda
+    "grapefruit", "Draper", "Fukuda", "Rapenburg",
 ]
 
 
@@ -57,8 +62,9 @@ def test_the_list_is_normalised_and_the_two_kinds_do_not_overlap() -> None:
     for word in SUBSTRING | WHOLE:
         assert word.isascii() and word.isalpha() and word == word.lower()
     assert not SUBSTRING & WHOLE
-    # Each substring word has at least five letters but "fuck" (short words are whole-word only).
-    assert sorted(w for w in SUBSTRING if len(w) < 5) == ["fuck"]
+    # Each substring word has at least five letters but "fuck" and its spelling "fvck" (short words are
+    # whole-word only).
+    assert sorted(w for w in SUBSTRING if len(w) < 5) == ["fuck", "fvck"]
 
 
 def signup(client: Client, username: str):
