@@ -224,6 +224,8 @@ def simulate(*, seed: int = 1, honest: int = 200, rounds: int = 2, farm: int = 8
     :raises ValueError: ``honest`` below 4 or odd, a count below 0, ``target`` not 50 or 100, ``days``
         below 1 or too few for the pair cap, ``regulars`` more than the honest members of a level
         allow, or the seed's accounts exist already (nothing is created).
+    :raises RuntimeError: a match of the plan would break the pair cap (a random pairing meeting a pair
+        cap; never for the defaults): the matches played before it stay, as a run stopped there would.
     """
     counts = (rounds, farm, farmer_others, assisted, regulars, regular_rounds)
     if honest < 4 or honest % 2 or min(counts) < 0 or target not in (50, 100):
