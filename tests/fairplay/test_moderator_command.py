@@ -34,7 +34,20 @@ def test_a_member_made_moderator_opens_the_queue_and_loses_it_on_remove() -> Non
     assert ana.is_staff and list(ana.groups.values_list("name", flat=True)) == ["fair-play moderators"]
     assert _queue_status(User.objects.get(pk=ana.pk)) == 200
     call_command("fairplay_moderator", "ana", "--remove", stdout=StringIO())
-    assert _queue_status(User.objects.get(pk=ana.pk)) == 403  # staff still, but no longer a moderator
+    # staff for nothing else: no admin at all (the trial found the staff flag left behind)
+    assert not User.objects.get(pk=ana.pk).is_staff and _queue_status(User.objects.get(pk=ana.pk)) == 302
+
+
+def test_remove_keeps_the_staff_flag_of_a_member_with_another_group() -> None:
+    from django.contrib.auth.models import Group
+
+    bo = User.objects.create_user("bo", password="pw-123456!x")
+    bo.groups.add(Group.objects.create(name="tournament directors"))
+    call_command("fairplay_moderator", "bo", stdout=StringIO())
+    call_command("fairplay_moderator", "bo", "--remove", stdout=StringIO())
+    bo.refresh_from_db()
+    assert bo.is_staff and list(bo.groups.values_list("name", flat=True)) == ["tournament directors"]
+    assert _queue_status(bo) == 403
 
 
 @pytest.mark.parametrize(("make", "error"), [

@@ -1,7 +1,8 @@
 """``manage.py fairplay_moderator NAME [--remove]``: make the member ``NAME`` a fair-play moderator
 (staff, in the group "fair-play moderators" of migration 0003: the queue at ``/admin/`` and its
-actions, docs/fairplay.md "Moderation"), or with ``--remove`` take that away (staff status stays: it
-may serve another group). The member logs in to ``/admin/`` with their own password.
+actions, docs/fairplay.md "Moderation"), or with ``--remove`` take that away: the group, and staff
+status too unless the member still has another group, a permission of their own or is a superuser.
+The member logs in to ``/admin/`` with their own password.
 
 Refused, changing nothing: an unknown name, a guest, a house bot, an account not active.
 """
@@ -42,6 +43,9 @@ class Command(BaseCommand):
             raise CommandError(f"the group {GROUP!r} is missing: run manage.py migrate")
         if options["remove"]:
             user.groups.remove(group)
+            if not (user.is_superuser or user.groups.exists() or user.user_permissions.exists()):
+                user.is_staff = False  # staff for nothing else: no admin log-in left either
+                user.save(update_fields=["is_staff"])
             self.stdout.write(f"{user.username} is no longer a fair-play moderator")
             return
         user.is_staff = True
