@@ -153,7 +153,7 @@ def test_two_resignations_at_once_cannot_both_take_the_last_free_abort(
             "rated loss against a house bot (against a person, a match resigned that early is not rated)."]),
     ("pt-br", ["Partidas valendo rating anuladas", "3 em 24 h · 5 no total",
                "3 anulações grátis a cada 24 horas; depois delas, desistir antes de os dois jogadores "
-               "jogarem é uma derrota valendo rating contra um bot da casa (contra uma pessoa, uma partida "
+               "jogarem é uma derrota valendo rating contra um robô da casa (contra uma pessoa, uma partida "
                "desistida tão cedo não vale rating)."]),
 ])
 def test_the_profile_shows_the_aborts(alice: Any, house_bots: list[Any], language: str, texts: list[str],
