@@ -10,8 +10,15 @@ from django.core.management import CommandError, call_command
 from django.test import Client
 
 from accounts.models import User
+from tests.fairplay.conftest import moderators_group
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def _group() -> None:
+    """Migration 0003's group (a transactional test elsewhere in the run may have flushed it)."""
+    moderators_group()
 
 QUEUE = "/admin/fairplay/playersignal/"
 
