@@ -7,13 +7,11 @@ under both (``.ci/run`` does PostgreSQL).
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
 import pytest
-from django.db import connection
 from django.utils import timezone
 
 from games import services as games_services
@@ -21,6 +19,7 @@ from games.models import Match, MatchEvent, MatchStatus, ResultReason
 from ratings import services, tasks
 from ratings.models import PlayerRating, RatingChange
 from ratings.selectors import bot_rating, rating_get
+from tests.racing import concurrently
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -153,31 +152,10 @@ def test_run_twice_changes_nothing_the_second_time(alice: Any, bob: Any, finish_
     assert PlayerRating.objects.get(user=alice).rated_matches == 1
 
 
-def _concurrently(calls: list[Callable[[], Any]]) -> list[Any]:
-    barrier = threading.Barrier(len(calls))
-    results: list[Any] = [None] * len(calls)
-
-    def run(i: int) -> None:
-        try:
-            barrier.wait(timeout=10)
-            results[i] = calls[i]()
-        except Exception as exc:  # surfaced by the assertions
-            results[i] = exc
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(calls))]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=60)
-    return results
-
-
 def test_two_concurrent_tasks_rate_once(alice: Any, bob: Any, finish_friend: Callable[..., Any],
                                         monkeypatch: pytest.MonkeyPatch) -> None:
     match = _unrated_match(alice, bob, finish_friend, monkeypatch)
-    results = _concurrently([lambda: len(services.match_rate(match_id=match.pk))] * 4)
+    results = concurrently([lambda: len(services.match_rate(match_id=match.pk))] * 4)
     assert sorted(results) == [0, 0, 0, 2]
     assert RatingChange.objects.count() == 2
     row = PlayerRating.objects.get(user=alice)
@@ -189,7 +167,7 @@ def test_overlapping_matches_of_one_player_both_count(
 ) -> None:
     first = _unrated_match(alice, bob, finish_friend, monkeypatch)
     second = _unrated_match(alice, carol, finish_friend, monkeypatch)
-    results = _concurrently([lambda: len(services.match_rate(match_id=first.pk)),
+    results = concurrently([lambda: len(services.match_rate(match_id=first.pk)),
                              lambda: len(services.match_rate(match_id=second.pk))])
     assert results == [2, 2]
     mine = sorted(RatingChange.objects.filter(player=alice), key=lambda c: c.id)
@@ -290,7 +268,7 @@ def test_two_racing_batches_rate_each_match_once(
 
     matches, results = _unrated_round_robin([alice, bob, carol], 6, finish_friend, monkeypatch)
     ids = [m.pk for m in matches]
-    outcomes = _concurrently([lambda: len(services.matches_rate(match_ids=ids)),
+    outcomes = concurrently([lambda: len(services.matches_rate(match_ids=ids)),
                               lambda: len(services.matches_rate(match_ids=list(reversed(ids))))])
     assert sorted(outcomes) == [0, 12], outcomes
     assert RatingChange.objects.count() == 12

@@ -7,7 +7,6 @@ Runs on the profile's database (SQLite by default, PostgreSQL with ``DATABASE_UR
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
@@ -21,6 +20,7 @@ from accounts.models import Standing, User
 from games.models import Match, MatchStatus
 from ratings import refunds, services, tasks
 from ratings.models import PlayerRating, RatingBucket, RatingChange, RatingRefund
+from tests.racing import concurrently
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -172,31 +172,10 @@ def test_sweep_sends_the_last_day_s_closures_again(case: dict[str, Any]) -> None
     assert tasks.sweep_refunds.apply().get() == 1 and RatingRefund.objects.count() == 5
 
 
-def _concurrently(calls: list[Callable[[], Any]]) -> list[Any]:
-    barrier = threading.Barrier(len(calls))
-    results: list[Any] = [None] * len(calls)
-
-    def run(i: int) -> None:
-        try:
-            barrier.wait(timeout=10)
-            results[i] = calls[i]()
-        except Exception as exc:  # surfaced by the assertions
-            results[i] = exc
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(calls))]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=60)
-    return results
-
-
 def test_concurrent_runs_refund_once(case: dict[str, Any]) -> None:
     if connection.vendor == "sqlite":
         pytest.skip("SQLite serializes writers with one database lock (the PostgreSQL run races them)")
-    results = _concurrently([lambda: len(services.closure_refund(closed_id=case["cheat"].pk))] * 4)
+    results = concurrently([lambda: len(services.closure_refund(closed_id=case["cheat"].pk))] * 4)
     assert sorted(results) == [0, 0, 0, 5]
     assert RatingRefund.objects.count() == 5
     assert PlayerRating.objects.get(user=case["o1"]).rating == 1550.0
