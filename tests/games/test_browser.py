@@ -367,6 +367,51 @@ def test_refused_move_reconnect_resign_and_my_matches(daphne_server: Any, page: 
     assert errors == []
 
 
+def test_a_move_made_before_the_sockets_first_state_goes_out_once(daphne_server: Any, page: Any) -> None:
+    """The page draws its first position from its own HTML, so a move can be made once the socket is
+    open and before the socket's first state has come: the move is sent once on that socket, not a
+    second time when the first state arrives (the resend is for a socket that reopened after the move:
+    a full CI run counted two refusals of one move here), and the server applies it."""
+    from accounts.services import house_bots_ensure
+
+    house_bots_ensure()
+    hold = {"on": True}
+    held: list[Any] = []
+    sockets: list[Any] = []
+    actions: list[str] = []
+
+    def route(ws: Any) -> None:
+        # Between the page and the real server: the server's frames are held back while hold["on"].
+        server = ws.connect_to_server()
+        sockets.append(ws)
+
+        def from_server(message: str | bytes) -> None:
+            held.append(message) if hold["on"] else ws.send(message)
+
+        def from_page(message: str | bytes) -> None:
+            msg = json.loads(message)
+            if msg.get("type") == "action":
+                actions.append(msg["id"])
+            server.send(message)
+
+        server.on_message(from_server)
+        ws.on_message(from_page)
+
+    page.route_web_socket(re.compile(r".*/ws/match/\d+/$"), route)
+    start_guest_bot_match(page, daphne_server.url)
+    page.wait_for_function("document.getElementById('conn').textContent === 'Connected'")
+    assert page.get_attribute(APP, "data-your-turn") == "1"  # the page's own state: the player opens
+    before = seq(page)
+    make_a_move(page)
+    page.wait_for_function("() => document.getElementById('table-app').dataset.busy === '1'")
+    while held:  # in order: the first state, then the answer to the move and what followed
+        sockets[-1].send(held.pop(0))
+    hold["on"] = False
+    page.wait_for_function(f"+document.getElementById('table-app').dataset.seq > {before}")
+    page.wait_for_function("document.getElementById('table-app').dataset.busy === '0'")
+    assert len(actions) == 1 and len(sockets) == 1, actions
+
+
 def test_hand_result_shows_layoffs_and_a_failed_shuffle_check(daphne_server: Any, page: Any) -> None:
     """The hand-result screen for rules.md worked example 2 (the opponent knocks with Kc, Qs is laid
     off on its spade run, it scores 2), verified in the browser; then a reveal whose salt does not

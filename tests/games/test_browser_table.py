@@ -137,7 +137,10 @@ def test_a_logout_in_another_tab_ends_the_table_with_a_login_link(
     host, guest = make_user("uma"), make_user("vic")
     pt = locale == "pt-BR"
     for width in WIDTHS:
-        table = services.table_create(user=host, rules_preset="classic", target=100, turn_timer=None)
+        # casual: the previous width's match is still in play, and one person has one rated match at a
+        # time (docs/fairplay.md "Limits that make farming slow"); the logout is what is tested here
+        table = services.table_create(user=host, rules_preset="classic", target=100, turn_timer=None,
+                                      rated=False)
         off_loop(lambda table=table: services.table_join(user=guest, token=table.invite_token or ""))
         page = sized(contexts, width, locale)
         log_in(page, daphne_server.url, "uma", locale)
@@ -395,7 +398,10 @@ def test_the_two_deck_table_deals_eleven_cards_and_the_non_dealer_opens_by_disca
 
     host, guest = make_user("olga"), make_user("pia")
     for width in WIDTHS:
-        table = services.table_create(user=host, rules_preset="two_deck", target=100, turn_timer=None)
+        # casual: the previous width's match is still in play, and one person has one rated match at a
+        # time (docs/fairplay.md "Limits that make farming slow"); the two-deck deal is what is tested
+        table = services.table_create(user=host, rules_preset="two_deck", target=100, turn_timer=None,
+                                      rated=False)
         token = table.invite_token or ""
         off_loop(lambda token=token: services.table_join(user=guest, token=token))  # type: ignore[misc]
         match = Match.objects.get(pk=table.pk)

@@ -133,8 +133,11 @@ def test_a_loss_on_time_finishes_once(alice: Any, bob: Any, ends: dict[str, list
 
 def test_a_claim_finishes_once(alice: Any, bob: Any, ends: dict[str, list[Any]]) -> None:
     """Alice claims the rated match bob left: her win (``left``), bob's ``match_left``; her resent
-    claim is answered with its outcome, a new one finds the match over."""
+    claim is answered with its outcome, a new one finds the match over. Each seat first makes its
+    ``GAMES_RATED_MIN_MOVES`` own moves, so the claim is rated (docs/fairplay.md "Limits that make
+    farming slow": a claim earlier finishes the match unrated, ``test_leaving.py``)."""
     match = services.match_create_seated(player0=alice, player1=bob, rated=True, turn_timer=60)
+    first_moves(match.pk, {0: alice, 1: bob})
     start = match.started_at
     assert start is not None
     presence.opened(match_id=match.pk, seat=0, now=start)

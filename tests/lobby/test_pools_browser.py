@@ -43,7 +43,9 @@ def test_two_strangers_meet_in_a_rated_pool_and_both_see_their_rating_change(
 ) -> None:
     from django.contrib.auth import get_user_model
 
-    from games.models import Match, MatchEvent
+    from games import conf as games_conf
+    from games import selectors as games_selectors
+    from games.models import Match
     from lobby.models import Pool
     from ratings.models import RatingChange
 
@@ -82,11 +84,14 @@ def test_two_strangers_meet_in_a_rated_pool_and_both_see_their_rating_change(
         match = Match.objects.get(pk=ids[0])
         assert match.rated and match.turn_timer_seconds == 60 and match.rules["target"] == 100
 
-        # Move until both players have made a move of their own (resigning before would abort).
+        # Move until each player has made GAMES_RATED_MIN_MOVES moves of its own: resigned before both
+        # moved the match would be aborted, before each made that many it would be finished unrated
+        # (docs/fairplay.md "Limits that make farming slow"), and no rating would change.
+        needed = max(1, games_conf.rated_min_moves())
+
         def both_moved() -> bool:
-            seats = set(MatchEvent.objects.filter(match_id=match.pk, type="action", auto=False)
-                        .values_list("seat", flat=True))
-            return seats >= {0, 1}
+            moves = games_selectors.own_moves(match_id=match.pk)
+            return min(moves.get(0, 0), moves.get(1, 0)) >= needed
 
         for each in pages:
             each.wait_for_function("document.getElementById('table-app').dataset.phase !== ''")

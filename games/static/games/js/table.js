@@ -25,7 +25,9 @@ const ui = {
   sort: stored("localStorage", "gin.sort") || "melds", // "melds" | "suit" | "rank"
   selected: null, // the card picked for discarding (discard phase, own turn)
   hover: null, // the card pointed at
-  pending: null, // {msg}: sent, not yet answered (controls stay disabled; nothing applied locally)
+  pending: null, // {msg, on}: sent, not yet answered (controls stay disabled; nothing applied locally);
+  // on: the number of the socket (ui.opens) it last went out on, null while it has gone out on none
+  opens: 0, // sockets opened so far (the current one's number)
   awaitSeq: null, // after an ack: controls stay disabled until a state with this seq arrives
   justOpened: false, // the socket (re)opened and its first state has not come yet
   newCards: new Set(), // cards that came into the hand with the latest state (marked)
@@ -71,9 +73,10 @@ function nextId() {
 function act(action) {
   if (!legalSet().has(action)) return;
   const msg = { type: "action", action, seq: state.seq, id: nextId() };
-  ui.pending = { msg };
+  // If the socket is down it is sent after the reconnect's first state (a move made from the page's
+  // own state before the socket is up); sent on the open socket, that first state does not send it again.
+  ui.pending = { msg, on: socket.send(msg) ? ui.opens : null };
   ui.selected = null;
-  socket.send(msg); // if the socket is down it is resent after the reconnect's first state
   resendLater(msg);
   render();
 }
@@ -82,7 +85,7 @@ function act(action) {
 function resendLater(msg) {
   setTimeout(() => {
     if (ui.pending && ui.pending.msg === msg) {
-      socket.send(msg);
+      if (socket.send(msg)) ui.pending.on = ui.opens;
       resendLater(msg);
     }
   }, 6000);
@@ -232,9 +235,12 @@ function onState(s) {
   if (ui.awaitSeq !== null && s.seq >= ui.awaitSeq) ui.awaitSeq = null;
   if (ui.pending) {
     // After a reconnect the server may never have seen the message: resend it unchanged if it still
-    // applies (a repeated id is answered, not applied twice); otherwise the state tells the truth.
-    if (s.seq === ui.pending.msg.seq && reconnected) socket.send(ui.pending.msg);
-    else if (s.seq !== ui.pending.msg.seq) ui.pending = null;
+    // applies (a repeated id is answered, not applied twice); otherwise the state tells the truth. A
+    // message already sent on this socket (the move made between its open and its first state) is
+    // not sent twice: the server answers it on this socket.
+    if (s.seq === ui.pending.msg.seq) {
+      if (reconnected && ui.pending.on !== ui.opens && socket.send(ui.pending.msg)) ui.pending.on = ui.opens;
+    } else ui.pending = null;
   }
   const h = s.hand;
   const ph = prev.hand;
@@ -599,6 +605,7 @@ const socket = new ReconnectingSocket(root.dataset.wsPath, {
     ui.conn = status;
     if (status === "open") {
       frames.reset(); // a new socket: its first state is whole, nothing is kept from the last one
+      ui.opens += 1;
       ui.justOpened = true;
       ui.gone = null; // the server tells again on connect if the opponent is still gone
     }
