@@ -29,16 +29,18 @@ def rows(model: Any) -> list[dict[str, Any]]:
 
 
 def test_a_resigning_pair_on_one_device() -> None:
-    """Five matches: b resigns each after 4 own actions (a real resignation: both have moved)."""
+    """Five matches: b resigns each once both seats made the 3 own moves a rated match needs
+    (``fairplay.simulation.play_match``: the attack the farming limits still allow)."""
     a, b, c = UserFactory(), UserFactory(), UserFactory()
     ids = [play_match(7, n, {0: a, 1: b} if n % 2 else {0: b, 1: a}, (2, 1), 50, 1 if n % 2 else 0)
            for n in range(5)]
     ids.append(play_match(7, 9, {0: a, 1: c}, (2, 3), 50))  # a against someone else, played out
     assert set(Match.objects.filter(pk__in=ids[:5]).values_list("status", "result_reason", "rated")) == {
         (MatchStatus.FINISHED, ResultReason.RESIGN, True)}
-    # b's own actions before resigning: 4 in each (the early-resign count reads them from the log).
+    # b's own actions before resigning: 3 in each, under the signal's 6 (the early-resign count reads
+    # them from the log), though enough for the match to be rated.
     assert {MatchEvent.objects.filter(match_id=pk, type="action", seat=Match.objects.get(pk=pk).seat_of(b.pk))
-            .count() for pk in ids[:5]} == {4}
+            .count() for pk in ids[:5]} == {3}
     # The farming limits may unrate a match resigned early: it still counts for the pair (not rated: 4 rated).
     Match.objects.filter(pk=ids[0]).update(rated=False)
     matches_rate(match_ids=ids)
