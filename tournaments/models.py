@@ -100,6 +100,17 @@ class TournamentSchedule(models.Model):
             raise ValidationError({"max_players": _("The maximum field is below the minimum.")})
 
 
+class TournamentFormat(models.TextChoices):
+    SWISS = "swiss", _("Swiss")
+    ARENA = "arena", _("Arena")
+
+
+class TournamentAccess(models.TextChoices):
+    PUBLIC = "public", _("open to all")
+    CLUB = "club", _("club members only")
+    CODE = "code", _("with an entry code")
+
+
 class TournamentStatus(models.TextChoices):
     SCHEDULED = "scheduled", _("scheduled")
     OPEN = "open", _("registration open")
@@ -142,11 +153,43 @@ class Tournament(models.Model):
     is_simulation = models.BooleanField(_("simulation"), default=False, editable=False)
     recomputed_at = models.DateTimeField(_("standings recomputed"), null=True, blank=True, editable=False,
                                          help_text=_("after a player's fair-play closure (docs/fairplay.md)"))
+    # Events people make (issue 26, docs/tournaments.md "Events people make"). A scheduled daily event
+    # has schedule set, created_by and club null, format Swiss, access public, rated, bots allowed.
+    format = models.CharField(_("format"), max_length=10, choices=TournamentFormat.choices,
+                              default=TournamentFormat.SWISS)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True,
+                                   related_name="tournaments_created")
+    club = models.ForeignKey("clubs.Club", on_delete=models.PROTECT, null=True, blank=True,
+                             related_name="tournaments")
+    description = models.TextField(_("description"), max_length=1000, blank=True)
+    access = models.CharField(_("who may join"), max_length=10, choices=TournamentAccess.choices,
+                              default=TournamentAccess.PUBLIC)
+    entry_code = models.CharField(_("entry code"), max_length=40, blank=True)
+    rated = models.BooleanField(_("rated"), default=True)
+    rating_min = models.PositiveSmallIntegerField(_("lowest rating"), null=True, blank=True)
+    rating_max = models.PositiveSmallIntegerField(_("highest rating"), null=True, blank=True)
+    bots_allowed = models.BooleanField(_("house bots allowed"), default=True)
+    duration_minutes = models.PositiveSmallIntegerField(_("duration (minutes)"), null=True, blank=True,
+                                                        help_text=_("Arena: how long pairing goes on"))
+    ends_at = models.DateTimeField(_("ends at"), null=True, blank=True,
+                                   help_text=_("Arena: starts_at + duration; no new pairing after it"))
+    cancelled_note = models.CharField(_("why it was cancelled"), max_length=300, blank=True)
+    edited_at = models.DateTimeField(_("last edited"), null=True, blank=True)
 
     class Meta:
         ordering = ("starts_at", "id")
         constraints = [
             models.UniqueConstraint(fields=("schedule", "starts_at"), name="tournaments_one_per_start"),
+            models.CheckConstraint(
+                condition=Q(rating_min__isnull=True) | Q(rating_max__isnull=True)
+                | Q(rating_min__lte=models.F("rating_max")),
+                name="tournaments_rating_range_ordered"),
+            models.CheckConstraint(condition=~Q(format="arena") | Q(ends_at__isnull=False),
+                                   name="tournaments_arena_has_end"),
+            models.CheckConstraint(condition=~Q(access="club") | Q(club__isnull=False),
+                                   name="tournaments_club_access_has_club"),
+            models.CheckConstraint(condition=~Q(access="code") | ~Q(entry_code=""),
+                                   name="tournaments_code_access_has_code"),
         ]
         indexes = [models.Index(fields=("status", "starts_at"), name="tournaments_status_start_idx")]
 
@@ -169,8 +212,20 @@ class Registration(models.Model):
     rating = models.FloatField(_("rating at the start"), null=True, blank=True)
     rating_after = models.FloatField(_("rating at the end"), null=True, blank=True)
     withdrawn = models.BooleanField(_("withdrawn"), default=False)
+    withdrawn_by_organiser = models.BooleanField(_("withdrawn by the organiser"), default=False)
     no_shows = models.PositiveSmallIntegerField(_("consecutive no-shows"), default=0)
     joined_at = models.DateTimeField(_("joined"), auto_now_add=True)
+    # Arena (docs/tournaments.md "Arena"): the running score (match points plus streak bonuses), the
+    # current run of wins, the game in play (null: free), when the player became free (the wave pairs
+    # the longest waiting first), the last opponent (never met twice in a row), paused (out of the queue).
+    arena_score = models.PositiveIntegerField(_("Arena points"), default=0)
+    arena_streak = models.PositiveSmallIntegerField(_("wins in a row"), default=0)
+    arena_game = models.ForeignKey("ArenaGame", on_delete=models.SET_NULL, null=True, blank=True,
+                                   related_name="+")
+    waiting_since = models.DateTimeField(_("waiting since"), null=True, blank=True)
+    last_opponent = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True,
+                                      blank=True, related_name="+")
+    paused = models.BooleanField(_("paused"), default=False)
 
     class Meta:
         ordering = ("joined_at", "id")
@@ -232,3 +287,97 @@ class Pairing(models.Model):
     @property
     def done(self) -> bool:
         return self.points is not None
+
+
+class ForbiddenPairing(models.Model):
+    """Two registered players a Swiss event must never pair (an organiser's choice, lila #6779: family
+    members, team mates). Stored once per pair, ``player_a`` the lower id."""
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="forbidden_pairings")
+    player_a = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    player_b = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+
+    class Meta:
+        ordering = ("tournament", "player_a", "player_b")
+        constraints = [
+            models.UniqueConstraint(fields=("tournament", "player_a", "player_b"),
+                                    name="tournaments_forbidden_once"),
+            models.CheckConstraint(condition=Q(player_a__lt=models.F("player_b")),
+                                   name="tournaments_forbidden_ordered"),
+        ]
+
+
+class ArenaGame(models.Model):
+    """One match of an Arena event. ``points`` ``[p0, p1]`` once it ends (match points plus the streak
+    bonus each earned: docs/tournaments.md "Arena"); ``streak`` ``[bool, bool]``: the seat was on a
+    streak (two wins in a row before this match), so a win scored double."""
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="arena_games")
+    player0 = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    player1 = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    match = models.OneToOneField("games.Match", on_delete=models.PROTECT, null=True, blank=True,
+                                 related_name="arena_game")
+    wave = models.PositiveIntegerField(_("pairing wave"), default=0)
+    started_at = models.DateTimeField(_("started"), auto_now_add=True)
+    finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
+    winner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True,
+                               related_name="+")
+    points = models.JSONField(_("points"), null=True, blank=True)
+    streak = models.JSONField(_("on a streak"), null=True, blank=True)
+    hand_points = models.JSONField(_("hand points"), null=True, blank=True)
+
+    class Meta:
+        ordering = ("tournament", "started_at", "id")
+        constraints = [
+            models.CheckConstraint(condition=~Q(player0=models.F("player1")),
+                                   name="tournaments_arena_two_players"),
+        ]
+        indexes = [models.Index(fields=("tournament", "finished_at"), name="tournaments_arena_open_idx")]
+
+
+class Reminder(models.Model):
+    """A member's "remind me" for one event: a browser notification and an on-site notice
+    ``REMIND_BEFORE`` before the start (``sent_at`` set once, under a row lock: a beat firing twice
+    sends nothing twice)."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                             related_name="tournament_reminders")
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="reminders")
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+    sent_at = models.DateTimeField(_("sent"), null=True, blank=True)
+
+    class Meta:
+        ordering = ("tournament", "id")
+        constraints = [
+            models.UniqueConstraint(fields=("user", "tournament"), name="tournaments_remind_once"),
+        ]
+
+
+class NoticeKind(models.TextChoices):
+    STARTING = "starting", _("starting soon")
+    ROUND = "round", _("round started")
+    CANCELLED = "cancelled", _("cancelled")
+    EDITED = "edited", _("changed by the organiser")
+
+
+class TournamentNotice(models.Model):
+    """An on-site notice for one member about one event (shown on the next page until read; pushed live
+    when a page is open). Unique per (user, tournament, kind, round): a retried task makes none twice
+    (``round`` is 0 when the kind has no round; an edit notice's ``round`` counts the edits)."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                             related_name="tournament_notices")
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="notices")
+    kind = models.CharField(_("kind"), max_length=10, choices=NoticeKind.choices)
+    round = models.PositiveIntegerField(_("round"), default=0)
+    text = models.CharField(_("text"), max_length=400, blank=True)
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+    seen_at = models.DateTimeField(_("seen"), null=True, blank=True)
+
+    class Meta:
+        ordering = ("-created_at", "-id")
+        constraints = [
+            models.UniqueConstraint(fields=("user", "tournament", "kind", "round"),
+                                    name="tournaments_notice_once"),
+        ]
+        indexes = [models.Index(fields=("user", "seen_at"), name="tournaments_notice_unseen_idx")]

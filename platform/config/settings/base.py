@@ -31,6 +31,7 @@ INSTALLED_APPS = [
     "replays",
     "lobby",
     "fairplay",
+    "clubs",
     # The public read-only API (docs/api.md) and what it stands on.
     "rest_framework",
     "drf_spectacular",
