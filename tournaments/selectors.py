@@ -14,7 +14,7 @@ from ratings import elo
 from ratings.models import RatingChange
 from ratings.selectors import bot_rating, rating_get
 from tournaments import swiss, tiebreaks
-from tournaments.models import Pairing, Registration, Round, Tournament, TournamentStatus
+from tournaments.models import Pairing, Registration, Round, Tournament, TournamentAccess, TournamentStatus
 
 DEFAULT_RATING = 1500.0
 
@@ -65,9 +65,10 @@ def rating_of(user: User) -> float:
 
 
 def public_tournaments() -> QuerySet[Tournament]:
-    """Every tournament but the simulations (``Tournament.is_simulation``, ``manage.py
-    tournament_simulate``): what the public lists, the home page and the API's list show."""
-    return Tournament.objects.filter(is_simulation=False)
+    """Every public tournament but the simulations (``Tournament.is_simulation``, ``manage.py
+    tournament_simulate``): what the public lists, the home page and the API's list show. Private events
+    (``access`` club or code: ``tournaments.access``) are never in it."""
+    return Tournament.objects.filter(is_simulation=False, access=TournamentAccess.PUBLIC)
 
 
 def tournaments_upcoming(*, now: datetime, limit: int = 20) -> QuerySet[Tournament]:
