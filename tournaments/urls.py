@@ -15,4 +15,7 @@ urlpatterns: list[URLPattern] = [
     path("tournaments/<int:tournament_id>/live/", views.tournament_live, name="live"),
     path("tournaments/<int:tournament_id>/join/", views.tournament_join, name="join"),
     path("tournaments/<int:tournament_id>/leave/", views.tournament_leave, name="leave"),
+    path("tournaments/<int:tournament_id>/results.csv", views.results_csv, name="results_csv"),
+    path("tournaments/<int:tournament_id>/games.csv", views.games_csv, name="games_csv"),
+    path("tournaments/<int:tournament_id>/results.trf", views.results_trf, name="results_trf"),
 ]

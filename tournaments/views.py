@@ -10,9 +10,9 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
-from tournaments import selectors, services
+from tournaments import access, results, selectors, services, trf
 from tournaments.errors import TournamentError
-from tournaments.models import Tournament, TournamentStatus
+from tournaments.models import Tournament, TournamentFormat, TournamentStatus
 from web.errors import NotFound
 
 ERRORS = {
@@ -75,6 +75,7 @@ def _context(request: HttpRequest, tournament: Tournament) -> dict[str, object]:
         "t": tournament, "registrations": registrations, "standings": standings, "current": current,
         "me": me, "open": tournament.status in (TournamentStatus.SCHEDULED, TournamentStatus.OPEN),
         "full": len(registrations) >= tournament.max_players,
+        "exportable": results.exportable(tournament), "partial": results.is_partial(tournament),
     }
 
 
@@ -152,3 +153,56 @@ def banner(request: HttpRequest) -> JsonResponse:
         "tournament_url": reverse("tournaments:detail", args=[tournament.pk]),
         "text": _("Your round %(round)s match is ready") % {"round": pairing.round.number},
     })
+
+
+# Results and exports (docs/tournaments.md "Results and exports"). A private event's exports are refused
+# as the event itself is (tournaments.access): the same 404 as for an event that does not exist.
+
+def _viewable(request: HttpRequest, tournament_id: int) -> Tournament:
+    tournament = _get(tournament_id)
+    if not access.may_view(tournament, request.user, access.unlocked(request.session)):
+        raise NotFound()
+    return tournament
+
+
+def _attachment(body: str, content_type: str, name: str) -> HttpResponse:
+    response = HttpResponse(body.encode("utf-8"), content_type=f"{content_type}; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    response["X-Content-Type-Options"] = "nosniff"
+    return response
+
+
+def _exportable(request: HttpRequest, tournament_id: int) -> Tournament:
+    tournament = _viewable(request, tournament_id)
+    if not results.exportable(tournament):
+        raise NotFound(_("This tournament has no results yet: exports open once its first round starts."))
+    return tournament
+
+
+@require_GET
+def results_csv(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    """The standings as CSV (``tournaments.results``): Swiss or Arena columns by the event's format."""
+    tournament = _exportable(request, tournament_id)
+    body = (results.arena_standings_csv(tournament) if tournament.format == TournamentFormat.ARENA
+            else results.swiss_standings_csv(tournament))
+    return _attachment(body, "text/csv", results.filename(tournament, "standings", "csv"))
+
+
+@require_GET
+def games_csv(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    """Every match (Swiss: every board, byes included) as CSV, with its replay's absolute URL."""
+    tournament = _exportable(request, tournament_id)
+    base = request.build_absolute_uri("/").rstrip("/")
+    body = (results.arena_games_csv(tournament, base) if tournament.format == TournamentFormat.ARENA
+            else results.swiss_games_csv(tournament, base))
+    return _attachment(body, "text/csv", results.filename(tournament, "games", "csv"))
+
+
+@require_GET
+def results_trf(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    """FIDE TRF-16 of a Swiss event (``tournaments.trf``); an Arena has no TRF (pairing is not by rounds)."""
+    tournament = _exportable(request, tournament_id)
+    if tournament.format != TournamentFormat.SWISS:
+        raise NotFound(_("An Arena event has no TRF file: it is not played in rounds. Use the CSV export."))
+    body = trf.write(results.trf_report(tournament))
+    return _attachment(body, "text/plain", results.filename(tournament, "results", "trf"))

@@ -1,0 +1,174 @@
+"""Results and exports (docs/tournaments.md "Results and exports"): the CSV files of a worked example,
+CSV formula injection, the TRF of a stored event, the refusals (private event, Arena TRF, no results
+yet), the page's export box, and a seeded simulation re-paired from its own TRF file."""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+
+import pytest
+from django.core.management import call_command
+from django.test import Client
+
+from accounts.models import User
+from games import services as game_services
+from tests.tournaments.test_pages import finished_event, logged_in, soon
+from tournaments import results, selectors, swiss, trf
+from tournaments.models import (
+    ArenaGame,
+    Pairing,
+    Registration,
+    Tournament,
+    TournamentAccess,
+    TournamentFormat,
+    TournamentStatus,
+)
+
+
+@pytest.mark.django_db
+def test_standings_and_games_csv_of_a_finished_event(members: list[User]) -> None:
+    t, match = finished_event(members)
+    Registration.objects.filter(tournament=t, user=members[0]).update(rating_after=1526.4)
+    response = Client().get(f"/tournaments/{t.pk}/results.csv")
+    assert response.status_code == 200 and response["Content-Type"] == "text/csv; charset=utf-8"
+    assert response["Content-Disposition"] == f'attachment; filename="tournament-{t.pk}-standings.csv"'
+    # member0 beat member1 and member2 had the bye: both on 1 point; Buchholz 0 (beaten member1's 0)
+    # against the bye's virtual opponent at 0 too, S-B alike: the hand points (+21 v 0) put member0 first.
+    assert response.content.decode().split("\r\n") == [
+        "rank,player,points,buchholz,sonneborn_berger,hand_point_diff,rating_start,rating_end,games,"
+        "withdrawn,bot",
+        "1,member0,1.0,0.0,0.0,21,1500,1526,1,0,0",
+        "2,member2,1.0,0.0,0.0,0,1500,1500,0,0,0",
+        "3,member1,0.0,1.0,0.0,-21,1500,1500,1,0,0",
+        "",
+    ]
+    games = Client().get(f"/tournaments/{t.pk}/games.csv").content.decode().split("\r\n")
+    assert games == [
+        "round,board,player0,player1,points0,points1,hand_points0,hand_points1,result,replay_url",
+        f"1,1,member0,member1,1,0,52,31,1-0,http://testserver/watch/{match.pk}/",
+        "1,2,member2,,1,0,0,0,bye,",
+        "",
+    ]
+
+
+def test_a_name_a_spreadsheet_would_run_is_quoted() -> None:
+    assert [results.safe_cell(x) for x in ("=HYPERLINK(1)", "+1", "-2", "@SUM(A1)", "ok", "a=b")] == [
+        "'=HYPERLINK(1)", "'+1", "'-2", "'@SUM(A1)", "ok", "a=b"]
+
+
+@pytest.mark.django_db
+def test_csv_quotes_a_formula_username(django_user_model: type[User], members: list[User]) -> None:
+    t, _ = finished_event(members)
+    User.objects.filter(pk=members[2].pk).update(username="=cmd", display_name="")
+    body = Client().get(f"/tournaments/{t.pk}/results.csv").content.decode()
+    assert "\r\n2,'=cmd,1.0," in body
+
+
+@pytest.mark.django_db
+def test_trf_of_a_finished_event(members: list[User]) -> None:
+    t, _ = finished_event(members)
+    response = Client().get(f"/tournaments/{t.pk}/results.trf")
+    assert response["Content-Disposition"] == f'attachment; filename="tournament-{t.pk}-results.trf"'
+    report = trf.read(response.content.decode("utf-8"))
+    assert report.name == "Test Cup" and report.rounds == 1
+    # Pairing numbers: equal ratings, so by username: member0 1, member1 2, member2 3.
+    assert [(p.number, p.name, p.rating, p.points, p.rank, p.games) for p in report.players] == [
+        (1, "member0", 1500, 1.0, 1, (trf.Game(2, "w", "1"),)),
+        (2, "member1", 1500, 0.0, 3, (trf.Game(1, "b", "0"),)),
+        (3, "member2", 1500, 1.0, 2, (trf.Game(0, "-", "U"),)),
+    ]
+
+
+@pytest.mark.django_db
+def test_a_forfeit_is_plus_and_minus(members: list[User]) -> None:
+    t, match = finished_event(members)
+    Pairing.objects.filter(match=match).update(forfeit=True, points=[0, 1])
+    players = trf.read(trf.write(results.trf_report(t))).players
+    assert [p.games[0] for p in players[:2]] == [trf.Game(2, "w", "-"), trf.Game(1, "b", "+")]
+
+
+@pytest.mark.django_db
+def test_exports_refused_where_the_event_is_not_seen(members: list[User]) -> None:
+    t, _ = finished_event(members)
+    Tournament.objects.filter(pk=t.pk).update(access=TournamentAccess.CODE, entry_code="secret")
+    for path in ("results.csv", "games.csv", "results.trf"):
+        assert Client().get(f"/tournaments/{t.pk}/{path}").status_code == 404
+        assert logged_in(members[5]).get(f"/tournaments/{t.pk}/{path}").status_code == 404
+        assert logged_in(members[1]).get(f"/tournaments/{t.pk}/{path}").status_code == 200  # a player
+    coded = Client()
+    session = coded.session
+    session["tournament_codes"] = [t.pk]
+    session.save()
+    assert coded.get(f"/tournaments/{t.pk}/results.trf").status_code == 200
+    assert Client().get("/tournaments/424242/results.csv").status_code == 404
+
+
+@pytest.mark.django_db
+def test_no_results_yet_and_arena_has_no_trf(members: list[User]) -> None:
+    waiting = soon()
+    response = Client().get(f"/tournaments/{waiting.pk}/results.csv")
+    assert response.status_code == 404
+    assert "exports open once its first round starts" in response.content.decode()
+    now = dt.datetime.now(dt.UTC)
+    arena = soon(format=TournamentFormat.ARENA, status=TournamentStatus.RUNNING,
+                 ends_at=now + dt.timedelta(hours=1))
+    a, b = members[:2]
+    Registration.objects.create(tournament=arena, user=a, arena_score=4, arena_streak=2)
+    Registration.objects.create(tournament=arena, user=b, arena_score=0)
+    for _ in range(2):
+        ArenaGame.objects.create(tournament=arena, player0=a, player1=b, winner=a, points=[2, 0],
+                                 hand_points=[55, 20], finished_at=now)
+    trf_response = Client().get(f"/tournaments/{arena.pk}/results.trf")
+    assert trf_response.status_code == 404 and "Arena event has no TRF" in trf_response.content.decode()
+    response = Client().get(f"/tournaments/{arena.pk}/results.csv")
+    assert response["Content-Disposition"] == (
+        f'attachment; filename="tournament-{arena.pk}-standings-partial.csv"')
+    assert response.content.decode().split("\r\n")[:3] == [
+        "rank,player,score,streak,games,wins,withdrawn,bot", "1,member0,4,2,2,2,0,0", "2,member1,0,0,2,0,0,0"]
+    games = Client().get(f"/tournaments/{arena.pk}/games.csv").content.decode().split("\r\n")
+    assert len(games) == 4 and games[1].endswith(",member0,member1,2,0,55,20,member0,")
+    # The ordering is pluggable (the Arena engine's performance tie-break): here reversed.
+    body = results.arena_standings_csv(arena, order=lambda regs: sorted(regs, key=lambda r: r.arena_score))
+    assert body.split("\r\n")[1] == "1,member1,0,0,2,0,0,0"
+
+
+@pytest.mark.django_db
+def test_page_export_box_and_rating_after(members: list[User]) -> None:
+    t, _ = finished_event(members)
+    for lang, words in (("en", ("Export", "Standings (CSV)", "Results (TRF)")),
+                        ("pt-br", ("Exportar", "Classificação (CSV)", "Resultados (TRF)"))):
+        html = Client(HTTP_ACCEPT_LANGUAGE=lang).get(f"/tournaments/{t.pk}/").content.decode()
+        assert all(w in html for w in words), lang
+        assert f'href="/tournaments/{t.pk}/results.trf"' in html and "Partial" not in html
+        assert html.count('data-testid="rating-after">1500<') == 3
+    assert 'data-testid="export"' not in Client().get(f"/tournaments/{soon().pk}/").content.decode()
+
+
+NEEDS_SERVER_MOVES = pytest.mark.skipif(not hasattr(game_services, "match_create_seated"),
+                                        reason="needs server-driven moves")
+
+
+@NEEDS_SERVER_MOVES
+@pytest.mark.django_db(transaction=True)
+def test_re_pairing_each_round_from_the_trf_gives_the_stored_pairing() -> None:
+    """A seeded simulation (7 house bots, 4 rounds: a bye every round). For each round k >= 2, the
+    Swiss pairing fed only the TRF file's rounds < k pairs the same boards and the same bye as stored:
+    an outside program reading our TRF has what it needs to check our pairings."""
+    call_command("tournament_simulate", "--players", "7", "--rounds", "4", "--seed", "11", "--levels",
+                 "1,2,3", "--json", stdout=io.StringIO(), stderr=io.StringIO())
+    t = Tournament.objects.get(is_simulation=True, simulation_seed=11)
+    report = trf.read(trf.write(results.trf_report(t)))
+    assert report.rounds == 4 and len(report.players) == 7
+    assert all(len(p.games) == 4 for p in report.players)
+    number = {p.id: p.number for p in selectors.swiss_field(t)}
+    for k in range(2, 5):
+        field = [swiss.Player(id=str(n), score=score, rating=rating, opponents=frozenset(str(o) for o in met),
+                              had_bye=bye, number=n)
+                 for n, score, rating, met, bye in trf.field_before(report, k)]
+        fresh = swiss.pair_round(field)
+        stored = list(selectors.pairings_of(t).filter(round__number=k))
+        assert {frozenset(pair) for pair in fresh.pairs} == {
+            frozenset((str(number[str(p.player0_id)]), str(number[str(p.player1_id)])))
+            for p in stored if p.player1_id}, k
+        assert fresh.bye == next(str(number[str(p.player0_id)]) for p in stored if p.player1_id is None)
