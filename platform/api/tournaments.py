@@ -1,11 +1,15 @@
-"""Tournaments (``/api/v1/tournaments/``): the list by status, one tournament with its rounds, its
-standings (``tournaments.selectors.standings_of``: score and tie-breaks) and a round's pairings."""
+"""Tournaments (``/api/v1/tournaments/``): the list by status (and a calendar window ``from``/``to``),
+one tournament with its rounds, its standings (``tournaments.selectors.standings_of``: score and
+tie-breaks; an Arena's by its score, ``tournaments.results.arena_by_score``) and a round's pairings.
+
+The API is read-only and anonymous: a private event (``access`` club or code, ``tournaments.access``)
+is never listed and is answered 404 on every endpoint, as an id that does not exist."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Count
+from django.db.models import Count, QuerySet
 from django.urls import reverse
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
@@ -19,7 +23,15 @@ from api.pagination import PageQuery, envelope, page_of, paged
 from api.players import PlayerRefSerializer, player_ref
 from games.models import MatchStatus
 from ratings import elo
-from tournaments.models import RoundStatus, Tournament, TournamentStatus
+from tournaments.models import (
+    ArenaGame,
+    RoundStatus,
+    Tournament,
+    TournamentAccess,
+    TournamentFormat,
+    TournamentStatus,
+)
+from tournaments.results import arena_by_score
 from tournaments.selectors import pairings_of, rounds_of, standings_of, tournaments_by_status
 
 
@@ -32,6 +44,34 @@ class TournamentsQuery(PageQuery):
         help_text="true: include the simulations (manage.py tournament_simulate, is_simulation); "
         "left out by default.",
     )
+    kind = serializers.ChoiceField(
+        choices=TournamentFormat.choices,
+        required=False,
+        help_text="Only Swiss or only Arena events (the events' `format`; `?format=` is left alone, as "
+        "any unknown parameter).",
+    )
+    club = serializers.SlugField(
+        max_length=60, required=False, help_text="Only the events of this club (its slug)."
+    )
+
+    def get_fields(self) -> dict[str, serializers.Field[Any, Any, Any, Any]]:
+        # "from" is a Python keyword: the calendar window's fields are added by name here.
+        fields = super().get_fields()
+        fields["from"] = serializers.DateTimeField(
+            required=False,
+            help_text="Calendar: events starting at or after this time (ISO 8601: 2026-12-07T00:00:00Z).",
+        )
+        fields["to"] = serializers.DateTimeField(
+            required=False,
+            help_text="Calendar: events starting before this time (a `to` not after `from`: an empty window, "
+            "no event).",
+        )
+        return fields
+
+
+class ClubRefSerializer(serializers.Serializer[Any]):
+    slug = serializers.CharField()
+    name = serializers.CharField()
 
 
 class TournamentSerializer(serializers.Serializer[Any]):
@@ -54,6 +94,18 @@ class TournamentSerializer(serializers.Serializer[Any]):
     is_simulation = serializers.BooleanField(
         help_text="Made by manage.py tournament_simulate (house bots only); not a real event."
     )
+    format = serializers.ChoiceField(choices=TournamentFormat.choices)
+    description = serializers.CharField(allow_blank=True)
+    club = ClubRefSerializer(allow_null=True, help_text="The club running it; None for a site event.")
+    organiser = PlayerRefSerializer(
+        allow_null=True, help_text="Its creator; None for a scheduled daily event."
+    )
+    rated = serializers.BooleanField()
+    rating_min = serializers.IntegerField(allow_null=True, help_text="Lowest rating allowed to join.")
+    rating_max = serializers.IntegerField(allow_null=True, help_text="Highest rating allowed to join.")
+    bots_allowed = serializers.BooleanField(help_text="House bots may fill the field.")
+    duration_minutes = serializers.IntegerField(allow_null=True, help_text="Arena: how long pairing goes on.")
+    ends_at = serializers.DateTimeField(allow_null=True, help_text="Arena: no new pairing after it.")
 
 
 class RoundSerializer(serializers.Serializer[Any]):
@@ -73,15 +125,27 @@ class TournamentDetailSerializer(TournamentSerializer):
 class StandingSerializer(serializers.Serializer[Any]):
     rank = serializers.IntegerField(min_value=1, help_text="Shared by exact ties.")
     player = PlayerRefSerializer()
-    score = serializers.FloatField(help_text="1 per win (a bye included), 0 per loss.")
-    buchholz = serializers.FloatField()
-    sonneborn_berger = serializers.FloatField()
-    hand_point_diff = serializers.IntegerField(help_text="Match points scored minus conceded.")
-    rating = serializers.IntegerField(help_text="Rating at the start, rounded.")
+    score = serializers.FloatField(
+        help_text="Swiss: 1 per win (a bye included), 0 per loss. Arena: its points (docs/tournaments.md)."
+    )
+    buchholz = serializers.FloatField(allow_null=True, help_text="Swiss only; None for Arena.")
+    sonneborn_berger = serializers.FloatField(allow_null=True, help_text="Swiss only; None for Arena.")
+    hand_point_diff = serializers.IntegerField(
+        allow_null=True, help_text="Match points scored minus conceded (Swiss; None for Arena)."
+    )
+    rating = serializers.IntegerField(
+        allow_null=True, help_text="Rating at the start, rounded (None before it)."
+    )
     rating_change = serializers.FloatField(
         allow_null=True, help_text="Sum of the Elo changes here; None for a house bot."
     )
     withdrawn = serializers.BooleanField()
+    arena_streak = serializers.IntegerField(
+        allow_null=True, min_value=0, help_text="Arena: the current run of wins; None for Swiss."
+    )
+    arena_games = serializers.IntegerField(
+        allow_null=True, min_value=0, help_text="Arena: finished matches; None for Swiss."
+    )
 
 
 class StandingsSerializer(serializers.Serializer[Any]):
@@ -117,7 +181,7 @@ class PairingsSerializer(serializers.Serializer[Any]):
     results = PairingSerializer(many=True)
 
 
-def _tournament_data(t: Tournament) -> dict[str, Any]:
+def tournament_data(t: Tournament) -> dict[str, Any]:
     return {
         "id": t.pk,
         "name": t.name_en,
@@ -136,12 +200,28 @@ def _tournament_data(t: Tournament) -> dict[str, Any]:
         "players": t.players,  # type: ignore[attr-defined]  # annotated by tournaments_by_status
         "winner": player_ref(t.winner),
         "is_simulation": t.is_simulation,
+        "format": t.format,
+        "description": t.description,
+        "club": {"slug": t.club.slug, "name": t.club.name} if t.club is not None else None,
+        "organiser": player_ref(t.created_by),
+        "rated": t.rated,
+        "rating_min": t.rating_min,
+        "rating_max": t.rating_max,
+        "bots_allowed": t.bots_allowed,
+        "duration_minutes": t.duration_minutes,
+        "ends_at": t.ends_at,
     }
 
 
+def public_events(qs: QuerySet[Tournament]) -> QuerySet[Tournament]:
+    """``qs`` without the private events (never in the API) and with what :func:`tournament_data` reads."""
+    return qs.filter(access=TournamentAccess.PUBLIC).select_related("club", "created_by")
+
+
 def _tournament(tournament_id: int) -> Tournament:
-    # By id a simulation is found too (its page works by direct link); only the list leaves it out.
-    tournament = tournaments_by_status(simulations=True).filter(pk=tournament_id).first()
+    # By id a simulation is found too (its page works by direct link); only the list leaves it out. A
+    # private event is not found: the same 404 as an id that does not exist.
+    tournament = public_events(tournaments_by_status(simulations=True)).filter(pk=tournament_id).first()
     if tournament is None:
         raise ApiError(404, "no_such_tournament", "no such tournament")
     return tournament
@@ -158,13 +238,23 @@ class TournamentsView(ApiView):
         """Tournaments in the order a visitor reads them: first the running ones (latest start first),
         then the upcoming ones (`open` and `scheduled`, soonest start first), then the finished and
         cancelled ones (latest start first); equal starts by id in the same direction. With `status`, that
-        status's order. Simulations only with `simulations=true` (or `1`)."""
+        status's order. Simulations only with `simulations=true` (or `1`). The calendar: `from` and `to`
+        keep the events starting in that window; `kind` (swiss or arena) and `club` filter further.
+        Private events (club members or an entry code only) are never listed."""
         query = parse_query(TournamentsQuery, request)
-        tournaments = tournaments_by_status(
+        tournaments = public_events(tournaments_by_status(
             status=query.get("status"), simulations=query.get("simulations", False)
-        )
+        ))
+        if "from" in query:
+            tournaments = tournaments.filter(starts_at__gte=query["from"])
+        if "to" in query:
+            tournaments = tournaments.filter(starts_at__lt=query["to"])
+        if "kind" in query:
+            tournaments = tournaments.filter(format=query["kind"])
+        if "club" in query:
+            tournaments = tournaments.filter(club__slug=query["club"])
         page = page_of(tournaments, page=query["page"], limit=query["limit"])
-        rows = [_tournament_data(t) for t in page.object_list]
+        rows = [tournament_data(t) for t in page.object_list]
         data = TournamentSerializer(rows, many=True).data
         return Response(envelope(request, page, query["limit"], data, TournamentsQuery))
 
@@ -176,7 +266,7 @@ class TournamentView(ApiView):
         tournament = _tournament(tournament_id)
         rounds = rounds_of(tournament).annotate(boards=Count("pairings"))
         data = {
-            **_tournament_data(tournament),
+            **tournament_data(tournament),
             "round_list": [
                 {
                     "number": r.number,
@@ -201,10 +291,13 @@ class StandingsView(ApiView):
     @extend_schema(operation_id="tournament_standings", responses=StandingsSerializer, tags=["tournaments"])
     def get(self, request: Request, tournament_id: int) -> Response:
         """The standings so far: score, then Buchholz, Sonneborn-Berger, hand points, rating
-        (docs/tournaments.md)."""
+        (docs/tournaments.md). An Arena event: by its score (match points and streak bonuses), with
+        `arena_streak` and `arena_games`; its tie-break fields are None."""
         tournament = _tournament(tournament_id)
         rows = []
-        if tournament.current_round:  # before round 1 nobody has a rating fixed or a result
+        if tournament.format == TournamentFormat.ARENA:
+            rows = _arena_rows(tournament)
+        elif tournament.current_round:  # before round 1 nobody has a rating fixed or a result
             for row in standings_of(tournament):
                 line, registration = row.line, row.registration
                 rows.append(
@@ -218,10 +311,40 @@ class StandingsView(ApiView):
                         "rating": elo.shown(line.rating),
                         "rating_change": None if row.rating_change is None else round(row.rating_change, 2),
                         "withdrawn": registration.withdrawn,
+                        "arena_streak": None,
+                        "arena_games": None,
                     }
                 )
         data = {"tournament_id": tournament.pk, "current_round": tournament.current_round, "results": rows}
         return Response(StandingsSerializer(data).data)
+
+
+def _arena_rows(tournament: Tournament) -> list[dict[str, Any]]:
+    """An Arena's standings rows: positions 1, 2, 3... in ``arena_by_score`` order (equal scores share
+    no rank: the order itself, later the Arena's performance tie-break, decides)."""
+    games: dict[int, int] = {}
+    for p0, p1 in ArenaGame.objects.filter(tournament=tournament, finished_at__isnull=False).values_list(
+        "player0_id", "player1_id"
+    ):
+        games[p0] = games.get(p0, 0) + 1
+        games[p1] = games.get(p1, 0) + 1
+    registrations = list(tournament.registrations.select_related("user"))
+    return [
+        {
+            "rank": rank,
+            "player": player_ref(r.user),
+            "score": float(r.arena_score),
+            "buchholz": None,
+            "sonneborn_berger": None,
+            "hand_point_diff": None,
+            "rating": elo.shown(r.rating) if r.rating is not None else None,
+            "rating_change": None,
+            "withdrawn": r.withdrawn,
+            "arena_streak": r.arena_streak,
+            "arena_games": games.get(r.user_id, 0),
+        }
+        for rank, r in enumerate(arena_by_score(registrations), start=1)
+    ]
 
 
 class PairingsView(ApiView):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import URLPattern, URLResolver, include, path, re_path, register_converter
 
-from api import bots, docs, errors, lobby, matches, players, rankings, tournaments
+from api import bots, clubs, docs, errors, lobby, matches, players, rankings, tournaments
 from api.schema import IdConverter
 
 register_converter(IdConverter, "id")
@@ -29,6 +29,8 @@ v1: list[URLPattern | URLResolver] = [
         tournaments.PairingsView.as_view(),
         name="tournament_pairings",
     ),
+    path("clubs/", clubs.ClubsView.as_view(), name="clubs"),
+    path("clubs/<slug:slug>/", clubs.ClubView.as_view(), name="club"),
     path("matches/<id:match_id>/replay/", matches.ReplayView.as_view(), name="match_replay"),
     path("pools/", lobby.PoolsView.as_view(), name="pools"),
     path("lobby/seeks/", lobby.SeeksView.as_view(), name="lobby_seeks"),

@@ -99,6 +99,11 @@ def seeded(
         match_rate(match_id=match.pk)
     live = services.match_create_vs_bot(user=bob, level=1, rules_preset="classic", target=100)
     tournament = tournament_of([alice, bob], matches=[rated])
+    from clubs.models import Club, ClubMember, ClubRole
+
+    club = Club.objects.create(name="API Club", slug="api-club", invite_code="i" * 22, created_by=alice)
+    ClubMember.objects.create(club=club, user=alice, role=ClubRole.OWNER)
+    ClubMember.objects.create(club=club, user=bob)
     return {
         "alice": alice,
         "bob": bob,
@@ -108,4 +113,5 @@ def seeded(
         "private": private,
         "live": live,
         "tournament": tournament,
+        "club": club,
     }

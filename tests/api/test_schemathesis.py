@@ -4,7 +4,7 @@ Every operation of ``/api/schema/`` is called with generated data, valid (positi
 (negative), on a database with a few players, matches and a tournament (``seeded``): no answer may be a
 5xx, and every answer must match the schema (status documented, body and headers valid, invalid input
 refused with a 4xx, ...: schemathesis's default checks). ``MAX_EXAMPLES`` per operation and mode keeps
-the run short (12 operations, each a test per mode: 23 tests, one operation having no invalid input).
+the run short (14 operations, each a test per mode: 27 tests, one operation having no invalid input).
 """
 
 from __future__ import annotations
@@ -67,6 +67,7 @@ def real_path(case: Any, seeded: dict[str, Any]) -> dict[str, Any] | None:
         "tournament_id": seeded["tournament"].pk,
         "number": 1,
         "match_id": seeded["rated"].pk,
+        "slug": seeded["club"].slug,
     }
     return {name: real[name] for name in case.path_parameters}
 
@@ -131,6 +132,6 @@ def test_every_operation_has_its_own_test_id() -> None:
     in_schema = sorted(f"{method.upper()} {path}" for path, item in paths.items() for method in item)
     labels = sorted(operation.label for operation in OPERATIONS)
     assert labels == in_schema
-    assert len(set(labels)) == len(labels) == 12
+    assert len(set(labels)) == len(labels) == 14
     assert set(labels) >= NO_INVALID_INPUT
     assert len({run.id for run in RUNS}) == len(RUNS) == 2 * len(labels) - len(NO_INVALID_INPUT)
