@@ -15,4 +15,8 @@ urlpatterns: list[URLPattern] = [
     path("tournaments/<int:tournament_id>/live/", views.tournament_live, name="live"),
     path("tournaments/<int:tournament_id>/join/", views.tournament_join, name="join"),
     path("tournaments/<int:tournament_id>/leave/", views.tournament_leave, name="leave"),
+    path("tournaments/<int:tournament_id>/remind/", views.tournament_remind, name="remind"),
+    path("tournaments/<int:tournament_id>/event.ics", views.tournament_ics, name="ics"),
+    path("tournaments/notices.json", views.notices_json, name="notices"),
+    path("tournaments/notices/<int:notice_id>/dismiss/", views.notice_dismiss, name="notice_dismiss"),
 ]
