@@ -165,3 +165,18 @@ def test_notices_bar_json_and_dismiss(members: list[User]) -> None:
     evil = client.post(f"/tournaments/notices/{theirs.pk}/dismiss/", {"next": "//evil.example/"})
     assert evil["Location"] == "/tournaments/"
     assert Client().get("/tournaments/notices.json").json() == {"notices": []}
+
+
+def test_pairing_a_swiss_round_gives_each_person_a_round_notice(members: list[User], pushed: list[Any],
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.tournaments.test_rounds import started
+    from tournaments import services
+
+    monkeypatch.setattr(services, "step_enqueue", lambda name, *args: None)
+    cup = started(members[0], bots=3, rounds=2)
+    assert services.round_pair(tournament_id=cup.pk, number=1)
+    assert services.round_pair(tournament_id=cup.pk, number=1) is False  # fired twice
+    assert list(TournamentNotice.objects.values_list("user_id", "tournament_id", "kind", "round")) == [
+        (members[0].pk, cup.pk, NoticeKind.ROUND, 1)]  # the three house bots get none
+    assert pushed == [(f"notices_{members[0].pk}", {"type": "notice.push", "payload": {
+        "type": "tournament_notice", "id": TournamentNotice.objects.get().pk}})]
