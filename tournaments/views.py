@@ -17,7 +17,7 @@ from accounts.throttles import over_rate, too_many
 from clubs.models import Club
 from tournaments import access, calendar, notices, selectors, services
 from tournaments.errors import TournamentError
-from tournaments.models import Tournament, TournamentStatus
+from tournaments.models import Reminder, Tournament, TournamentStatus
 from web.errors import NotFound
 
 ERRORS = {
@@ -94,7 +94,12 @@ def _context(request: HttpRequest, tournament: Tournament) -> dict[str, object]:
 @require_GET
 def tournament_detail(request: HttpRequest, tournament_id: int) -> HttpResponse:
     tournament = _get(tournament_id)
-    return render(request, "tournaments/detail.html", _context(request, tournament))
+    context = _context(request, tournament)
+    member = request.user if request.user.is_authenticated else None
+    context["can_remind"] = member is not None and not member.is_guest and not member.is_bot
+    tournament.reminded = member is not None and (  # type: ignore[attr-defined]
+        Reminder.objects.filter(tournament=tournament, user_id=member.pk).exists())
+    return render(request, "tournaments/detail.html", context)
 
 
 @require_GET

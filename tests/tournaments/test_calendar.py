@@ -197,3 +197,18 @@ def test_ics_arena_end_edits_and_cancellation() -> None:
     event = Calendar.from_ical(Client().get(f"/tournaments/{arena.pk}/event.ics").content).walk("VEVENT")[0]
     assert (event["SEQUENCE"], str(event["STATUS"])) == (121, "CANCELLED")
     assert Client().get("/tournaments/999999/event.ics").status_code == 404
+
+
+def test_event_page_offers_remind_me_and_the_ics(members: list[User], guest: User) -> None:
+    cup = at(2)
+    Reminder.objects.create(tournament=cup, user=members[0])
+    html = logged_in(members[0]).get(f"/tournaments/{cup.pk}/").content.decode()
+    assert f'action="/tournaments/{cup.pk}/remind/"' in html and 'aria-pressed="true"' in html
+    assert f'href="/tournaments/{cup.pk}/event.ics"' in html
+    other = logged_in(members[1]).get(f"/tournaments/{cup.pk}/").content.decode()
+    assert 'aria-pressed="false"' in other and "Remind me" in other
+    for client in (Client(), logged_in(guest)):
+        html = client.get(f"/tournaments/{cup.pk}/").content.decode()
+        assert "/remind/" not in html and f'href="/tournaments/{cup.pk}/event.ics"' in html
+    pt = logged_in(members[1]).get(f"/tournaments/{cup.pk}/", HTTP_ACCEPT_LANGUAGE="pt-br").content.decode()
+    assert "Lembrar-me" in pt and "Adicionar à minha agenda (.ics)" in pt
