@@ -8,6 +8,7 @@ from collections.abc import Iterable
 
 from push.groups import tournament_banner_group, tournament_group
 from push.send import send_on_commit
+from tournaments import notices
 
 
 def tournament_changed(tournament_id: int) -> None:
@@ -17,7 +18,10 @@ def tournament_changed(tournament_id: int) -> None:
 
 
 def round_started(tournament_id: int, user_ids: Iterable[int]) -> None:
-    """After the commit, tell the page and every seated player (their banner) that a round began."""
+    """After the commit, tell the page and every seated player (their banner) that a round began; each
+    person seated gets a ``round`` notice (``notices.round_notices``: on-site, and pushed to every page)."""
+    user_ids = list(user_ids)
+    notices.round_notices(tournament_id, user_ids)
     message = {"type": "tournament.changed", "tournament": tournament_id}
     groups = [tournament_group(tournament_id), *(tournament_banner_group(u) for u in sorted(set(user_ids)))]
     send_on_commit([(group, message) for group in groups])

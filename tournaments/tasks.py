@@ -4,6 +4,7 @@ task, idempotent by row lock + status check) and the beat jobs.
 - ``tournaments.tasks.ensure_schedule`` (beat, every 10 min): create the next 7 days' tournaments.
 - ``tournaments.tasks.advance`` (beat, every 5 s): enqueue the due steps (the safety net for a lost
   message, and the no-show / round-end check).
+- ``tournaments.tasks.remind`` (beat, every 30 s): send the reminders due (``notices.reminders_send``).
 
 Beat's entries and every task's delivery policy: ``config.celery``.
 """
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from tournaments import services
+from tournaments import notices, services
 from tournaments.models import Tournament
 
 
@@ -59,3 +60,9 @@ def advance() -> int:
     for name, tournament_id in steps:
         services.step_enqueue(name, tournament_id)
     return len(steps)
+
+
+@shared_task(name="tournaments.tasks.remind")
+def remind() -> int:
+    """Send the "remind me" notices due now (``notices.reminders_send``: idempotent under row locks)."""
+    return notices.reminders_send()

@@ -18,4 +18,8 @@ urlpatterns: list[URLPattern] = [
     path("tournaments/<int:tournament_id>/results.csv", views.results_csv, name="results_csv"),
     path("tournaments/<int:tournament_id>/games.csv", views.games_csv, name="games_csv"),
     path("tournaments/<int:tournament_id>/results.trf", views.results_trf, name="results_trf"),
+    path("tournaments/<int:tournament_id>/remind/", views.tournament_remind, name="remind"),
+    path("tournaments/<int:tournament_id>/event.ics", views.tournament_ics, name="ics"),
+    path("tournaments/notices.json", views.notices_json, name="notices"),
+    path("tournaments/notices/<int:notice_id>/dismiss/", views.notice_dismiss, name="notice_dismiss"),
 ]

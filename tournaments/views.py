@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
-from tournaments import access, results, selectors, services, trf
+from accounts.models import User
+from accounts.throttles import over_rate, too_many
+from clubs.models import Club
+from tournaments import access, calendar, notices, results, selectors, services, trf
 from tournaments.errors import TournamentError
-from tournaments.models import Tournament, TournamentFormat, TournamentStatus
+from tournaments.models import Reminder, Tournament, TournamentFormat, TournamentStatus
 from web.errors import NotFound
 
 ERRORS = {
@@ -28,18 +33,26 @@ LEAVE_ERRORS = {"started": lambda: _("This tournament has started: you can no lo
 
 @require_GET
 def tournament_list(request: HttpRequest) -> HttpResponse:
+    """The calendar (``tournaments.calendar``): running, finished today and the next 7 days by UTC day,
+    filtered by the query string; a bad filter is named on the page (status 400) and left out."""
     now = timezone.now()
-    mine = set()
-    if request.user.is_authenticated:
-        mine = set(request.user.tournament_registrations.values_list("tournament_id", flat=True))
+    member = request.user if request.user.is_authenticated else None
+    filters = calendar.read_filters(dict(request.GET.lists()), user=member)
+    codes = sorted(access.unlocked(request.session))
+    shown = calendar.calendar(now=now, user=member, codes=codes, filters=filters)
+    registered = {t.pk for day in shown.days for t in day[1] if getattr(t, "registered", False)}
     return render(request, "tournaments/list.html", {
-        "upcoming": selectors.tournaments_upcoming(now=now, limit=12),
-        "running": selectors.tournaments_running(),
-        "finished": selectors.tournaments_finished(limit=10),
-        "mine": selectors.tournaments_of(user=request.user) if request.user.is_authenticated else [],
-        "registered": mine,
-        "now": now,
-    })
+        "calendar": shown, "filters": filters, "registered": registered, "now": now,
+        "can_remind": member is not None and not member.is_guest and not member.is_bot,
+        "clubs": _clubs_of(member),
+    }, status=400 if filters.errors else 200)
+
+
+def _clubs_of(member: User | None) -> list[Club]:
+    """The clubs offered in the filter form: the member's own (none for a visitor)."""
+    if member is None:
+        return []
+    return list(Club.objects.filter(memberships__user_id=member.pk).order_by("name")[:20])
 
 
 def _get(tournament_id: int) -> Tournament:
@@ -82,7 +95,12 @@ def _context(request: HttpRequest, tournament: Tournament) -> dict[str, object]:
 @require_GET
 def tournament_detail(request: HttpRequest, tournament_id: int) -> HttpResponse:
     tournament = _get(tournament_id)
-    return render(request, "tournaments/detail.html", _context(request, tournament))
+    context = _context(request, tournament)
+    member = request.user if request.user.is_authenticated else None
+    context["can_remind"] = member is not None and not member.is_guest and not member.is_bot
+    tournament.reminded = member is not None and (  # type: ignore[attr-defined]
+        Reminder.objects.filter(tournament=tournament, user_id=member.pk).exists())
+    return render(request, "tournaments/detail.html", context)
 
 
 @require_GET
@@ -155,15 +173,16 @@ def banner(request: HttpRequest) -> JsonResponse:
     })
 
 
-# Results and exports (docs/tournaments.md "Results and exports"). A private event's exports are refused
-# as the event itself is (tournaments.access): the same 404 as for an event that does not exist.
-
-def _viewable(request: HttpRequest, tournament_id: int) -> Tournament:
+def _visible(request: HttpRequest, tournament_id: int) -> Tournament:
+    """The event, if this viewer may see it (``access.may_view``); else the 404 page (as if none)."""
     tournament = _get(tournament_id)
     if not access.may_view(tournament, request.user, access.unlocked(request.session)):
         raise NotFound()
     return tournament
 
+
+# Results and exports (docs/tournaments.md "Results and exports"). A private event's exports are refused
+# as the event itself is (tournaments.access): the same 404 as for an event that does not exist.
 
 def _attachment(body: str, content_type: str, name: str) -> HttpResponse:
     response = HttpResponse(body.encode("utf-8"), content_type=f"{content_type}; charset=utf-8")
@@ -173,7 +192,7 @@ def _attachment(body: str, content_type: str, name: str) -> HttpResponse:
 
 
 def _exportable(request: HttpRequest, tournament_id: int) -> Tournament:
-    tournament = _viewable(request, tournament_id)
+    tournament = _visible(request, tournament_id)
     if not results.exportable(tournament):
         raise NotFound(_("This tournament has no results yet: exports open once its first round starts."))
     return tournament
@@ -206,3 +225,89 @@ def results_trf(request: HttpRequest, tournament_id: int) -> HttpResponse:
         raise NotFound(_("An Arena event has no TRF file: it is not played in rounds. Use the CSV export."))
     body = trf.write(results.trf_report(tournament))
     return _attachment(body, "text/plain", results.filename(tournament, "results", "trf"))
+def _wants_json(request: HttpRequest) -> bool:
+    return "application/json" in request.headers.get("Accept", "")
+
+
+REMIND_ERRORS = {
+    "not_member": lambda: _("Log in or sign up to be reminded of an event."),
+    "started": lambda: _("This event is no longer upcoming: there is nothing to remind you of."),
+    "no_such_tournament": lambda: _("There is no such tournament."),
+}
+
+
+@require_POST
+def tournament_remind(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    """Toggle the member's "remind me" (``notices.reminder_toggle``). JSON ``{"reminded": bool, "text":
+    ...}`` for the page's script (``Accept: application/json``), else a redirect back with a message.
+    Members only; ``TOURNAMENTS_REMIND_RATE`` per account; a private event the viewer may not see: 404."""
+    if not request.user.is_authenticated:
+        error = REMIND_ERRORS["not_member"]()
+        if _wants_json(request):
+            return JsonResponse({"error": "not_member", "text": error}, status=403)
+        messages.error(request, error)
+        return _back(request, tournament_id)
+    tournament = _visible(request, tournament_id)
+    wait = over_rate(request, group="tournaments.remind", key=lambda g, r: str(r.user.pk),
+                     rate=lambda g, r: settings.TOURNAMENTS_REMIND_RATE)
+    if wait is not None:
+        detail = _("Too many reminders were set or removed from your account: wait a little.")
+        if _wants_json(request):
+            return JsonResponse({"error": "throttled", "text": detail}, status=429,
+                                headers={"Retry-After": str(wait)})
+        return too_many(request, detail=detail, retry_after=wait)
+    try:
+        reminded = notices.reminder_toggle(user=request.user, tournament=tournament)
+    except notices.ReminderRefused as exc:
+        text = REMIND_ERRORS[exc.code]()
+        if _wants_json(request):
+            status = 409 if exc.code == "started" else 403
+            return JsonResponse({"error": exc.code, "text": text}, status=status)
+        messages.error(request, text)
+        return _back(request, tournament_id)
+    text = (_("We will remind you a few minutes before the start.") if reminded
+            else _("The reminder is removed."))
+    if _wants_json(request):
+        return JsonResponse({"reminded": reminded, "text": text,
+                             "label": _("Reminder set") if reminded else _("Remind me")})
+    messages.success(request, text)
+    return _back(request, tournament_id)
+
+
+@require_GET
+def tournament_ics(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    """The event as an iCalendar file (``calendar.ics_of``); a private event the viewer may not see: 404."""
+    tournament = _visible(request, tournament_id)
+    url = request.build_absolute_uri(reverse("tournaments:detail", args=[tournament.pk]))
+    body = calendar.ics_of(tournament, host=request.get_host(), url=url, now=timezone.now())
+    response = HttpResponse(body, content_type="text/calendar; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="tournament-{tournament.pk}.ics"'
+    return response
+
+
+@require_GET
+def notices_json(request: HttpRequest) -> JsonResponse:
+    """``{"notices": [{"id", "text", "url", "dismiss"}, ...]}``: the member's unseen event notices, newest
+    first, in the page's language (the site-wide notices' script fetches it on each push); ``{"notices":
+    []}`` for a visitor."""
+    if not request.user.is_authenticated:
+        return JsonResponse({"notices": []})
+    return JsonResponse({"notices": [
+        {"id": n.pk, "text": notices.notice_text(n),
+         "url": reverse("tournaments:detail", args=[n.tournament_id]),
+         "dismiss": reverse("tournaments:notice_dismiss", args=[n.pk])}
+        for n in notices.unseen_of(request.user)]})
+
+
+@require_POST
+def notice_dismiss(request: HttpRequest, notice_id: int) -> HttpResponse:
+    """Mark one of the member's notices seen (someone else's changes nothing); JSON ``{"dismissed":
+    bool}`` for the script, else back to the page it was sent from (a same-site path only)."""
+    dismissed = request.user.is_authenticated and notices.notice_dismiss(user=request.user,
+                                                                         notice_id=notice_id)
+    if _wants_json(request):
+        return JsonResponse({"dismissed": dismissed})
+    target = request.POST.get("next", "")
+    if not target.startswith("/") or not url_has_allowed_host_and_scheme(target, allowed_hosts=None):
+        target = reverse("tournaments:list")  # only a path of this site
+    return redirect(target)

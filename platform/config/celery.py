@@ -63,6 +63,8 @@ BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
     # Each tournament's due step (open, start, pair, record, finish): the no-show and round-end check, and
     # the safety net for a lost step message.
     "tournaments-advance": {"task": "tournaments.tasks.advance", "schedule": 5.0},
+    # Members' "remind me": a notice REMIND_BEFORE (5 min) before an event starts (tournaments.notices).
+    "tournaments-remind": {"task": "tournaments.tasks.remind", "schedule": 30.0},
     # The fair-play pair and player signals (docs/fairplay.md "Strength and the queue"): a batch job on the
     # background queue, every 10 minutes (about a second for 400 players); the queue shows when.
     "fairplay-signals-refresh": {"task": "fairplay.tasks.signals_refresh", "schedule": 600.0},

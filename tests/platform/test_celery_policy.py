@@ -22,6 +22,7 @@ BEAT = {  # entry name (a PeriodicTask row's name in a running deployment) -> (t
     "ratings-sweep-refunds": ("ratings.tasks.sweep_refunds", 600.0),
     "tournaments-ensure-schedule": ("tournaments.tasks.ensure_schedule", 600.0),
     "tournaments-advance": ("tournaments.tasks.advance", 5.0),
+    "tournaments-remind": ("tournaments.tasks.remind", 30.0),
     "fairplay-signals-refresh": ("fairplay.tasks.signals_refresh", 600.0),
 }
 
@@ -51,6 +52,7 @@ POLICY = {
     "tournaments.tasks.record_round": PLAIN,
     "tournaments.tasks.finish": PLAIN,
     "tournaments.tasks.advance": PLAIN,
+    "tournaments.tasks.remind": PLAIN,
     "web.platform_probe": (False, False, None, (), False, 3),
     "fairplay.tasks.signals_refresh": PLAIN,
 }

@@ -35,3 +35,5 @@ REPLAYS_OPEN_HOLD_SECONDS = 3600
 # client IP in a fixed day window (every POST counts, a refused or repeated one too).
 FAIRPLAY_REPORT_RATE = "10/d"
 FAIRPLAY_REPORT_IP_RATE = "30/d"
+# "Remind me" on an event (tournaments.views.tournament_remind): toggles per account in a fixed hour window.
+TOURNAMENTS_REMIND_RATE = "120/h"

@@ -84,6 +84,8 @@ function show(c, received) {
 socket = new ReconnectingSocket("/ws/notices/", {
   onMessage(msg) {
     if (msg.type === "notices") {
+      // reconnected: tournaments/notices.js fetches the event notices pushed while the socket was down
+      if (box.dataset.live === "1") document.dispatchEvent(new CustomEvent("tournament-notice"));
       box.dataset.live = "1"; // connected: notices arrive live from here on (tests wait for it)
       for (const id of [...items.keys()]) remove(id);
       for (const c of msg.received || []) show(c, true);
@@ -102,6 +104,8 @@ socket = new ReconnectingSocket("/ws/notices/", {
       }
     } else if (msg.type === "go" && typeof msg.url === "string" && msg.url.startsWith("/")) {
       if (window.location.pathname !== msg.url) window.location.assign(msg.url);
+    } else if (msg.type === "tournament_notice") {
+      document.dispatchEvent(new CustomEvent("tournament-notice", { detail: msg })); // tournaments/notices.js
     } else if (msg.type === "error") {
       say(msg.message, msg.code); // the sentence only: the code stays in data-code
     }
