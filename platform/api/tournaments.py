@@ -19,6 +19,7 @@ from api.pagination import PageQuery, envelope, page_of, paged
 from api.players import PlayerRefSerializer, player_ref
 from games.models import MatchStatus
 from ratings import elo
+from tournaments.access import viewer_may_see
 from tournaments.models import RoundStatus, Tournament, TournamentStatus
 from tournaments.selectors import pairings_of, rounds_of, standings_of, tournaments_by_status
 
@@ -139,10 +140,12 @@ def _tournament_data(t: Tournament) -> dict[str, Any]:
     }
 
 
-def _tournament(tournament_id: int) -> Tournament:
-    # By id a simulation is found too (its page works by direct link); only the list leaves it out.
-    tournament = tournaments_by_status(simulations=True).filter(pk=tournament_id).first()
-    if tournament is None:
+def _tournament(request: Request, tournament_id: int) -> Tournament:
+    # By id a simulation is found too (its page works by direct link); only the list leaves it out. A
+    # private event the reader may not see (tournaments.access) is answered as one that does not exist.
+    tournament = (Tournament.objects.filter(pk=tournament_id).select_related("winner")
+                  .annotate(players=Count("registrations")).first())
+    if tournament is None or not viewer_may_see(tournament, request.user, getattr(request, "session", None)):
         raise ApiError(404, "no_such_tournament", "no such tournament")
     return tournament
 
@@ -173,7 +176,7 @@ class TournamentView(ApiView):
     @extend_schema(operation_id="tournament", responses=TournamentDetailSerializer, tags=["tournaments"])
     def get(self, request: Request, tournament_id: int) -> Response:
         """One tournament with its rounds so far."""
-        tournament = _tournament(tournament_id)
+        tournament = _tournament(request, tournament_id)
         rounds = rounds_of(tournament).annotate(boards=Count("pairings"))
         data = {
             **_tournament_data(tournament),
@@ -202,7 +205,7 @@ class StandingsView(ApiView):
     def get(self, request: Request, tournament_id: int) -> Response:
         """The standings so far: score, then Buchholz, Sonneborn-Berger, hand points, rating
         (docs/tournaments.md)."""
-        tournament = _tournament(tournament_id)
+        tournament = _tournament(request, tournament_id)
         rows = []
         if tournament.current_round:  # before round 1 nobody has a rating fixed or a result
             for row in standings_of(tournament):
@@ -228,7 +231,7 @@ class PairingsView(ApiView):
     @extend_schema(operation_id="tournament_pairings", responses=PairingsSerializer, tags=["tournaments"])
     def get(self, request: Request, tournament_id: int, number: int) -> Response:
         """The boards of round ``number``: who plays whom, the match, the result once decided."""
-        tournament = _tournament(tournament_id)
+        tournament = _tournament(request, tournament_id)
         round_ = rounds_of(tournament).filter(number=number).first()
         if round_ is None:
             raise ApiError(404, "no_such_round", f"this tournament has no round {number}")
