@@ -52,8 +52,7 @@ class TournamentConsumer(_Notices):
         tournament_id = int(self.scope["url_route"]["kwargs"]["tournament_id"])
         if not await database_sync_to_async(_may_listen)(tournament_id, self.scope.get("user"),
                                                          self.scope.get("session")):
-            await self.accept()  # accepted, then closed: the client reads 4404 as it reads a 404 page
-            await self.close(code=NOT_FOUND_CLOSE_CODE)
+            await self.close(code=NOT_FOUND_CLOSE_CODE)  # as for an event that does not exist
             return
         self.group = tournament_group(tournament_id)
         await self.channel_layer.group_add(self.group, self.channel_name)
