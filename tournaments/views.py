@@ -65,8 +65,8 @@ def _code_rate(group: str, request: HttpRequest) -> str:
 
 def _code_throttled(request: HttpRequest) -> HttpResponse | None:
     """The 429 page when this request's IP has tried too many codes (counting this one), else None."""
-    retry_after = over_rate(request, group=CODE_GROUP, key="ip", rate=_code_rate,
-                            method=request.method or "GET")
+    # one count for both methods (django-ratelimit keys its counters by the methods named too)
+    retry_after = over_rate(request, group=CODE_GROUP, key="ip", rate=_code_rate, method=("GET", "POST"))
     if retry_after is None:
         return None
     return too_many(request, detail=_("Too many event codes were tried from your network."),

@@ -377,14 +377,16 @@ class EpochSeconds(Func):
 class ChartPoint(NamedTuple):
     """One rated match on a profile's chart: ``x``/``y`` in SVG units (:mod:`ratings.chart`), the
     shown ratings ``rating`` (after) and ``before``, ``change`` (their difference, points),
-    ``match_id``, ``won``, the ``opponent``'s public name, ``at`` (seconds since 1970, UTC)."""
+    ``match_id``, ``won``, the ``opponent``'s public name, ``at`` (seconds since 1970, UTC). A private
+    event's match shown to another than its player has ``match_id`` None and ``opponent`` ``""``: the
+    rating moved, and nothing says where or against whom."""
 
     x: float
     y: float
     rating: int
     before: int
     change: int
-    match_id: int
+    match_id: int | None
     won: bool
     opponent: str
     at: float
@@ -434,13 +436,17 @@ def profile_get(*, user: User, own: bool = False) -> dict[str, Any] | None:
     names: dict[str | None, str] = {}  # one name per distinct opponent, not per row
     shown = elo.shown
     points = []
-    for xy, (match_id, before, after, won, at, username_, display, is_bot, level, _reason, _private) in zip(
+    for xy, (match_id, before, after, won, at, username_, display, is_bot, level, _reason, private) in zip(
         drawn.points[1:], rows, strict=True
     ):
+        shown_before, shown_after = shown(before), shown(after)
+        if private and not own:
+            points.append(ChartPoint(xy.x, xy.y, shown_after, shown_before, shown_after - shown_before,
+                                     None, won, "", at))
+            continue
         name = names.get(username_)
         if name is None:
             name = names[username_] = _public_name(username_, display, is_bot, level)
-        shown_before, shown_after = shown(before), shown(after)
         points.append(ChartPoint(xy.x, xy.y, shown_after, shown_before, shown_after - shown_before,
                                  match_id, won, name, at))
     matches = []
