@@ -54,13 +54,12 @@ def tournament_list(request: HttpRequest) -> HttpResponse:
 
 CODE_GROUP = "tournaments.code"
 """django-ratelimit group of every entry code tried (the form and ``?code=`` links), per client IP."""
-DEFAULT_CODE_RATE = "20/h"
-"""Codes one IP may try per hour unless ``settings.TOURNAMENTS_CODE_RATE`` says otherwise: enough for a
-class typing their codes behind one school router, far too few to guess a code of 6+ characters."""
+# settings.TOURNAMENTS_CODE_RATE, "20/h": enough for a class typing their codes behind one school router,
+# far too few to guess a code of 6 characters or more.
 
 
 def _code_rate(group: str, request: HttpRequest) -> str:
-    return str(getattr(settings, "TOURNAMENTS_CODE_RATE", DEFAULT_CODE_RATE))
+    return str(settings.TOURNAMENTS_CODE_RATE)
 
 
 def _code_throttled(request: HttpRequest) -> HttpResponse | None:
