@@ -295,3 +295,45 @@ async def test_the_event_socket_refuses_whoever_may_not_see_it() -> None:
         assert connected is expected and (connected or code == 4404)
         if connected:
             await comm.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_the_spectator_socket_of_a_private_events_board(house_bots: list[User]) -> None:
+    """``/ws/watch/<id>/`` of a club event's board in play: a club member watches it; an outsider is
+    refused as for a match that does not exist (``no_such_match``, close 4404)."""
+    from channels.db import database_sync_to_async
+
+    from tests.games.wsclient import session_cookie
+    from tests.replays.test_private_unseen import socket_answer
+
+    def setup() -> tuple[int, str, str]:
+        organiser, member, outsider, entrant = UserFactory(), UserFactory(), UserFactory(), UserFactory()
+        club = Club.objects.create(name="C", slug="c-watch", invite_code="inv-watch", created_by=organiser)
+        ClubMember.objects.create(club=club, user=member, role=ClubRole.MEMBER)
+        event = TournamentFactory(access=TournamentAccess.CLUB, club=club, created_by=organiser,
+                                  status=TournamentStatus.RUNNING, rounds=1, current_round=1)
+        bot = next(b for b in house_bots if b.bot_level == 1)
+        round_ = Round.objects.create(tournament=event, number=1, status=RoundStatus.PLAYING)
+        match = match_create_seated(player0=entrant, player1=bot, target=50, private_event=True)
+        Pairing.objects.create(round=round_, board=1, player0=entrant, player1=bot, match=match)
+        return match.pk, session_cookie(member), session_cookie(outsider)
+
+    match_id, member, outsider = await database_sync_to_async(setup)()
+    first, closed = await socket_answer(f"/ws/watch/{match_id}/", outsider)
+    assert first["code"] == "no_such_match" and closed == {"type": "websocket.close", "code": 4404}
+    first, closed = await socket_answer(f"/ws/watch/{match_id}/", None)
+    assert first["code"] == "no_such_match" and closed == {"type": "websocket.close", "code": 4404}
+    from channels.testing import WebsocketCommunicator
+
+    from config.asgi import application
+    from tests.games.wsclient import ORIGIN, recv
+
+    headers = [(b"origin", ORIGIN), (b"host", b"testserver"), (b"cookie", member.encode())]
+    comm = WebsocketCommunicator(application, f"/ws/watch/{match_id}/", headers=headers)
+    connected, _ = await comm.connect()
+    try:
+        assert connected
+        first = await recv(comm)
+        assert first.get("type") != "error" and first.get("match_id", match_id) == match_id, first
+    finally:
+        await comm.disconnect()
