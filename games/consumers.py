@@ -112,7 +112,8 @@ class MatchConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavail
         match = await db_call(selectors.match_get)(match_id=self.match_id)
         seat = None if match is None else match.seat_of(self.user.pk)
         # a private match the user may not see is refused as one that does not exist, whatever its state
-        if match is None or (seat is None and not await db_call(selectors.may_see)(match, self.user)):
+        if match is None or (seat is None and not await db_call(selectors.may_see)(
+                match, self.user, self.scope.get("session"))):
             await self._refuse("no_such_match", f"no match {self.match_id}", 4404)
             return
         if seat is None:

@@ -79,6 +79,9 @@ class Match(models.Model):
       turn of that seat gets its ``turn_deadline`` counted from ``first_clock_until`` (the pairing plus
       the grace) rather than from the turn's start, until the seat connects
       (``services.match_seat_arrived``), which starts its clock then and removes it from the list.
+    - ``private_event``: played for a private event (a club or code tournament, ``tournaments.access``),
+      set at creation (``services.match_create_seated``). Such a match is never public: besides its
+      players, only those the event's app vouches for may see it (``signals.private_match_asked``).
     """
 
     rules = models.JSONField(_("rules"))
@@ -122,6 +125,7 @@ class Match(models.Model):
     simulation_seed = models.BigIntegerField(_("simulation seed"), null=True, blank=True, editable=False)
     first_clock_until = models.DateTimeField(_("first clock starts at the latest"), null=True, blank=True)
     first_clock_waiting = models.JSONField(_("seats whose first clock waits"), default=list, blank=True)
+    private_event = models.BooleanField(_("played for a private event"), default=False, editable=False)
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     started_at = models.DateTimeField(_("started"), null=True, blank=True)
     finished_at = models.DateTimeField(_("finished"), null=True, blank=True)

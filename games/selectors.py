@@ -430,13 +430,14 @@ def aborter_seat(*, match_id: int) -> int | None:
     return None if seat is None else int(seat)
 
 
-def may_see(match: Match, user: User | Any) -> bool:
-    """Whether ``user`` (maybe anonymous) may know that ``match`` exists: its players, and whoever an app
-    above says may (``signals.outsider_may_see``: ``replays`` knows which matches are public). The table's
-    page and socket refuse anyone else as they refuse a match that does not exist."""
+def may_see(match: Match, user: User | Any, session: Any = None) -> bool:
+    """Whether ``user`` (maybe anonymous; ``session``: the request's or socket's session, or None) may know
+    that ``match`` exists: its players, and whoever an app above says may (``signals.outsider_may_see``:
+    ``replays`` knows which matches are public). The table's page and socket refuse anyone else as they
+    refuse a match that does not exist."""
     if user is not None and user.is_authenticated and match.seat_of(user.pk) is not None:
         return True
-    return any(signals.answers(signals.outsider_may_see, match=match, user=user))
+    return any(signals.answers(signals.outsider_may_see, match=match, user=user, session=session))
 
 
 def seat_rating(*, match_id: int, user_id: int) -> dict[str, Any] | None:

@@ -12,8 +12,8 @@ raise: ``ratings`` enqueues its rating task here; tournaments may advance a roun
 ``match_left``: see below (sent inside the transaction, for playbans).
 
 Questions (sent with ``Signal.send``, each receiver's return value is its answer; read with
-:func:`answers`): ``outsider_may_see`` (``replays`` answers) and ``seat_rating_asked`` (``ratings``
-answers), below.
+:func:`answers`): ``outsider_may_see`` (``replays`` answers), ``private_match_asked`` (``tournaments``
+answers) and ``seat_rating_asked`` (``ratings`` answers), below.
 """
 
 from __future__ import annotations
@@ -35,9 +35,19 @@ end). A receiver that raises rolls the end back: keep them small and well tested
 
 outsider_may_see = Signal()
 """Asked by ``games.selectors.may_see`` when ``user`` (maybe anonymous) is not a player of ``match``: may
-they know that the match exists? Arguments: ``match`` (:class:`games.models.Match`) and ``user``. A
+they know that the match exists? Arguments: ``match`` (:class:`games.models.Match`), ``user`` and
+``session`` (the request's or socket scope's session, or None). A
 receiver answers True or False; ``replays`` does (a public match, or one whose link they hold:
 ``replays.selectors.may_see``). No receiver, or none answering True: only its players see the match."""
+
+private_match_asked = Signal()
+"""Asked by ``replays.selectors.may_see`` about a match played for a private event
+(``Match.private_event``) when ``user`` (maybe anonymous) is not one of its players: may they see it?
+Arguments: ``match`` (:class:`games.models.Match`), ``user`` and ``session`` (the request's or socket
+scope's session, or None: a code event's entry code is remembered there). A receiver answers True or
+False; ``tournaments`` does (``tournaments.receivers.private_match_asked``: the event's players,
+organisers, club members and code holders). No receiver, or none answering True: only its players see
+it, whatever its replay's share settings."""
 
 seat_rating_asked = Signal()
 """Asked by the table's socket once a rated match is over (``games.selectors.seat_rating``): the

@@ -166,7 +166,7 @@ def table(request: SignedInRequest, match_id: int) -> HttpResponse:
     """The table page of a seated player (others: 403 for a public match; a private one is answered as
     a match that does not exist, 404: ``selectors.may_see``)."""
     match = selectors.match_get(match_id=match_id)
-    if match is None or not selectors.may_see(match, request.user):
+    if match is None or not selectors.may_see(match, request.user, request.session):
         raise NotFound(_("No such match."))
     seat = match.seat_of(request.user.pk)
     if seat is None:

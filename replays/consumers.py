@@ -271,7 +271,8 @@ class WatchConsumer(_ReadOnlySocket):
     def _check(self) -> None:
         """:raises ReplayRefused: the match does not exist or is not public."""
         match = match_get(match_id=self.match_id)
-        selectors.check_can_watch(match=match, user=self.scope.get("user"), token=None, live=True)
+        selectors.check_can_watch(match=match, user=self.scope.get("user"), token=None, live=True,
+                                  session=self.scope.get("session"))
 
 
     async def on_flood(self) -> None:
@@ -338,7 +339,8 @@ class AnalysisConsumer(_ReadOnlySocket):
         # The token read as the replay page reads request.GET (one value, exactly as sent).
         token = selectors.share_token(QueryDict(self.scope.get("query_string", b"").decode("latin-1")))
         match = match_get(match_id=self.match_id)
-        selectors.check_can_watch(match=match, user=self.scope.get("user"), token=token)
+        selectors.check_can_watch(match=match, user=self.scope.get("user"), token=token,
+                                  session=self.scope.get("session"))
 
 
     async def on_flood(self) -> None:

@@ -40,6 +40,7 @@ from engine.replay_format import (
 from engine.rules import RuleSet
 from games.live import ENGINE_TYPES, cache_get, engine_event, rebuild
 from games.models import Match, MatchEvent, MatchStatus, ResultReason
+from games.signals import answers, private_match_asked
 from replays.models import ReplayAccess
 from web.errors import ApplicationError
 
@@ -74,7 +75,10 @@ def _is_tournament(match: Match) -> bool:
 
 def public_by_rule(match: Match) -> bool:
     """Whether ``match`` is public whatever its owner chose: tournament and rated matches, and a
-    registered member's bot matches (no "make it private" for these)."""
+    registered member's bot matches (no "make it private" for these). Never a private event's match
+    (``Match.private_event``): that one is never public at all (:func:`is_public`)."""
+    if getattr(match, "private_event", False):
+        return False
     if _is_tournament(match) or getattr(match, "rated", False):
         return True
     return match.bot_level is not None and not match.player0.is_guest and not match.player0.is_bot
@@ -82,7 +86,10 @@ def public_by_rule(match: Match) -> bool:
 
 def is_public(match: Match, access: ReplayAccess | None) -> bool:
     """Whether anyone may watch ``match`` (its replay once finished; live at ``/watch/``): those
-    :func:`public_by_rule`, and matches their owner made public."""
+    :func:`public_by_rule`, and matches their owner made public; never a private event's match
+    (``Match.private_event``: who may see it is :func:`may_see`'s question to the event's app)."""
+    if getattr(match, "private_event", False):
+        return False
     if access is not None and access.public:
         return True
     return public_by_rule(match)
@@ -90,11 +97,11 @@ def is_public(match: Match, access: ReplayAccess | None) -> bool:
 
 def public_matches_q() -> Q:
     """:func:`is_public` as a filter on ``Match`` (the same rules, for lists of matches): made public,
-    a tournament pairing's, rated, or a registered member's bot match."""
+    a tournament pairing's, rated, or a registered member's bot match; never a private event's."""
     return (
         Q(replay_access__public=True) | Q(tournament_pairing__isnull=False) | Q(rated=True)
         | Q(bot_level__isnull=False, player0__is_guest=False, player0__is_bot=False)
-    )
+    ) & Q(private_event=False)
 
 
 def watchable_q(*, viewer_id: int | None) -> Q:
@@ -110,9 +117,13 @@ def access_get(match: Match) -> ReplayAccess | None:
     return ReplayAccess.objects.filter(match_id=match.pk).first()
 
 
-def may_see(match: Match, user: User | Any, token: str | None = None) -> bool:
-    """Whether ``user`` (maybe anonymous) holding the share ``token`` (or None) may know that ``match``
-    exists: its players, anyone when it is public (:func:`is_public`), whoever holds its link's token.
+def may_see(match: Match, user: User | Any, token: str | None = None, session: Any = None) -> bool:
+    """Whether ``user`` (maybe anonymous) holding the share ``token`` (or None), with the request's or
+    socket's ``session`` (or None), may know that ``match`` exists: its players, anyone when it is public
+    (:func:`is_public`), whoever holds its link's token. A private event's match
+    (``Match.private_event``): its players and whoever the event's app vouches for
+    (``games.signals.private_match_asked``: the event's players, organisers, club members, code holders
+    in ``session``); a share token or "make it public" opens it to nobody else.
 
     Everyone else gets the answer of a match that does not exist, whatever the match's state (live,
     finished, waiting for its second player): a refusal that differed would tell a stranger that a private
@@ -122,27 +133,31 @@ def may_see(match: Match, user: User | Any, token: str | None = None) -> bool:
     """
     if user is not None and user.is_authenticated and match.seat_of(user.pk) is not None:
         return True
+    if match.private_event:
+        return any(answers(private_match_asked, match=match, user=user, session=session))
     access = access_get(match)
     return is_public(match, access) or token_matches(token, access)
 
 
-def check_can_watch(*, match: Match | None, user: User | Any, token: str | None, live: bool = False) -> None:
+def check_can_watch(*, match: Match | None, user: User | Any, token: str | None, live: bool = False,
+                    session: Any = None) -> None:
     """Whether ``user`` (maybe anonymous) holding ``token`` (or None) may open ``match``'s replay
     (``live=False``) or watch it live (``live=True``: public matches only).
 
     A match the user may not see (:func:`may_see`) is refused as ``no_such_match`` in every state, so
     the codes ``not_finished`` and ``private`` only reach those who may see it: a live match's players,
     or anyone when it is public, get ``not_finished``; a private match's players asking to watch it
-    live get ``private``.
+    live get ``private``. A private event's match may be watched live by whoever may see it
+    (``session``: the request's or socket's session, for a code event's holders).
 
     :raises ReplayRefused: see its codes.
     """
     if match is None or match.status == MatchStatus.ABORTED or match.first_dealer is None:
         raise ReplayRefused("no_such_match", "no such match")
-    if not may_see(match, user, token):
+    if not may_see(match, user, token, session):
         raise ReplayRefused("no_such_match", "no such match")
     if live:
-        if not is_public(match, access_get(match)):
+        if not match.private_event and not is_public(match, access_get(match)):
             raise ReplayRefused("private", "this match is not public")
         return
     if match.status != MatchStatus.FINISHED:

@@ -124,7 +124,8 @@ def _load(request: HttpRequest, match_id: int) -> Match:
     """The match, read on the primary (infra.db_router: a replay view reads the rest on the read
     replica only once the match is ``settled``, so its players see it as it ended)."""
     match = match_get(match_id=match_id)
-    selectors.check_can_watch(match=match, user=request.user, token=selectors.share_token(request.GET))
+    selectors.check_can_watch(match=match, user=request.user, token=selectors.share_token(request.GET),
+                              session=request.session)
     assert match is not None
     return match
 
@@ -147,6 +148,7 @@ def _replay_page(request: HttpRequest, match: Match) -> HttpResponse:
         return _failed(request, exc)
     seated = request.user.is_authenticated and match.seat_of(request.user.pk) is not None
     by_rule = selectors.public_by_rule(match)
+    fixed = by_rule or match.private_event  # who may watch is not the owner's choice: no link, no toggle
     access = services.replay_access_ensure(match=match) if seated else selectors.access_get(match)
     token = selectors.share_token(request.GET)
     json_url = reverse("replays:replay_json", args=[match.pk])
@@ -161,9 +163,10 @@ def _replay_page(request: HttpRequest, match: Match) -> HttpResponse:
         "analysis_ws": f"/ws/analysis/{match.pk}/{analysis_query}",
         "token": token if analysis_query else "",
         "share_url": request.build_absolute_uri(reverse("replays:replay", args=[match.pk]))
-        + f"?token={access.token}" if seated and access is not None and not by_rule else None,
-        "is_owner": request.user.is_authenticated and match.player0_id == request.user.pk and not by_rule,
+        + f"?token={access.token}" if seated and access is not None and not fixed else None,
+        "is_owner": request.user.is_authenticated and match.player0_id == request.user.pk and not fixed,
         "public_by_rule": by_rule,
+        "private_event": match.private_event,
         "public": selectors.is_public(match, access),
         "made_public": bool(access and access.public),
     }
@@ -218,7 +221,7 @@ def replay_analyse(request: HttpRequest, match_id: int) -> HttpResponse:
     token = selectors.share_token(request.POST)
     match = match_get(match_id=match_id)
     try:
-        selectors.check_can_watch(match=match, user=request.user, token=token)
+        selectors.check_can_watch(match=match, user=request.user, token=token, session=request.session)
     except selectors.ReplayRefused as exc:
         return _refused_json(exc) if _wants_json(request) else _refused(request, exc, match_id)
     assert match is not None
@@ -371,11 +374,14 @@ def replay_visibility(request: HttpRequest, match_id: int) -> HttpResponse:
     """The owner makes the match public (``public=1``) or private (``public=0``). A match the user may not
     see (``selectors.may_see``) is answered as one that does not exist, before the form is read."""
     match = match_get(match_id=match_id)
-    if match is None or not selectors.may_see(match, request.user):
+    if match is None or not selectors.may_see(match, request.user, session=request.session):
         return _refused(request, selectors.ReplayRefused("no_such_match", ""), match_id)
     public = request.POST.get("public")
     if public not in ("0", "1"):
         return _page(request, status=400, code="bad_field", message=_("Choose public or private."))
+    if match.private_event:
+        return _page(request, status=409, code="private_event", message=_(
+            "A private event's matches are seen only by its players, its organisers and those it lets in."))
     if selectors.public_by_rule(match):
         return _page(request, status=409, code="public_by_rule",
                      message=_("Rated, tournament and members' bot matches are always public."))
@@ -394,7 +400,8 @@ def watch_page(request: HttpRequest, match_id: int) -> HttpResponse:
     """Watch a public match live (the third party's view); a finished one opens its replay."""
     match = match_get(match_id=match_id)
     try:
-        selectors.check_can_watch(match=match, user=request.user, token=None, live=True)
+        selectors.check_can_watch(match=match, user=request.user, token=None, live=True,
+                                  session=request.session)
     except selectors.ReplayRefused as exc:
         if exc.code == "private":
             return _page(request, status=403, code="private", message=_(

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import hmac
 from collections.abc import Collection
 from typing import Any
 
@@ -18,7 +19,7 @@ from django.db.models import Q
 
 from accounts.models import User
 from clubs.models import ClubMember, ClubRole
-from tournaments.models import Tournament, TournamentAccess
+from tournaments.models import ArenaGame, Pairing, Tournament, TournamentAccess, TournamentStatus
 
 CODES_KEY = "tournament_codes"
 """Session key: the ids of the code events whose entry code this session has given (a list of ints)."""
@@ -76,3 +77,47 @@ def visible_q(user: User | AnonymousUser, codes: Collection[int] = ()) -> Q:
                club__memberships__role__in=(ClubRole.OWNER, ClubRole.ORGANISER))
         q |= Q(access=TournamentAccess.CLUB, club__memberships__user_id=user.pk)
     return q
+
+
+def viewer_may_see(tournament: Tournament, user: User | AnonymousUser, session: Any) -> bool:
+    """:func:`may_view` for a request's or socket's ``user`` and ``session`` (its unlocked codes)."""
+    return may_view(tournament, user, unlocked(session))
+
+
+MAX_CODE_LENGTH = 40
+"""``Tournament.entry_code``'s length: a longer code given is never anyone's."""
+CODE_SEARCH_STATUSES = (TournamentStatus.SCHEDULED, TournamentStatus.OPEN, TournamentStatus.RUNNING)
+"""The code form (``/tournaments/code/``) finds the code events still to come or running only."""
+
+
+def code_matches(given: object, tournament: Tournament) -> bool:
+    """Whether ``given`` (from a request: maybe None, not a string, empty, with a NUL) is ``tournament``'s
+    entry code: a code event's only (``access`` code), compared exactly (case and spaces count) in
+    constant time (``hmac.compare_digest``), so an answer's time tells nothing of how much was right."""
+    stored = tournament.entry_code
+    if tournament.access != TournamentAccess.CODE or not stored:
+        return False
+    if not isinstance(given, str) or not given or len(given) > MAX_CODE_LENGTH or "\x00" in given:
+        return False
+    return hmac.compare_digest(given.encode("utf-8"), stored.encode("utf-8"))
+
+
+def events_with_code(given: str) -> list[Tournament]:
+    """The code events still to come or running (:data:`CODE_SEARCH_STATUSES`) whose entry code is
+    ``given`` (:func:`code_matches`): none, one, or (two events sharing a code) several.
+
+    Every candidate is compared in constant time rather than filtered by the code in SQL, so the time
+    the answer takes does not depend on whether some code starts like ``given``. The candidates are the
+    few events open or running at once (a handful to some hundreds)."""
+    candidates = Tournament.objects.filter(access=TournamentAccess.CODE, status__in=CODE_SEARCH_STATUSES)
+    return [t for t in candidates.order_by("starts_at", "id") if code_matches(given, t)]
+
+
+def event_of_match(match_id: int) -> Tournament | None:
+    """The event whose Swiss pairing or Arena game played match ``match_id``, or None."""
+    tournament_id = (Pairing.objects.filter(match_id=match_id).values_list("round__tournament_id", flat=True)
+                     .first())
+    if tournament_id is None:
+        tournament_id = (ArenaGame.objects.filter(match_id=match_id).values_list("tournament_id", flat=True)
+                         .first())
+    return None if tournament_id is None else Tournament.objects.filter(pk=tournament_id).first()

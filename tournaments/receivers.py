@@ -9,6 +9,7 @@ from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.migrations.loader import MigrationLoader
 
+from tournaments.access import event_of_match, viewer_may_see
 from tournaments.models import Pairing
 from tournaments.services import step_enqueue, tournaments_ensure
 
@@ -23,6 +24,15 @@ def record_on_match_end(sender: Any, *, match_id: int, **kwargs: Any) -> None:
     )
     if tournament_id is not None:
         step_enqueue("tournaments.tasks.record_round", tournament_id)
+
+
+def private_match_asked(sender: Any, *, match: Any, user: Any, session: Any = None, **kwargs: Any) -> bool:
+    """``games.signals.private_match_asked``: whether ``user`` (not a player of ``match``, a private
+    event's match) may see it: whoever may see its event (``access.may_view``: the event's players,
+    organisers, staff, a club event's members, a code event's holders in ``session``). A match no event
+    played (a leftover of a deleted event) is seen by its players only."""
+    tournament = event_of_match(match.pk)
+    return tournament is not None and viewer_may_see(tournament, user, session)
 
 
 def schedule_after_migrate(sender: Any, *, using: str = "default", **kwargs: Any) -> None:

@@ -110,7 +110,8 @@ def tournaments_by_status(*, status: str | None = None, simulations: bool = Fals
     latest start first. Equal starts: by id, in the same direction. A ``status`` filter keeps its
     group's order (``scheduled``/``open`` soonest first, the others latest first).
     """
-    base = Tournament.objects.all() if simulations else public_tournaments()
+    base = (Tournament.objects.filter(access=TournamentAccess.PUBLIC) if simulations  # never a private event
+            else public_tournaments())
     qs = base.select_related("winner").annotate(players=Count("registrations"))
     if status is not None:
         qs = qs.filter(status=status)

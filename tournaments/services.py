@@ -26,6 +26,7 @@ from games.selectors import aborter_seat, seats_acted
 from games.services import GameError, active_rated_match_id, match_create_seated, match_resign
 from infra import fault_points
 from tournaments import live, selectors, swiss
+from tournaments.access import is_private
 from tournaments.errors import TournamentError
 from tournaments.models import (
     Frequency,
@@ -346,6 +347,7 @@ def _create_match(tournament: Tournament, number: int, board: int, player0: User
         target=tournament.match_target, turn_timer=tournament.turn_timer_seconds,
         simulation_seed=None if seed is None else sub_seed(seed, "match", number, board),
         first_clock_grace=FIRST_CLOCK_GRACE_SECONDS,
+        private_event=is_private(tournament),  # its replay is never public: tournaments.access
     )
     rated = not (player0.is_bot and player1.is_bot)
     if match.rated != rated:

@@ -11,6 +11,7 @@ app_name = "tournaments"
 urlpatterns: list[URLPattern] = [
     path("tournaments/", views.tournament_list, name="list"),
     path("tournaments/banner.json", views.banner, name="banner"),
+    path("tournaments/code/", views.tournament_code, name="code"),
     path("tournaments/<int:tournament_id>/", views.tournament_detail, name="detail"),
     path("tournaments/<int:tournament_id>/live/", views.tournament_live, name="live"),
     path("tournaments/<int:tournament_id>/join/", views.tournament_join, name="join"),

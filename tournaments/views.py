@@ -1,7 +1,15 @@
-"""Tournament pages: the list, a tournament's page (and its live fragment), join/leave, the banner."""
+"""Tournament pages: the list, a tournament's page (and its live fragment), join/leave, the banner, and
+the entry-code form of private events.
+
+A private event (``tournaments.access``) is answered to anyone who may not see it exactly as an event
+that does not exist (404 through ``web.errors.NotFound``), on every path that takes its id.
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
+from django import forms
 from django.conf import settings
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, JsonResponse
@@ -55,9 +63,32 @@ def _clubs_of(member: User | None) -> list[Club]:
     return list(Club.objects.filter(memberships__user_id=member.pk).order_by("name")[:20])
 
 
-def _get(tournament_id: int) -> Tournament:
+CODE_GROUP = "tournaments.code"
+"""django-ratelimit group of every entry code tried (the form and ``?code=`` links), per client IP."""
+# settings.TOURNAMENTS_CODE_RATE, "20/h": enough for a class typing their codes behind one school router,
+# far too few to guess a code of 6 characters or more.
+
+
+def _code_rate(group: str, request: HttpRequest) -> str:
+    return str(settings.TOURNAMENTS_CODE_RATE)
+
+
+def _code_throttled(request: HttpRequest) -> HttpResponse | None:
+    """The 429 page when this request's IP has tried too many codes (counting this one), else None."""
+    # one count for both methods (django-ratelimit keys its counters by the methods named too)
+    retry_after = over_rate(request, group=CODE_GROUP, key="ip", rate=_code_rate, method=("GET", "POST"))
+    if retry_after is None:
+        return None
+    return too_many(request, detail=_("Too many event codes were tried from your network."),
+                    retry_after=retry_after)
+
+
+def _get(request: HttpRequest, tournament_id: int) -> Tournament:
+    """The event ``tournament_id`` if this request may see it (``access.may_view`` with the session's
+    unlocked codes). :raises NotFound: no such event, or a private one this request may not see (the
+    same page: nothing tells them apart)."""
     tournament = Tournament.objects.filter(pk=tournament_id).first()
-    if tournament is None:
+    if tournament is None or not access.viewer_may_see(tournament, request.user, request.session):
         raise NotFound()  # the 404 page's own sentence
     return tournament
 
@@ -94,7 +125,18 @@ def _context(request: HttpRequest, tournament: Tournament) -> dict[str, object]:
 
 @require_GET
 def tournament_detail(request: HttpRequest, tournament_id: int) -> HttpResponse:
-    tournament = _get(tournament_id)
+    """An event's page. ``?code=<entry code>`` (the link an organiser shares) unlocks a code event for
+    this session and redirects to the page without it (the code stays out of history and referrers);
+    a wrong code, like a missing event, is the 404 page. Codes given count against the IP's rate."""
+    if "code" in request.GET:
+        refused = _code_throttled(request)
+        if refused is not None:
+            return refused
+        tournament = Tournament.objects.filter(pk=tournament_id).first()
+        if tournament is not None and access.code_matches(request.GET.get("code"), tournament):
+            access.unlock(request.session, tournament.pk)
+            return redirect("tournaments:detail", tournament.pk)
+    tournament = _get(request, tournament_id)
     context = _context(request, tournament)
     member = request.user if request.user.is_authenticated else None
     context["can_remind"] = member is not None and not member.is_guest and not member.is_bot
@@ -106,7 +148,7 @@ def tournament_detail(request: HttpRequest, tournament_id: int) -> HttpResponse:
 @require_GET
 def tournament_live(request: HttpRequest, tournament_id: int) -> HttpResponse:
     """The live part of a tournament's page (status, pairings, standings), re-fetched on a notice."""
-    tournament = _get(tournament_id)
+    tournament = _get(request, tournament_id)
     return render(request, "tournaments/_live.html", _context(request, tournament))
 
 
@@ -119,6 +161,12 @@ def _back(request: HttpRequest, tournament_id: int) -> HttpResponse:
 
 @require_POST
 def tournament_join(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    hidden = Tournament.objects.filter(pk=tournament_id).first()
+    # (a POST with a "code" goes on: the join service checks that code itself)
+    if "code" not in request.POST and (
+            hidden is None or not access.viewer_may_see(hidden, request.user, request.session)):
+        messages.error(request, ERRORS["no_such_tournament"]())  # a private event unseen: as none at all
+        return redirect("tournaments:list")
     try:
         services.tournament_join(tournament_id=tournament_id, user=request.user)
     except TournamentError as exc:
@@ -173,14 +221,6 @@ def banner(request: HttpRequest) -> JsonResponse:
     })
 
 
-def _visible(request: HttpRequest, tournament_id: int) -> Tournament:
-    """The event, if this viewer may see it (``access.may_view``); else the 404 page (as if none)."""
-    tournament = _get(tournament_id)
-    if not access.may_view(tournament, request.user, access.unlocked(request.session)):
-        raise NotFound()
-    return tournament
-
-
 # Results and exports (docs/tournaments.md "Results and exports"). A private event's exports are refused
 # as the event itself is (tournaments.access): the same 404 as for an event that does not exist.
 
@@ -192,7 +232,7 @@ def _attachment(body: str, content_type: str, name: str) -> HttpResponse:
 
 
 def _exportable(request: HttpRequest, tournament_id: int) -> Tournament:
-    tournament = _visible(request, tournament_id)
+    tournament = _get(request, tournament_id)
     if not results.exportable(tournament):
         raise NotFound(_("This tournament has no results yet: exports open once its first round starts."))
     return tournament
@@ -225,6 +265,8 @@ def results_trf(request: HttpRequest, tournament_id: int) -> HttpResponse:
         raise NotFound(_("An Arena event has no TRF file: it is not played in rounds. Use the CSV export."))
     body = trf.write(results.trf_report(tournament))
     return _attachment(body, "text/plain", results.filename(tournament, "results", "trf"))
+
+
 def _wants_json(request: HttpRequest) -> bool:
     return "application/json" in request.headers.get("Accept", "")
 
@@ -247,7 +289,7 @@ def tournament_remind(request: HttpRequest, tournament_id: int) -> HttpResponse:
             return JsonResponse({"error": "not_member", "text": error}, status=403)
         messages.error(request, error)
         return _back(request, tournament_id)
-    tournament = _visible(request, tournament_id)
+    tournament = _get(request, tournament_id)
     wait = over_rate(request, group="tournaments.remind", key=lambda g, r: str(r.user.pk),
                      rate=lambda g, r: settings.TOURNAMENTS_REMIND_RATE)
     if wait is not None:
@@ -277,7 +319,7 @@ def tournament_remind(request: HttpRequest, tournament_id: int) -> HttpResponse:
 @require_GET
 def tournament_ics(request: HttpRequest, tournament_id: int) -> HttpResponse:
     """The event as an iCalendar file (``calendar.ics_of``); a private event the viewer may not see: 404."""
-    tournament = _visible(request, tournament_id)
+    tournament = _get(request, tournament_id)
     url = request.build_absolute_uri(reverse("tournaments:detail", args=[tournament.pk]))
     body = calendar.ics_of(tournament, host=request.get_host(), url=url, now=timezone.now())
     response = HttpResponse(body, content_type="text/calendar; charset=utf-8")
@@ -311,3 +353,40 @@ def notice_dismiss(request: HttpRequest, notice_id: int) -> HttpResponse:
     if not target.startswith("/") or not url_has_allowed_host_and_scheme(target, allowed_hosts=None):
         target = reverse("tournaments:list")  # only a path of this site
     return redirect(target)
+
+
+class CodeForm(forms.Form):
+    """The entry code of a code event. Django's ``CharField`` strips the spaces around it and refuses a NUL
+    character with its own error; the code is then compared exactly (``access.code_matches``)."""
+
+    code = forms.CharField(label=_("Event code"), max_length=access.MAX_CODE_LENGTH,
+                           error_messages={"required": _("Type the event's code."),
+                                           "max_length": _("No event has a code that long.")})
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["code"].widget.attrs.update({"autocomplete": "off", "autocapitalize": "none",
+                                                 "spellcheck": "false", "data-testid": "event-code"})
+
+
+def tournament_code(request: HttpRequest) -> HttpResponse:
+    """``/tournaments/code/``: type a code event's entry code, be let in (``access.unlock``) and sent to
+    its page. Only events still to come or running are found; two such events with the same code are
+    not told apart (the form asks for the organiser's link). Every POST counts against the IP's rate
+    (:data:`CODE_GROUP`); the answer to a wrong code says nothing of which events exist."""
+    if request.method not in ("GET", "POST"):
+        return HttpResponse(status=405, headers={"Allow": "GET, POST"})
+    form = CodeForm(request.POST if request.method == "POST" else None)
+    if request.method == "POST":
+        refused = _code_throttled(request)
+        if refused is not None:
+            return refused
+        if form.is_valid():
+            found = access.events_with_code(form.cleaned_data["code"])
+            if len(found) == 1:
+                access.unlock(request.session, found[0].pk)
+                messages.success(request, _("Code accepted: you can now see this event and join it."))
+                return redirect("tournaments:detail", found[0].pk)
+            form.add_error("code", _("No upcoming or running event has that code.") if not found else _(
+                "More than one event has that code: open the link the organiser sent you instead."))
+    return render(request, "tournaments/code.html", {"form": form}, status=400 if form.errors else 200)

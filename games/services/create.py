@@ -276,7 +276,7 @@ def _check_turn_timer(turn_timer: int | None) -> None:
 def match_create_seated(
     *, player0: User, player1: User, rules_preset: str = "classic", target: int = 100,
     turn_timer: int | None = None, rated: bool = False, simulation_seed: int | None = None,
-    first_clock_grace: int | None = None,
+    first_clock_grace: int | None = None, private_event: bool = False,
 ) -> Match:
     """Create and start a match between any two different users: two people, a person and a house bot
     (either seat), or two house bots (tournaments seat their pairings with this).
@@ -301,6 +301,8 @@ def match_create_seated(
         ``turn_deadline = max(turn start, now + grace) + timer`` (``Match.first_clock_until`` /
         ``first_clock_waiting``). Server-driven: the automatic move
         still comes at that deadline when nobody connects.
+    :param private_event: played for a private event (``Match.private_event``): never public; who besides
+        its players may see it is asked through ``games.signals.private_match_asked``.
     :raises GameError: ``bad_field`` (same user twice, preset, target, timer, seed, grace),
         ``not_authenticated`` (an anonymous or inactive user).
     """
@@ -335,6 +337,7 @@ def match_create_seated(
         rated=rated, simulation_seed=simulation_seed,
         first_clock_until=timezone.now() + timedelta(seconds=first_clock_grace or 0) if held else None,
         first_clock_waiting=[seat for seat in (0, 1) if seat not in bot_seats] if held else [],
+        private_event=bool(private_event),
     )
     first = bot_seats[0] if rules.first_dealer == "computer" and bot_seats else _random_seat(simulation_seed)
     start_match(match, first_dealer=first)

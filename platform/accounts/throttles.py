@@ -65,10 +65,12 @@ def over_limit(request: HttpRequest, *, group: str) -> int | None:
     return over_rate(request, group=group, key="ip", rate=_rate)
 
 
-def over_rate(request: HttpRequest, *, group: str, key: Any, rate: Any, method: str = "POST") -> int | None:
+def over_rate(request: HttpRequest, *, group: str, key: Any, rate: Any,
+              method: str | tuple[str, ...] = "POST") -> int | None:
     """:func:`over_limit` of any django-ratelimit ``key`` (``"ip"``, or a callable ``(group, request)``:
     e.g. the account) and ``rate`` (``"count/period"``, or a callable ``(group, request)``), counting
-    requests of ``method``. Fails open on a cache error, as :func:`over_limit`."""
+    requests of ``method`` (one, or a tuple: one counter for all of them). Fails open on a cache error,
+    as :func:`over_limit`."""
     try:
         usage = get_usage(request, group=group, key=key, rate=rate, method=method, increment=True)
     except Exception as exc:  # redis-py's errors are not imported here; any cache error fails open

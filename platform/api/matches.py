@@ -63,7 +63,8 @@ class ReplayView(ApiView):
         one with its share ``token``, or for its players when they are logged in (the site's session)."""
         match = match_get(match_id=match_id)
         try:
-            check_can_watch(match=match, user=request.user, token=share_token(request.query_params))
+            check_can_watch(match=match, user=request.user, token=share_token(request.query_params),
+                            session=getattr(request, "session", None))
             assert match is not None
             record = match_record(match=match)
         except ReplayRefused as exc:

@@ -192,10 +192,14 @@ class PlayerRatingsView(ApiView):
     )
     def get(self, request: Request, username: str) -> Response:
         """A member's rating history, newest first (a house bot's is empty: its rating is fixed; its
-        rated matches are in its match list)."""
+        rated matches are in its match list). The matches of a private event are listed to the member
+        only."""
         query = parse_query(PageQuery, request)
         user = _player(username)
-        page = page_of(history_of(user_id=user.pk), page=query["page"], limit=query["limit"])
+        changes = history_of(user_id=user.pk)
+        if not (request.user.is_authenticated and request.user.pk == user.pk):
+            changes = changes.exclude(match__private_event=True)  # a private event's: its players' own
+        page = page_of(changes, page=query["page"], limit=query["limit"])
         rows = [
             {
                 "match_id": c["match_id"],

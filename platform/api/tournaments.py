@@ -23,6 +23,7 @@ from api.pagination import PageQuery, envelope, page_of, paged
 from api.players import PlayerRefSerializer, player_ref
 from games.models import MatchStatus
 from ratings import elo
+from tournaments.access import viewer_may_see
 from tournaments.models import (
     ArenaGame,
     RoundStatus,
@@ -218,11 +219,12 @@ def public_events(qs: QuerySet[Tournament]) -> QuerySet[Tournament]:
     return qs.filter(access=TournamentAccess.PUBLIC).select_related("club", "created_by")
 
 
-def _tournament(tournament_id: int) -> Tournament:
+def _tournament(request: Request, tournament_id: int) -> Tournament:
     # By id a simulation is found too (its page works by direct link); only the list leaves it out. A
-    # private event is not found: the same 404 as an id that does not exist.
-    tournament = public_events(tournaments_by_status(simulations=True)).filter(pk=tournament_id).first()
-    if tournament is None:
+    # private event the reader may not see (tournaments.access) is answered as one that does not exist.
+    tournament = (Tournament.objects.filter(pk=tournament_id).select_related("winner", "club", "created_by")
+                  .annotate(players=Count("registrations")).first())
+    if tournament is None or not viewer_may_see(tournament, request.user, getattr(request, "session", None)):
         raise ApiError(404, "no_such_tournament", "no such tournament")
     return tournament
 
@@ -263,7 +265,7 @@ class TournamentView(ApiView):
     @extend_schema(operation_id="tournament", responses=TournamentDetailSerializer, tags=["tournaments"])
     def get(self, request: Request, tournament_id: int) -> Response:
         """One tournament with its rounds so far."""
-        tournament = _tournament(tournament_id)
+        tournament = _tournament(request, tournament_id)
         rounds = rounds_of(tournament).annotate(boards=Count("pairings"))
         data = {
             **tournament_data(tournament),
@@ -293,7 +295,7 @@ class StandingsView(ApiView):
         """The standings so far: score, then Buchholz, Sonneborn-Berger, hand points, rating
         (docs/tournaments.md). An Arena event: by its score (match points and streak bonuses), with
         `arena_streak` and `arena_games`; its tie-break fields are None."""
-        tournament = _tournament(tournament_id)
+        tournament = _tournament(request, tournament_id)
         rows = []
         if tournament.format == TournamentFormat.ARENA:
             rows = _arena_rows(tournament)
@@ -351,7 +353,7 @@ class PairingsView(ApiView):
     @extend_schema(operation_id="tournament_pairings", responses=PairingsSerializer, tags=["tournaments"])
     def get(self, request: Request, tournament_id: int, number: int) -> Response:
         """The boards of round ``number``: who plays whom, the match, the result once decided."""
-        tournament = _tournament(tournament_id)
+        tournament = _tournament(request, tournament_id)
         round_ = rounds_of(tournament).filter(number=number).first()
         if round_ is None:
             raise ApiError(404, "no_such_round", f"this tournament has no round {number}")

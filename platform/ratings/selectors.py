@@ -377,21 +377,23 @@ class EpochSeconds(Func):
 class ChartPoint(NamedTuple):
     """One rated match on a profile's chart: ``x``/``y`` in SVG units (:mod:`ratings.chart`), the
     shown ratings ``rating`` (after) and ``before``, ``change`` (their difference, points),
-    ``match_id``, ``won``, the ``opponent``'s public name, ``at`` (seconds since 1970, UTC)."""
+    ``match_id``, ``won``, the ``opponent``'s public name, ``at`` (seconds since 1970, UTC). A private
+    event's match shown to another than its player has ``match_id`` None and ``opponent`` ``""``: the
+    rating moved, and nothing says where or against whom."""
 
     x: float
     y: float
     rating: int
     before: int
     change: int
-    match_id: int
+    match_id: int | None
     won: bool
     opponent: str
     at: float
 
 
 _CHART_COLUMNS = ("match_id", "before", "after", "won", "at", "opponent__username", "opponent__display_name",
-                  "opponent__is_bot", "opponent__bot_level", "match__result_reason")
+                  "opponent__is_bot", "opponent__bot_level", "match__result_reason", "match__private_event")
 
 
 def _public_name(username: str | None, display_name: str | None, is_bot: bool | None,
@@ -405,7 +407,7 @@ def _public_name(username: str | None, display_name: str | None, is_bot: bool | 
     return bot.public_name
 
 
-def profile_get(*, user: User) -> dict[str, Any] | None:
+def profile_get(*, user: User, own: bool = False) -> dict[str, Any] | None:
     """Everything the profile page of member or house bot ``user`` shows (None for a guest): ``user``;
     ``info`` (:class:`RatingInfo`); ``rank`` (all-time, established only; None otherwise);
     ``record``: ``{"members": (wins, losses), "bots": (wins, losses)}``; ``chart`` (:mod:`ratings.chart`,
@@ -413,7 +415,11 @@ def profile_get(*, user: User) -> dict[str, Any] | None:
     ``matches``: the last :data:`LAST_MATCHES` rated matches (``match_id``, ``opponent``, ``won``,
     ``before``, ``after``, ``change``, ``at``, ``replay_url``, ``result_reason``); ``is_bot``;
     ``closed``: the account was closed for a fair-play violation (its history is frozen); ``refunds``:
-    :func:`refunds_of`. 6 queries for a member."""
+    :func:`refunds_of`. 6 queries for a member.
+
+    ``own``: the viewer is ``user``. For anyone else ``matches`` leaves out the matches played for a
+    private event (``games.models.Match.private_event``: who may see those is the event's question,
+    which this layer cannot ask); the chart keeps their rating points, which name no event."""
     if user.is_guest:
         return None
     info = rating_get(user=user)
@@ -430,19 +436,25 @@ def profile_get(*, user: User) -> dict[str, Any] | None:
     names: dict[str | None, str] = {}  # one name per distinct opponent, not per row
     shown = elo.shown
     points = []
-    for xy, (match_id, before, after, won, at, username_, display, is_bot, level, _reason) in zip(
+    for xy, (match_id, before, after, won, at, username_, display, is_bot, level, _reason, private) in zip(
         drawn.points[1:], rows, strict=True
     ):
+        shown_before, shown_after = shown(before), shown(after)
+        if private and not own:
+            points.append(ChartPoint(xy.x, xy.y, shown_after, shown_before, shown_after - shown_before,
+                                     None, won, "", at))
+            continue
         name = names.get(username_)
         if name is None:
             name = names[username_] = _public_name(username_, display, is_bot, level)
-        shown_before, shown_after = shown(before), shown(after)
         points.append(ChartPoint(xy.x, xy.y, shown_after, shown_before, shown_after - shown_before,
                                  match_id, won, name, at))
     matches = []
-    for (match_id, before, after, won, at, username_, *_rest, reason), point in zip(
+    for (match_id, before, after, won, at, username_, *_rest, reason, private), point in zip(
         reversed(rows[-LAST_MATCHES:]), reversed(points[-LAST_MATCHES:]), strict=True
     ):
+        if private and not own:
+            continue
         matches.append({
             "match_id": match_id, "won": won, "opponent": point.opponent, "opponent_username": username_,
             "opponent_url": None if username_ is None else profile_url(username_),

@@ -173,7 +173,8 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
 
 
 def _profile(request: HttpRequest, user: Any) -> HttpResponse:
-    data = selectors.profile_get(user=user)
+    data = selectors.profile_get(
+        user=user, own=request.user.is_authenticated and request.user.pk == user.pk)
     if data is None:
         raise NotFound(_("No such player."))
     # The profile's owner is ``player``: ``user`` is the viewer's (the auth context processor), which the

@@ -23,6 +23,8 @@ AXES_CLIENT_IP_CALLABLE = "accounts.throttles.axes_client_ip"
 ACCOUNTS_GUEST_RATE = "30/h"
 ACCOUNTS_SIGNUP_RATE = "10/h"
 RATELIMIT_FAIL_OPEN = True  # a cache outage must not refuse every guest
+# Entry codes of private events tried per client IP (tournaments.views: /tournaments/code/ and ?code= links).
+TOURNAMENTS_CODE_RATE = "20/h"
 # /replay/open/ (replays.opened): files opened per client IP and per account (anyone may open one), hands
 # of an opened file served per IP, the CPU seconds one file's verification may take, and how long an
 # opened file is held in the cache for its hands.

@@ -30,17 +30,23 @@ def chart_circles(points: Iterable[ChartPoint]) -> SafeString:
     match, the opponent and the rating before → after (change), in the viewer's language."""
     # Same msgid as the template's former blocktranslate, so the catalogue's translation still applies.
     title = escape(gettext("Match %(id)s vs %(opp)s: %(before)s → %(after)s (%(change)s)"))
+    hidden = escape(gettext("A private event's match: %(before)s → %(after)s (%(change)s)"))
     names: dict[str, str] = {}
     parts = []
     for p in points:
-        name = names.get(p.opponent)
-        if name is None:
-            name = names[p.opponent] = escape(p.opponent)
-        text = title % {"id": p.match_id, "opp": name, "before": p.before, "after": p.rating,
-                        "change": f"{p.change:+d}" if p.change else "0"}
+        change = f"{p.change:+d}" if p.change else "0"
+        if p.match_id is None:  # a private event's, shown to another than its player: no id, no opponent
+            text, match = hidden % {"before": p.before, "after": p.rating, "change": change}, ""
+        else:
+            name = names.get(p.opponent)
+            if name is None:
+                name = names[p.opponent] = escape(p.opponent)
+            text = title % {"id": p.match_id, "opp": name, "before": p.before, "after": p.rating,
+                            "change": change}
+            match = f' data-match="{int(p.match_id)}"'
         parts.append(
             f'<circle class="point {"won" if p.won else "lost"}" cx="{p.x:.1f}" cy="{p.y:.1f}" r="4" '
-            f'tabindex="0" data-testid="chart-point" data-match="{int(p.match_id)}" '
+            f'tabindex="0" data-testid="chart-point"{match} '
             f'data-rating="{int(p.rating)}" data-at="{int(p.at)}"><title>{text}</title></circle>'
         )
     return mark_safe("".join(parts))  # every interpolated value is escaped or a number
