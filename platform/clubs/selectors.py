@@ -18,6 +18,7 @@ from accounts.models import User
 from clubs.models import Club, ClubAccess, ClubMember, ClubRole
 from ratings import elo
 from ratings.models import PlayerRating
+from web.text import control_characters
 
 SEARCH_MAX = 60
 """A name search longer than a club's longest name finds nothing: it is cut here."""
@@ -37,10 +38,12 @@ def club_by_code(*, code: str) -> Club | None:
 
 
 def clubs_public(*, search: str = "", limit: int = LIST_LIMIT) -> QuerySet[Club]:
-    """Public clubs whose name contains ``search`` (case ignored; "" = all), most members first, then by
-    name; each with ``members`` (its member count)."""
+    """Public clubs whose name contains ``search`` (case ignored; "" = all; one with a control character
+    finds none), most members first, then by name; each with ``members`` (its member count)."""
     qs = Club.objects.filter(access=ClubAccess.PUBLIC)
     search = search.strip()[:SEARCH_MAX]
+    if control_characters(search):  # no name holds one (and PostgreSQL refuses a NUL in a query)
+        return qs.none()
     if search:
         qs = qs.filter(name__icontains=search)
     return qs.annotate(members=Count("memberships")).order_by("-members", Lower("name"), "id")[:limit]

@@ -181,3 +181,39 @@ def test_club_page_in_portuguese(members: list[User]) -> None:
     refused = logged_in(members[1], HTTP_ACCEPT_LANGUAGE="pt-br").post("/clubs/new/", {
         "name": "ab", "description": "", "access": "public"})
     assert "O nome de um clube tem de 3 a 60 caracteres." in refused.content.decode()
+
+
+def test_search_with_control_characters_finds_nothing(members: list[User]) -> None:
+    services.club_create(user=members[0], name="Alpha Club")
+    for q in ("\u202eAlpha", "Al\x1bpha", "x" * 500):
+        page = Client().get("/clubs/", {"q": q})
+        assert page.status_code == 200 and list(page.context["clubs"]) == [], q
+    assert Client().get("/clubs/", {"q": "Al\x00pha"}).status_code == 400  # the site refuses a NUL anywhere
+
+
+def test_club_page_queries_do_not_grow_with_members(members: list[User], django_user_model: Any,
+                                                   django_assert_num_queries: Any) -> None:
+    owner = members[0]
+    club = services.club_create(user=owner, name="Crowded")
+    TournamentFactory(club=club)
+    client = logged_in(owner)
+
+    def add(n: int) -> None:
+        for i in range(n):
+            user = django_user_model.objects.create_user(username=f"extra{ClubMember.objects.count()}")
+            services.club_join(club_id=club.pk, user=user)
+            rate(user, 1500 + i, 12)
+
+    add(3)
+    client.get(f"/clubs/{club.slug}/")  # warm the session and the caches
+    with django_assert_num_queries(QUERIES) as small:
+        client.get(f"/clubs/{club.slug}/")
+    add(30)
+    with django_assert_num_queries(QUERIES):
+        page = client.get(f"/clubs/{club.slug}/")
+    assert len(page.context["ranking"]) == 33 and len(small.captured_queries) == QUERIES
+
+
+QUERIES = 11
+"""The club page's queries for its owner (session, user, club, membership, members, count, ranking,
+unrated count, the events tag's three lists), whatever the number of members."""
