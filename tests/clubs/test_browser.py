@@ -27,12 +27,14 @@ def test_club_page_fits_a_phone(daphne_server: Any, contexts: Any, locale: str) 
     for i in range(3):
         member = make_user(f"member-{i}-of-the-club")
         off_loop(lambda m=member: services.club_join(club_id=club.pk, user=m, code=club.invite_code))
-        PlayerRating.objects.create(user=member, rating=1500 + 50 * i, rated_matches=5 + 5 * i, wins=5 + 5 * i)
+        played = 5 + 5 * i
+        PlayerRating.objects.create(user=member, rating=1500 + 50 * i, rated_matches=played, wins=played)
     page = sized(contexts, 390, locale)
     log_in(page, daphne_server.url, owner.username, locale)
     page.goto(f"{daphne_server.url}/clubs/{club.slug}/")
     assert page.locator("[data-testid=club-ranking] tbody tr").count() == 3
-    assert page.locator("[data-testid=club-invite-url]").input_value().endswith(f"/clubs/join/{club.invite_code}/")
+    link = page.locator("[data-testid=club-invite-url]").input_value()
+    assert link.endswith(f"/clubs/join/{club.invite_code}/")
     page.screenshot(path=f"/tmp/club-{locale}.png", full_page=True)
     assert page.evaluate(WIDER_THAN_SCREEN) == []
     page.close()
