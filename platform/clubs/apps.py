@@ -1,7 +1,7 @@
 """App config for ``clubs``: clubs of members, their organisers and their own ranking."""
 
 from django.apps import AppConfig
-from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 
 class ClubsConfig(AppConfig):
@@ -9,5 +9,5 @@ class ClubsConfig(AppConfig):
     belong to a club) and ``replays`` in the import layers."""
 
     name = "clubs"
-    verbose_name = _("Clubs")
+    verbose_name = pgettext_lazy("clubs of members (not the card suit)", "Clubs")
     default_auto_field = "django.db.models.BigAutoField"

@@ -17,6 +17,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("", include("web.urls")),
     path("", include("games.urls")),
     path("", include("tournaments.urls")),
+    path("", include("clubs.urls")),
     path("", include("replays.urls")),
     path("", include("ratings.urls")),
     path("", include("lobby.urls")),

@@ -13,7 +13,6 @@ of its players.
 
 from __future__ import annotations
 
-import unicodedata
 from typing import Any
 
 from django import forms
@@ -21,16 +20,14 @@ from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
 from fairplay.models import ReportPlace, ReportReason
+from web import text
 
 COMMENT_MAX = 1000
 TEXT_CONTROLS = frozenset("\t\n\r\x00")
 """Cc characters not refused here: tab, LF and CR are text; NUL has Django's own refusal."""
-
-
-BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
-"""The bidirectional embeddings, overrides and isolates (Unicode UAX #9): one of them turns the rest of
-a line around where a moderator reads it (the trial's U+202E), so they are refused like control
-characters. Other format characters (the zero-width joiner of emoji, the marks LRM/RLM) stay."""
+BIDI_CONTROLS = text.BIDI_CONTROLS
+"""The bidirectional controls (``web.text``, shared with clubs' names): one of them turns a line around
+where a moderator reads it (the trial's U+202E), so they are refused like control characters."""
 
 
 def validate_no_control_characters(value: str) -> None:
@@ -38,8 +35,7 @@ def validate_no_control_characters(value: str) -> None:
     (category Cc) other than tab, line feed and carriage return, or a bidirectional control
     (:data:`BIDI_CONTROLS`) (and NUL, refused by Django's own
     ``ProhibitNullCharactersValidator`` on every ``CharField``, so it gets one error, not two)."""
-    bad = sorted({c for c in value
-                  if (unicodedata.category(c) == "Cc" and c not in TEXT_CONTROLS) or c in BIDI_CONTROLS})
+    bad = text.control_characters(value, allowed=TEXT_CONTROLS)
     if bad:
         raise ValidationError(
             _("The comment contains control characters (such as %(first)s): write plain text."),
