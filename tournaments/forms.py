@@ -71,7 +71,7 @@ def _int(label: Any, required: bool = False, **kw: Any) -> forms.IntegerField:
 
 class EventForm(forms.Form):
     """Create or edit an event. ``clubs``: the clubs the member organises (the club choice is shown
-    only when there are some); ``editing``: no club choice (an event keeps its club)."""
+    only when there are some); ``editing``: no club choice (an event keeps its club: ``club``)."""
 
     name = forms.CharField(label=gettext_lazy("Name"), max_length=200)
     description = forms.CharField(label=gettext_lazy("Description"), required=False, max_length=2000,
@@ -100,9 +100,10 @@ class EventForm(forms.Form):
                                   to_field_name="slug", empty_label=gettext_lazy("none: my own event"))
 
     def __init__(self, *args: Any, user: User | AnonymousUser, editing: bool = False,
-                 now: datetime | None = None, **kwargs: Any) -> None:
+                 club: Club | None = None, now: datetime | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.user = user
+        self.fixed_club = club
         self.now = now or timezone.now()
         clubs = Club.objects.filter(memberships__user_id=user.pk or 0,
                                     memberships__role__in=(ClubRole.OWNER, ClubRole.ORGANISER))
@@ -122,7 +123,8 @@ class EventForm(forms.Form):
             "turn_timer_seconds", "rated", "rating_min", "rating_max", "access", "bots_allowed",
             "min_players", "max_players")}
         event = organise.EventFields(**values, entry_code=data.get("entry_code") or "",
-                                     description=data.get("description") or "", club=data.get("club"))
+                                     description=data.get("description") or "",
+                                     club=data.get("club", self.fixed_club))
         try:
             self.event = organise.validate(event, now=self.now)
         except TournamentError as exc:

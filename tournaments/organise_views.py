@@ -74,7 +74,7 @@ def event_edit(request: HttpRequest, tournament_id: int) -> HttpResponse:
     tournament = _organised(request, tournament_id)
     editable = tournament.status in organise.ACTIVE
     if request.method == "POST":
-        form = EventForm(request.POST, user=request.user, editing=True)
+        form = EventForm(request.POST, user=request.user, editing=True, club=tournament.club)
         if form.is_valid() and form.event is not None:
             try:
                 changed = organise.event_edit(user=request.user, tournament_id=tournament.pk,
@@ -88,7 +88,8 @@ def event_edit(request: HttpRequest, tournament_id: int) -> HttpResponse:
                     messages.info(request, _("Nothing changed."))
                 return redirect("tournaments:detail", tournament.pk)
     else:
-        form = EventForm(initial=initial_of(tournament), user=request.user, editing=True)
+        form = EventForm(initial=initial_of(tournament), user=request.user, editing=True,
+                         club=tournament.club)
     return render(request, "tournaments/event_form.html", {
         "form": form, "t": tournament, "editable": editable, "cancel_form": CancelForm()})
 
@@ -111,7 +112,9 @@ def event_cancel(request: HttpRequest, tournament_id: int) -> HttpResponse:
                 messages.info(request, _("This event was already cancelled."))
             return redirect("tournaments:detail", tournament.pk)
     return render(request, "tournaments/event_form.html", {
-        "form": EventForm(initial=initial_of(tournament), user=request.user, editing=True), "t": tournament,
+        "form": EventForm(initial=initial_of(tournament), user=request.user, editing=True,
+                          club=tournament.club),
+        "t": tournament,
         "editable": tournament.status in organise.ACTIVE, "cancel_form": form}, status=400)
 
 

@@ -161,3 +161,12 @@ def test_list_links_create_for_members_only(members: list[User], guest: User) ->
     assert link in client_of(members[0]).get(reverse("tournaments:list")).content.decode()
     assert link not in Client().get(reverse("tournaments:list")).content.decode()
     assert link not in client_of(guest).get(reverse("tournaments:list")).content.decode()
+
+
+def test_a_club_organiser_edits_a_club_event_on_its_page(members: list[User], club: Club) -> None:
+    t = _event(members[1], club=club, access="club")
+    data = post_data(name="Club Night", access="club", turn_timer_seconds="60",
+                     starts_at=t.starts_at.strftime("%Y-%m-%dT%H:%M"))
+    assert client_of(members[0]).post(reverse("tournaments:edit", args=[t.pk]), data).status_code == 302
+    t.refresh_from_db()
+    assert (t.turn_timer_seconds, t.club, t.access) == (60, club, "club")
