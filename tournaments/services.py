@@ -9,6 +9,8 @@ commit (``tournaments.live``).
 
 from __future__ import annotations
 
+import dataclasses
+import hmac
 import logging
 from datetime import UTC, datetime, timedelta
 
@@ -20,21 +22,24 @@ from django.utils import timezone
 
 from accounts.models import Standing, User
 from accounts.services import house_bot_pool
+from clubs.models import ClubMember
 from engine.deck import sub_seed
 from games.models import Match, MatchStatus, ResultReason
 from games.selectors import aborter_seat, seats_acted
 from games.services import GameError, active_rated_match_id, match_create_seated, match_resign
 from infra import fault_points
-from tournaments import live, selectors, swiss
-from tournaments.access import is_private
+from tournaments import access, live, selectors, swiss
 from tournaments.errors import TournamentError
 from tournaments.models import (
+    ForbiddenPairing,
     Frequency,
     Pairing,
     Registration,
     Round,
     RoundStatus,
     Tournament,
+    TournamentAccess,
+    TournamentFormat,
     TournamentSchedule,
     TournamentStatus,
     default_rounds,
@@ -136,9 +141,17 @@ def _check_member(user: User | AnonymousUser) -> User:
 
 
 @transaction.atomic
-def tournament_join(*, tournament_id: int, user: User | AnonymousUser) -> Registration:
-    """Register ``user`` for an upcoming tournament. Joining twice is answered with the existing
-    registration (a double click changes nothing).
+def tournament_join(
+    *, tournament_id: int, user: User | AnonymousUser, code: str | None = None
+) -> Registration:
+    """Register ``user`` for an upcoming tournament (or a running Arena event before its ``ends_at``: an
+    Arena is joined late, its next pairing wave picks the player up). Joining twice is answered with
+    the existing registration (a double click changes nothing).
+
+    Who may join (docs/tournaments.md "Events people make"): a club event (``access`` club) its club's
+    members and organisers; a code event (``access`` code) whoever gives ``code`` equal to its
+    ``entry_code`` (compared in constant time) and its organisers without one; a rating range
+    (``rating_min``/``rating_max``, inclusive) is checked against ``selectors.rating_of(user)`` now.
 
     One rated match at a time: a tournament whose expected time (``selectors.expected_window``) overlaps
     one ``user`` is registered for is refused. The user's row is locked after the tournament's (FOR NO
@@ -148,7 +161,9 @@ def tournament_join(*, tournament_id: int, user: User | AnonymousUser) -> Regist
 
     :raises TournamentError: ``no_such_tournament``, ``not_authenticated``, ``guest`` (guests and bots),
         ``standing`` (marked or closed for fair play), ``started`` (running or finished), ``cancelled``,
-        ``full`` (``max_players`` reached),
+        ``full`` (``max_players`` reached), ``club_only`` (not a member of the event's club),
+        ``code`` (a code event and a missing or wrong ``code``), ``rating_low`` / ``rating_high``
+        (outside the event's rating range),
         ``overlap`` (``other``: the registered tournament whose time overlaps this one's).
     """
     user = _check_member(user)
@@ -166,12 +181,16 @@ def tournament_join(*, tournament_id: int, user: User | AnonymousUser) -> Regist
         return existing
     if tournament.status == TournamentStatus.CANCELLED:
         raise TournamentError("cancelled", "this tournament was cancelled")
-    if tournament.status not in (TournamentStatus.SCHEDULED, TournamentStatus.OPEN) or (
-        tournament.starts_at <= timezone.now()
-    ):
+    now = timezone.now()
+    arena_late = (tournament.format == TournamentFormat.ARENA
+                  and tournament.status == TournamentStatus.RUNNING
+                  and tournament.ends_at is not None and now < tournament.ends_at)
+    if not arena_late and (tournament.status not in (TournamentStatus.SCHEDULED, TournamentStatus.OPEN)
+                           or tournament.starts_at <= now):
         raise TournamentError("started", "this tournament has already started: registration is closed")
     if tournament.registrations.count() >= tournament.max_players:
         raise TournamentError("full", f"this tournament is full ({tournament.max_players} players)")
+    _check_entry(tournament, user, code)
     other = selectors.overlapping_tournament(user=user, tournament=tournament)
     if other is not None:
         raise TournamentError(
@@ -182,6 +201,30 @@ def tournament_join(*, tournament_id: int, user: User | AnonymousUser) -> Regist
     registration = Registration.objects.create(tournament=tournament, user=user)
     live.tournament_changed(tournament.pk)
     return registration
+
+
+def _check_entry(tournament: Tournament, user: User, code: str | None) -> None:
+    """May ``user`` enter ``tournament`` (its access and rating range)? Organisers enter their own
+    event whatever its access; the rating range holds for everyone.
+
+    :raises TournamentError: ``club_only``, ``code``, ``rating_low``, ``rating_high``.
+    """
+    organiser = access.organises(tournament, user)
+    if tournament.access == TournamentAccess.CLUB and not organiser and not ClubMember.objects.filter(
+            club_id=tournament.club_id or 0, user_id=user.pk).exists():
+        raise TournamentError("club_only", "this event is for its club's members only")
+    if tournament.access == TournamentAccess.CODE and not organiser:
+        given = (code or "").strip().encode()
+        if not given or not hmac.compare_digest(given, tournament.entry_code.encode()):
+            raise TournamentError("code", "this event needs its entry code: the code is missing or wrong")
+    if tournament.rating_min is not None or tournament.rating_max is not None:
+        rating = selectors.rating_of(user)
+        if tournament.rating_min is not None and rating < tournament.rating_min:
+            raise TournamentError("rating_low", f"your rating {rating:.0f} is below this event's lowest, "
+                                  f"{tournament.rating_min}")
+        if tournament.rating_max is not None and rating > tournament.rating_max:
+            raise TournamentError("rating_high", f"your rating {rating:.0f} is above this event's highest, "
+                                  f"{tournament.rating_max}")
 
 
 @transaction.atomic
@@ -277,10 +320,12 @@ def bot_levels_for(ratings: list[float], count: int) -> list[int]:
 
 @transaction.atomic
 def tournament_start(*, tournament_id: int, now: datetime | None = None, bots_only: bool = False) -> bool:
-    """Start a tournament whose start time has come: cancelled when no person joined; otherwise
-    house bots fill the field up to ``min_players`` (levels from :func:`bot_levels_for`, several
-    accounts per level), ratings are fixed, the number of rounds is set and round 1 is paired (after
-    the commit, by its own step). False (no change) when not open/scheduled or not yet due.
+    """Start a tournament whose start time has come: cancelled when no person joined (or, an event
+    without house bots, ``bots_allowed`` off, when a Swiss field has fewer than 2 players:
+    ``cancelled_note`` says so); otherwise house bots (when allowed) fill the field up to
+    ``min_players`` (levels from :func:`bot_levels_for`, several accounts per level), ratings are
+    fixed, the number of rounds is set and round 1 is paired (after the commit, by its own step).
+    False (no change) when not open/scheduled or not yet due.
 
     :param bots_only: run a field of house bots only (``manage.py tournament_simulate``)."""
     now = now or timezone.now()
@@ -297,9 +342,17 @@ def tournament_start(*, tournament_id: int, now: datetime | None = None, bots_on
         tournament.save(update_fields=["status", "finished_at"])
         live.tournament_changed(tournament.pk)
         return True
+    if (not tournament.bots_allowed and tournament.format == TournamentFormat.SWISS
+            and len(registrations) < 2):
+        tournament.status = TournamentStatus.CANCELLED
+        tournament.finished_at = now
+        tournament.cancelled_note = "Fewer than two players joined, and house bots are not allowed."
+        tournament.save(update_fields=["status", "finished_at", "cancelled_note"])
+        live.tournament_changed(tournament.pk)
+        return True
     for registration in registrations:
         registration.rating = selectors.rating_of(registration.user)
-    missing = tournament.min_players - len(registrations)
+    missing = tournament.min_players - len(registrations) if tournament.bots_allowed else 0
     levels = bot_levels_for([r.rating for r in people if r.rating is not None], missing)
     seated = {r.user_id for r in registrations}
     for level in sorted(set(levels)):
@@ -337,8 +390,9 @@ def no_show_seconds(tournament: Tournament) -> int:
 
 
 def _create_match(tournament: Tournament, number: int, board: int, player0: User, player1: User) -> Match:
-    """A tournament match through the games app, with the schedule's turn timer; rated unless both
-    seats are house bots (the ratings path rates it when it finishes). A simulated tournament's match
+    """A tournament match through the games app, with the schedule's turn timer; rated when the event
+    is (``tournament.rated``; a casual event's matches never are) and not both seats are house bots
+    (the ratings path rates it when it finishes). A simulated tournament's match
     (``tournament.simulation_seed``) is seeded by ``sub_seed(simulation_seed, "match", number, board)``
     (round ``number``, ``board``): never by ids, so every database plays the same tournament."""
     seed = tournament.simulation_seed
@@ -347,9 +401,9 @@ def _create_match(tournament: Tournament, number: int, board: int, player0: User
         target=tournament.match_target, turn_timer=tournament.turn_timer_seconds,
         simulation_seed=None if seed is None else sub_seed(seed, "match", number, board),
         first_clock_grace=FIRST_CLOCK_GRACE_SECONDS,
-        private_event=is_private(tournament),  # its replay is never public: tournaments.access
+        private_event=access.is_private(tournament),  # its replay is never public: tournaments.access
     )
-    rated = not (player0.is_bot and player1.is_bot)
+    rated = tournament.rated and not (player0.is_bot and player1.is_bot)
     if match.rated != rated:
         Match.objects.filter(pk=match.pk).update(rated=rated)
         match.rated = rated
@@ -362,7 +416,8 @@ def round_pair(*, tournament_id: int, number: int) -> bool:
     1 at once. A player already seated in another rated match (:func:`_busy_players`) loses the board by
     forfeit at once and no match is started for it (one rated match at a time). Only when the
     tournament runs, ``number`` is the next round and the previous one has ended (every match
-    recorded); otherwise False and nothing changes."""
+    recorded); otherwise False and nothing changes. The organisers' forbidden pairings
+    (:class:`ForbiddenPairing`) reach the pairing as each player's ``forbidden`` ids."""
     tournament = _locked(tournament_id)
     if tournament is None or tournament.status != TournamentStatus.RUNNING:
         return False
@@ -371,7 +426,15 @@ def round_pair(*, tournament_id: int, number: int) -> bool:
     if number > 1 and not Round.objects.filter(tournament=tournament, number=number - 1,
                                                status=RoundStatus.FINISHED).exists():
         return False
-    pairing = swiss.pair_round(selectors.swiss_field(tournament))
+    barred: dict[str, set[str]] = {}
+    forbidden = ForbiddenPairing.objects.filter(tournament=tournament)
+    for low, high in forbidden.values_list("player_a_id", "player_b_id"):
+        barred.setdefault(str(low), set()).add(str(high))
+        barred.setdefault(str(high), set()).add(str(low))
+    pairing = swiss.pair_round([
+        dataclasses.replace(player, forbidden=frozenset(barred.get(player.id, ())))
+        for player in selectors.swiss_field(tournament)
+    ])
     users = {u.pk: u for u in User.objects.filter(tournament_registrations__tournament=tournament)}
     busy = _busy_players(tournament, [int(pk) for pair in pairing.pairs for pk in pair])
     round_ = Round.objects.create(tournament=tournament, number=number)

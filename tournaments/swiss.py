@@ -1,9 +1,12 @@
 """Swiss pairing of one round, framework-free (no Django): the tournament runner's core.
 
-Input: the field's players (:class:`Player`: id, score, rating, past opponents, bye taken, withdrawn,
-pairing number).
+Input: the field's players (:class:`Player`: id, score, rating, past opponents, forbidden opponents,
+bye taken, withdrawn, pairing number).
 Output: a :class:`Pairing` (pairs in board order, the bye or ``None``). The rules, in priority order:
 
+0. Forbidden pairings (an organiser's choice: two players who must never meet) are absolute: the number
+   of forbidden pairs paired is the least possible (zero whenever any pairing avoids them all), before
+   rules 2-5 (a forbidden pair is paired only when no pairing allowed by rule 1 avoids it).
 1. Withdrawn players are never paired. With an odd number of active players one gets the bye; only a
    player who has had no bye may get it, unless every active player has had one.
 2. No avoidable rematch: the number of pairs who met before is the least possible over the whole field
@@ -21,14 +24,17 @@ Output: a :class:`Pairing` (pairs in board order, the bye or ``None``). The rule
 
 How it stays fast (1,000 players in about 0.1 s): the fast path cuts the ranking into blocks where the
 score changes (and every ``BLOCK`` players within a long group), pairs each block down its ranking
-(each player with the next one it has not met), re-pairs a block by the exact matching when that leaves
-a rematch or a score gap above the block's lower bound, and accepts the result only with a proof that
-it is optimal by rules 2-4: no rematch, the bye on the lowest-ranked eligible player, and a squared-gap
-sum within 10% of a lower bound, the cost of pairing neighbours in the ranking (for a convex cost of
-the score gap, pairing sorted neighbours is the least-cost perfect matching with no rematch
-constraint). Otherwise the exact matching runs over the whole field on the graph of each player's ``k``
-ranking neighbours and its result is accepted under the same proof; ``k`` grows fourfold until the
-graph is complete, where the exact matching is optimal by rules 2-5 with no proof needed.
+(each player with the next one it has not met nor is forbidden), re-pairs a block by the exact
+matching when that leaves a rematch, a forbidden pair or a score gap above the block's lower bound,
+and accepts the result only with a proof that it is optimal by rules 0-4: no forbidden pair, no
+rematch, the bye on the lowest-ranked eligible player, and a squared-gap sum within 10% of a lower
+bound, the cost of pairing neighbours in the ranking (for a convex cost of the score gap, pairing
+sorted neighbours is the least-cost perfect matching with no rematch constraint). Otherwise the exact
+matching runs over the whole field on the graph of each player's ``k`` ranking neighbours and its
+result is accepted under the same proof; ``k`` grows fourfold until the graph is complete, where the
+exact matching is optimal by rules 0-5 with no proof needed (a forbidden pair weighs more than every
+rematch, bye, gap and distance term together, a rematch more than the rest: the weights are exact
+integers, so the order of the rules is lexicographic).
 
 Scores are in half points (0, 0.5, 1, ...): our tournaments score whole points (win 1, loss 0, bye 1),
 and half points keep the module usable for drawn games.
@@ -79,6 +85,9 @@ class Player:
     - ``number``: pairing number, the player's place in the starting rank (1 first; 0 when the caller
       has none): ranks players equal on score and rating, before the id. A tournament gives it from
       the field's ratings and names, so the order never depends on database ids.
+    - ``forbidden``: ids this player must never be paired with (ids not in the field are ignored;
+      either player listing the other forbids the pair): avoided before anything else, paired only
+      when no pairing of the field avoids it.
     """
 
     id: str
@@ -88,6 +97,7 @@ class Player:
     had_bye: bool = False
     withdrawn: bool = False
     number: int = 0
+    forbidden: frozenset[str] = field(default_factory=frozenset)
 
 
 @dataclass(frozen=True)
@@ -95,7 +105,8 @@ class Pairing:
     """One round's pairing: ``pairs`` in board order (the higher-ranked player first in each pair and
     boards ordered by it), ``bye`` the id of the player sitting out with a win, or ``None``.
 
-    ``rematches`` counts pairs who met before (0 unless unavoidable); ``score_gap`` is the sum over the
+    ``rematches`` counts pairs who met before (0 unless unavoidable); ``forbidden`` counts forbidden
+    pairs paired (0 unless no pairing avoids them); ``score_gap`` is the sum over the
     pairs of the squared score difference (points squared).
     """
 
@@ -103,6 +114,7 @@ class Pairing:
     bye: str | None
     rematches: int
     score_gap: float
+    forbidden: int = 0
 
 
 def _rank_key(player: Player) -> tuple[float, float, int, str]:
@@ -130,12 +142,15 @@ def _validate(players: Sequence[Player]) -> None:
             raise PairingError(f"{where}.rating: must be a finite number, got {player.rating!r}")
         if player.id in player.opponents:
             raise PairingError(f"{where}.opponents: {player.id!r} lists itself")
+        if player.id in player.forbidden:
+            raise PairingError(f"{where}.forbidden: {player.id!r} lists itself")
         if type(player.number) is not int or player.number < 0:
             raise PairingError(f"{where}.number: must be an integer >= 0, got {player.number!r}")
 
 
 class _Field:
-    """The active players in ranking order, with integer scores (half points) and a met-before test."""
+    """The active players in ranking order, with integer scores (half points), a met-before and a
+    forbidden test (``met[i]``, ``barred[i]``: sets of indices, symmetric)."""
 
     def __init__(self, players: Sequence[Player]) -> None:
         self.order = ranked(p for p in players if not p.withdrawn)
@@ -143,17 +158,27 @@ class _Field:
         self.halves = [round(p.score * 2) for p in self.order]
         index = {p.id: i for i, p in enumerate(self.order)}
         self.met: list[set[int]] = [set() for _ in self.order]
+        self.barred: list[set[int]] = [set() for _ in self.order]
         for i, player in enumerate(self.order):
             for other in player.opponents:
                 j = index.get(other)
                 if j is not None:
                     self.met[i].add(j)
                     self.met[j].add(i)
+            for other in player.forbidden:
+                j = index.get(other)
+                if j is not None:
+                    self.barred[i].add(j)
+                    self.barred[j].add(i)
         if self.n % 2:
             eligible = [i for i, p in enumerate(self.order) if not p.had_bye]
             self.bye_eligible = eligible or list(range(self.n))
         else:
             self.bye_eligible = []
+
+    def clash(self, i: int, j: int) -> bool:
+        """True when ``i`` and ``j`` met before or are a forbidden pair."""
+        return j in self.met[i] or j in self.barred[i]
 
     def gap(self, i: int, j: int) -> int:
         """Squared score difference in quarter points (half points, squared)."""
@@ -172,15 +197,16 @@ class _Field:
             bye=None if bye is None else self.order[bye].id,
             rematches=sum(1 for i, j in ordered if j in self.met[i]),
             score_gap=sum(self.gap(i, j) for i, j in ordered) / 4,
+            forbidden=sum(1 for i, j in ordered if j in self.barred[i]),
         )
 
     def proven(self, pairs: list[tuple[int, int]], bye: int | None) -> bool:
         """True when ``pairs`` + ``bye`` seats every active player once, is optimal by rules 2-3 and
-        within 10% of optimal by rule 4."""
+        within 10% of optimal by rule 4 (rule 0 too: no forbidden pair, as no rematch)."""
         seated = [i for pair in pairs for i in pair] + ([] if bye is None else [bye])
         if len(seated) != self.n or set(seated) != set(range(self.n)):
             return False
-        if any(j in self.met[i] for i, j in pairs):
+        if any(self.clash(i, j) for i, j in pairs):
             return False
         if bye is not None and bye != self.bye_eligible[-1]:
             return False
@@ -190,12 +216,12 @@ class _Field:
 
 def _greedy(pitch: _Field, free: list[int]) -> list[tuple[int, int]]:
     """Down the ranking, each unpaired player of ``free`` (an even-sized list, ranking order) with the
-    next unpaired one it has not met (or, if it has met all of them, the next unpaired one)."""
+    next unpaired one it has not met nor is forbidden (or, failing that, the next unpaired one)."""
     free = list(free)
     pairs: list[tuple[int, int]] = []
     while free:
         i = free.pop(0)
-        pick = next((k for k, j in enumerate(free) if j not in pitch.met[i]), 0)
+        pick = next((k for k, j in enumerate(free) if not pitch.clash(i, j)), 0)
         pairs.append((i, free.pop(pick)))
     return pairs
 
@@ -240,8 +266,9 @@ def _fast(pitch: _Field) -> tuple[list[tuple[int, int]], int | None]:
 
 
 def _locally_optimal(pitch: _Field, block: list[int], pairs: list[tuple[int, int]]) -> bool:
-    """No rematch and the squared-gap sum of the pairing neighbours in ``block`` (its lower bound)."""
-    if any(j in pitch.met[i] for i, j in pairs):
+    """No rematch, no forbidden pair and the squared-gap sum of the pairing neighbours in ``block`` (its
+    lower bound)."""
+    if any(pitch.clash(i, j) for i, j in pairs):
         return False
     bound = sum(pitch.gap(block[k], block[k + 1]) for k in range(0, len(block), 2))
     return sum(pitch.gap(i, j) for i, j in pairs) <= bound
@@ -253,8 +280,8 @@ def _exact(
     """Minimum-weight perfect matching over the graph joining each player of ``members`` (default:
     the whole field, ranking order) to its ``k`` ranking neighbours among them (the complete graph when
     ``k >= len(members) - 1``), plus, when their number is odd, a bye vertex joined to every eligible
-    player. The weights encode rules 2-5 lexicographically as exact integers:
-    rematch >> bye rank >> squared score gap >> ranking distance."""
+    player. The weights encode rules 0-5 lexicographically as exact integers:
+    forbidden pair >> rematch >> bye rank >> squared score gap >> ranking distance."""
     nodes = list(range(pitch.n)) if members is None else members
     n = len(nodes)
     halves = [pitch.halves[i] for i in nodes]
@@ -262,14 +289,16 @@ def _exact(
     w_rank = n * n + 1  # > any sum of ranking distances
     w_bye = (n * max_gap + 1) * w_rank  # > any sum of the gap and distance terms
     w_rematch = (n + 1) * w_bye  # > any bye term
-    top = w_rematch + max_gap * w_rank + n + n * w_bye + 1  # every weight positive
+    w_forbid = (n + 1) * w_rematch  # > any rematch term (at most n / 2 pairs)
+    top = w_forbid + w_rematch + max_gap * w_rank + n + n * w_bye + 1  # every weight positive
     graph: nx.Graph[int] = nx.Graph()
     graph.add_nodes_from(range(n + (n % 2)))
     for a in range(n):
         i = nodes[a]
         for b in range(a + 1, min(n, a + k + 1)):
             j = nodes[b]
-            cost = (j in pitch.met[i]) * w_rematch + pitch.gap(i, j) * w_rank + (b - a)
+            cost = ((j in pitch.barred[i]) * w_forbid + (j in pitch.met[i]) * w_rematch
+                    + pitch.gap(i, j) * w_rank + (b - a))
             graph.add_edge(a, b, weight=top - cost)
     if n % 2:
         position = {i: a for a, i in enumerate(nodes)}
@@ -294,7 +323,7 @@ def pair_round(players: Sequence[Player]) -> Pairing:
     :param players: the whole field, withdrawn players included (they are skipped).
     :returns: the :class:`Pairing` (empty when fewer than two active players, the lone one on a bye).
     :raises PairingError: duplicate or empty id, a score that is negative, not finite or not a multiple
-        of 0.5, a rating not finite, a player listing itself as an opponent.
+        of 0.5, a rating not finite, a player listing itself as an opponent or as forbidden.
     """
     _validate(players)
     pitch = _Field(players)
@@ -313,7 +342,7 @@ def pair_round(players: Sequence[Player]) -> Pairing:
 
 # --- JSONL command line -------------------------------------------------------------------------------
 
-_PLAYER_KEYS = {"id", "score", "rating", "opponents", "had_bye", "withdrawn", "number"}
+_PLAYER_KEYS = {"id", "score", "rating", "opponents", "forbidden", "had_bye", "withdrawn", "number"}
 
 
 def _number(value: Any, where: str) -> float:
@@ -332,7 +361,8 @@ def _flag(value: Any, where: str) -> bool:
 
 def parse_problem(problem: Any) -> list[Player]:
     """The players of one JSONL problem ``{"players": [{"id", "score", "rating", "opponents"?,
-    "had_bye"?, "withdrawn"?, "number"?}, ...]}`` (``opponents`` defaults to ``[]``, the flags to
+    "forbidden"?, "had_bye"?, "withdrawn"?, "number"?}, ...]}`` (``opponents`` and ``forbidden``
+    default to ``[]``, the flags to
     ``false``, ``number`` to 0).
 
     :raises PairingError: the shape is wrong (the message names the field); unknown keys are errors,
@@ -368,12 +398,16 @@ def parse_problem(problem: Any) -> list[Player]:
         opponents = entry.get("opponents", [])
         if not isinstance(opponents, list) or not all(isinstance(o, str) for o in opponents):
             raise PairingError(f"{where}.opponents: must be a list of ids")
+        forbidden = entry.get("forbidden", [])
+        if not isinstance(forbidden, list) or not all(isinstance(o, str) for o in forbidden):
+            raise PairingError(f"{where}.forbidden: must be a list of ids")
         players.append(
             Player(
                 id=pid,
                 score=_number(entry["score"], f"{where}.score"),
                 rating=_number(entry["rating"], f"{where}.rating"),
                 opponents=frozenset(opponents),
+                forbidden=frozenset(forbidden),
                 had_bye=_flag(entry.get("had_bye", False), f"{where}.had_bye"),
                 withdrawn=_flag(entry.get("withdrawn", False), f"{where}.withdrawn"),
                 number=number,

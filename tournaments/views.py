@@ -35,6 +35,10 @@ ERRORS = {
     "full": lambda: _("This tournament is full."),
     "cancelled": lambda: _("This tournament was cancelled."),
     "no_such_tournament": lambda: _("There is no such tournament."),
+    "club_only": lambda: _("This event is for its club's members only."),
+    "code": lambda: _("This event needs its entry code: the code is missing or wrong."),
+    "rating_low": lambda: _("Your rating is below this event's lowest rating."),
+    "rating_high": lambda: _("Your rating is above this event's highest rating."),
 }
 LEAVE_ERRORS = {"started": lambda: _("This tournament has started: you can no longer leave it.")}
 
