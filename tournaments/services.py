@@ -34,6 +34,7 @@ from tournaments.models import (
     Round,
     RoundStatus,
     Tournament,
+    TournamentFormat,
     TournamentSchedule,
     TournamentStatus,
     default_rounds,
@@ -165,9 +166,12 @@ def tournament_join(*, tournament_id: int, user: User | AnonymousUser) -> Regist
         return existing
     if tournament.status == TournamentStatus.CANCELLED:
         raise TournamentError("cancelled", "this tournament was cancelled")
-    if tournament.status not in (TournamentStatus.SCHEDULED, TournamentStatus.OPEN) or (
+    from tournaments import arena_play  # a running Arena takes players until its end
+
+    late = arena_play.arena_open_for_join(tournament, timezone.now())
+    if not late and (tournament.status not in (TournamentStatus.SCHEDULED, TournamentStatus.OPEN) or (
         tournament.starts_at <= timezone.now()
-    ):
+    )):
         raise TournamentError("started", "this tournament has already started: registration is closed")
     if tournament.registrations.count() >= tournament.max_players:
         raise TournamentError("full", f"this tournament is full ({tournament.max_players} players)")
@@ -179,6 +183,8 @@ def tournament_join(*, tournament_id: int, user: User | AnonymousUser) -> Regist
             other=other,
         )
     registration = Registration.objects.create(tournament=tournament, user=user)
+    if late:
+        arena_play.arena_joined(registration, now=timezone.now())
     live.tournament_changed(tournament.pk)
     return registration
 
@@ -296,6 +302,10 @@ def tournament_start(*, tournament_id: int, now: datetime | None = None, bots_on
         tournament.save(update_fields=["status", "finished_at"])
         live.tournament_changed(tournament.pk)
         return True
+    if tournament.format == TournamentFormat.ARENA:  # waves, not rounds (tournaments.arena_play)
+        from tournaments import arena_play
+
+        return arena_play.arena_started(tournament, registrations, now=now, bots_only=bots_only)
     for registration in registrations:
         registration.rating = selectors.rating_of(registration.user)
     missing = tournament.min_players - len(registrations)
@@ -573,6 +583,9 @@ def tournaments_due(*, now: datetime | None = None) -> list[tuple[str, int]]:
                                          starts_at__lte=now + start_early()).values_list("pk", flat=True):
         steps.append(("tournaments.tasks.start", tid))
     for tournament in Tournament.objects.filter(status=TournamentStatus.RUNNING):
+        if tournament.format == TournamentFormat.ARENA:  # record, pair or finish: one wave
+            steps.append(("tournaments.tasks.arena_wave", tournament.pk))
+            continue
         playing = Round.objects.filter(tournament=tournament, status=RoundStatus.PLAYING).exists()
         if playing:
             steps.append(("tournaments.tasks.record_round", tournament.pk))

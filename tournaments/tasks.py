@@ -3,7 +3,8 @@ task, idempotent by row lock + status check) and the beat jobs.
 
 - ``tournaments.tasks.ensure_schedule`` (beat, every 10 min): create the next 7 days' tournaments.
 - ``tournaments.tasks.advance`` (beat, every 5 s): enqueue the due steps (the safety net for a lost
-  message, and the no-show / round-end check).
+  message, and the no-show / round-end check; a wave of every running Arena).
+- ``tournaments.tasks.arena_wave``: one Arena wave (after a match ends, a join, a resume, the sweep).
 
 Beat's entries and every task's delivery policy: ``config.celery``.
 """
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from tournaments import services
+from tournaments import arena_play, services
 from tournaments.models import Tournament
 
 
@@ -50,6 +51,12 @@ def record_round(tournament_id: int) -> bool:
 @shared_task(name="tournaments.tasks.finish")
 def finish(tournament_id: int) -> bool:
     return services.tournament_finish(tournament_id=tournament_id)
+
+
+@shared_task(name="tournaments.tasks.arena_wave")
+def arena_wave(tournament_id: int) -> int:
+    """One Arena wave (``arena_play.arena_wave``): record, pair, or finish; returns the pairs made."""
+    return arena_play.arena_wave(tournament_id=tournament_id).paired
 
 
 @shared_task(name="tournaments.tasks.advance")
