@@ -237,6 +237,7 @@ def arena_wave(*, tournament_id: int, now: datetime | None = None) -> WaveResult
         return WaveResult(recorded=recorded, pairing_seconds=pairing_seconds)
     wave = tournament.current_round + 1
     seated: list[int] = []
+    games: list[ArenaGame] = []
     for board, (a, b) in enumerate(pairs, start=1):
         r0, r1 = registrations[a], registrations[b]
         if r0.user.is_bot and not r1.user.is_bot:
@@ -250,13 +251,18 @@ def arena_wave(*, tournament_id: int, now: datetime | None = None) -> WaveResult
         rated = tournament.rated and not (r0.user.is_bot and r1.user.is_bot)
         if match.rated != rated:
             Match.objects.filter(pk=match.pk).update(rated=rated)
-        game = ArenaGame.objects.create(tournament=tournament, player0=r0.user, player1=r1.user, match=match,
-                                        wave=wave)
-        for registration in (r0, r1):
+        games.append(ArenaGame(tournament=tournament, player0=r0.user, player1=r1.user, match=match, wave=wave))
+    # One insert of the games, one update of the seats (a wave of 1,000 waiting: 2 queries, not 1,500).
+    ArenaGame.objects.bulk_create(games)
+    seats = []
+    for game in games:
+        for user_id in (game.player0_id, game.player1_id):
+            registration = registrations[user_id]
             registration.arena_game = game
             registration.waiting_since = None
-            registration.save(update_fields=["arena_game", "waiting_since"])
-            seated.append(registration.user_id)
+            seats.append(registration)
+            seated.append(user_id)
+    Registration.objects.bulk_update(seats, ["arena_game", "waiting_since"])
     tournament.current_round = wave
     tournament.save(update_fields=["current_round"])
     live.round_started(tournament.pk, seated)
