@@ -15,4 +15,6 @@ urlpatterns: list[URLPattern] = [
     path("tournaments/<int:tournament_id>/live/", views.tournament_live, name="live"),
     path("tournaments/<int:tournament_id>/join/", views.tournament_join, name="join"),
     path("tournaments/<int:tournament_id>/leave/", views.tournament_leave, name="leave"),
+    path("tournaments/<int:tournament_id>/arena/pause/", views.arena_pause, name="arena_pause"),
+    path("tournaments/<int:tournament_id>/arena/resume/", views.arena_resume, name="arena_resume"),
 ]

@@ -207,3 +207,36 @@ def test_racing_waves_seat_nobody_twice(members: list[User], steps: list[Any],
     last = {r.user_id: r.last_opponent_id for r in Registration.objects.filter(tournament=tournament)}
     assert all(last[g.player0_id] != g.player1_id for g in open_games)  # no immediate rematch
     assert sum(r.arena_score for r in Registration.objects.filter(tournament=tournament)) == 10
+
+
+def test_page_shows_time_left_fire_games_and_pause(members: list[User], steps: list[Any], client: Any) -> None:
+    m = members[:4]
+    tournament = arena_of(m)
+    for _ in range(3):  # m0 wins three: on fire
+        arena_play.arena_wave(tournament_id=tournament.pk)
+        for game in ArenaGame.objects.filter(tournament=tournament, finished_at__isnull=True):
+            lose(tournament, User.objects.get(pk=game.player1_id if game.player0_id == m[0].pk
+                                              else game.player0_id if game.player1_id == m[0].pk
+                                              else game.player1_id))
+    arena_play.arena_wave(tournament_id=tournament.pk)
+    client.force_login(m[0])
+    page = client.get(f"/tournaments/{tournament.pk}/live/").content.decode()
+    assert 'data-testid="time-left"' in page and 'data-testid="pause"' in page
+    assert page.count('data-testid="fire"') == 1  # m0 only: three wins in a row
+    assert 'data-testid="arena-games"' in page and 'data-testid="play-link"' in page
+    first = page.index('data-testid="points"')
+    assert page[first:first + 40].split(">")[1].startswith("8")  # 2 + 2 + 4, first in the standings
+    client.post(f"/tournaments/{tournament.pk}/arena/pause/")
+    assert reg(tournament, m[0]).paused
+    page = client.get(f"/tournaments/{tournament.pk}/live/").content.decode()
+    assert 'data-testid="resume"' in page
+    client.post(f"/tournaments/{tournament.pk}/arena/resume/")
+    assert not reg(tournament, m[0]).paused
+    client.force_login(members[5])
+    assert 'data-testid="join"' in client.get(f"/tournaments/{tournament.pk}/").content.decode()
+    client.post(f"/tournaments/{tournament.pk}/join/")
+    assert reg(tournament, members[5]).waiting_since is not None
+    client.logout()
+    client.cookies["django_language"] = "pt-br"
+    page = client.get(f"/tournaments/{tournament.pk}/live/", HTTP_ACCEPT_LANGUAGE="pt-br").content.decode()
+    assert "Tempo restante" in page
