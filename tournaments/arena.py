@@ -180,7 +180,7 @@ def _exact(ranked: list[Waiting], partner: list[int]) -> None:
             if may_meet(ranked[i], ranked[j]):
                 graph.add_edge(i, j, weight=n - (j - i))
     matching: set[tuple[int, int]] = nx.max_weight_matching(graph, maxcardinality=True)
-    if len(matching) <= sum(1 for i in range(n) if 0 <= partner[i] and i < partner[i]):
+    if len(matching) <= sum(1 for i in range(n) if partner[i] >= 0 and i < partner[i]):
         return
     partner[:] = [-1] * n
     for i, j in matching:
@@ -192,7 +192,7 @@ def _repair(ranked: list[Waiting], partner: list[int], left: list[int]) -> None:
     changed = True
     while changed and len(left) >= 2:
         changed = False
-        made = [i for i in range(len(partner)) if 0 <= partner[i] and i < partner[i]]
+        made = [i for i in range(len(partner)) if partner[i] >= 0 and i < partner[i]]
         two_people = any(not ranked[i].is_bot and not ranked[partner[i]].is_bot for i in made)
         for xi in range(len(left)):
             for yi in range(xi + 1, len(left)):

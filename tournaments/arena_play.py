@@ -15,6 +15,7 @@ adds one): a simulated event's match is seeded by ``sub_seed(simulation_seed, "a
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -27,7 +28,7 @@ from engine.deck import sub_seed
 from games.models import Match, MatchStatus, ResultReason
 from games.selectors import aborter_seat
 from games.services import active_rated_match_id, match_create_seated
-from tournaments import arena, live, selectors
+from tournaments import arena, live, selectors, steps
 from tournaments.errors import TournamentError
 from tournaments.models import ArenaGame, Registration, Tournament, TournamentFormat, TournamentStatus
 
@@ -37,26 +38,23 @@ WAVE_TASK = "tournaments.tasks.arena_wave"
 
 
 def _enqueue_wave(tournament_id: int) -> None:
-    from tournaments.services import step_enqueue  # services dispatches here: the import runs one way
-
-    transaction.on_commit(lambda: step_enqueue(WAVE_TASK, tournament_id))
+    transaction.on_commit(lambda: steps.step_enqueue(WAVE_TASK, tournament_id))
 
 
 def arena_started(tournament: Tournament, registrations: list[Registration], *, now: datetime,
-                  bots_only: bool = False) -> bool:
+                  bot_levels: Callable[[list[float], int], list[int]], bots_only: bool = False) -> bool:
     """The Arena branch of ``services.tournament_start`` (the tournament row locked, a person registered):
     house bots fill the field up to ``min_players`` only when ``bots_allowed`` (or ``bots_only``, the
     simulation); ratings are fixed; everybody waits from ``now``; status ``running``; the first wave is
-    enqueued after the commit. Returns True."""
-    from tournaments.services import bot_levels_for
-
+    enqueued after the commit. ``bot_levels``: ``services.bot_levels_for`` (the Swiss start's choice of
+    levels; services calls this, so it hands it over). Returns True."""
     for registration in registrations:
         registration.rating = selectors.rating_of(registration.user)
         registration.waiting_since = now
     if tournament.bots_allowed or bots_only:
         people = [r for r in registrations if not r.user.is_bot]
         missing = tournament.min_players - len(registrations)
-        levels = bot_levels_for([r.rating for r in people if r.rating is not None], missing)
+        levels = bot_levels([r.rating for r in people if r.rating is not None], missing)
         seated = {r.user_id for r in registrations}
         for level in sorted(set(levels)):
             need = levels.count(level)
@@ -190,7 +188,8 @@ def arena_wave(*, tournament_id: int, now: datetime | None = None) -> WaveResult
             continue
         winner = _result(game, match)
         seats = (registrations[game.player0_id], registrations[game.player1_id])
-        points, streak = [], []
+        points: list[int] = []
+        streak: list[bool] = []
         for seat, registration in enumerate(seats):
             score = arena.score_match(won=None if winner is None else winner == seat,
                                       streak=registration.arena_streak)
@@ -251,18 +250,19 @@ def arena_wave(*, tournament_id: int, now: datetime | None = None) -> WaveResult
         rated = tournament.rated and not (r0.user.is_bot and r1.user.is_bot)
         if match.rated != rated:
             Match.objects.filter(pk=match.pk).update(rated=rated)
-        games.append(ArenaGame(tournament=tournament, player0=r0.user, player1=r1.user, match=match, wave=wave))
+        games.append(ArenaGame(tournament=tournament, player0=r0.user, player1=r1.user, match=match,
+                               wave=wave))
     # One insert of the games, one update of the seats (a wave of 1,000 waiting: 2 queries, not 1,500).
     ArenaGame.objects.bulk_create(games)
-    seats = []
+    seat_rows: list[Registration] = []
     for game in games:
         for user_id in (game.player0_id, game.player1_id):
             registration = registrations[user_id]
             registration.arena_game = game
             registration.waiting_since = None
-            seats.append(registration)
+            seat_rows.append(registration)
             seated.append(user_id)
-    Registration.objects.bulk_update(seats, ["arena_game", "waiting_since"])
+    Registration.objects.bulk_update(seat_rows, ["arena_game", "waiting_since"])
     tournament.current_round = wave
     tournament.save(update_fields=["current_round"])
     live.round_started(tournament.pk, seated)

@@ -15,6 +15,7 @@ played out and counts. The run takes about ``minutes x players / 2`` matches of 
 
 from __future__ import annotations
 
+import itertools
 import random
 import time
 from collections import defaultdict
@@ -30,7 +31,7 @@ from accounts.services import house_bot_pool
 from games import scheduling
 from games import services as game_services
 from games.models import Match, MatchStatus
-from tournaments import arena, arena_play, receivers, services
+from tournaments import arena, arena_play, receivers, services, steps
 from tournaments.models import ArenaGame, Registration, Tournament, TournamentFormat, TournamentStatus
 
 
@@ -38,17 +39,19 @@ from tournaments.models import ArenaGame, Registration, Tournament, TournamentFo
 def _waves_held() -> Iterator[list[tuple[str, tuple[int, ...]]]]:
     """Hold back the steps the services and the receiver enqueue (the simulation runs them on its clock)."""
     held: list[tuple[str, tuple[int, ...]]] = []
-    saved: tuple[Callable[..., None], Callable[..., None]] = (services.step_enqueue, receivers.step_enqueue)
+    modules = (services, receivers, steps)
+    saved = [module.step_enqueue for module in modules]
 
     def hold(name: str, *args: int) -> None:
         held.append((name, args))
 
-    services.step_enqueue = hold  # type: ignore[assignment]
-    receivers.step_enqueue = hold  # type: ignore[assignment]
+    for module in modules:
+        module.step_enqueue = hold  # type: ignore[attr-defined]
     try:
         yield held
     finally:
-        services.step_enqueue, receivers.step_enqueue = saved  # type: ignore[assignment]
+        for module, function in zip(modules, saved, strict=True):
+            module.step_enqueue = function  # type: ignore[attr-defined]
 
 
 def _arena_event(levels: list[int], *, minutes: int, target: int, seed: int, now: datetime) -> Tournament:
@@ -65,7 +68,7 @@ def _arena_event(levels: list[int], *, minutes: int, target: int, seed: int, now
 
 
 def run_arena(levels: list[int], *, minutes: int, target: int, seed: int,
-              tick: Callable[[], None] = lambda: None) -> dict[str, Any]:
+              tick: Callable[[], object] = lambda: None) -> dict[str, Any]:
     """Run one simulated Arena; the report (module docstring of the command) with its invariants."""
     rng = random.Random(seed)
     now = timezone.now().replace(microsecond=0)
@@ -112,8 +115,8 @@ def _most_open_per_player(tournament: Tournament) -> int:
         count[p0] += 1
         count[p1] += 1
     active: dict[int, int] = defaultdict(int)
-    for p0, p1 in Match.objects.filter(arena_game__tournament=tournament, status=MatchStatus.ACTIVE).values_list(
-            "player0_id", "player1_id"):
+    active_matches = Match.objects.filter(arena_game__tournament=tournament, status=MatchStatus.ACTIVE)
+    for p0, p1 in active_matches.values_list("player0_id", "player1_id"):
         active[p0] += 1
         active[p1] += 1
     return max([0, *count.values(), *active.values()])
@@ -132,7 +135,7 @@ def arena_report(tournament: Tournament) -> dict[str, Any]:
                                             (game.player1_id, game.player0_id))):
             won = None if game.winner_id is None else game.winner_id == me
             history[me].append((other, won, int(game.points[seat])))
-    rematches = sum(1 for rows in history.values() for a, b in zip(rows, rows[1:], strict=False) if a[0] == b[0])
+    rematches = sum(1 for rows in history.values() for a, b in itertools.pairwise(rows) if a[0] == b[0])
     mismatches = 0
     bonuses = 0
     for registration in tournament.registrations.all():

@@ -17,7 +17,8 @@ log = logging.getLogger(__name__)
 
 def record_on_match_end(sender: Any, *, match_id: int, **kwargs: Any) -> None:
     """``games.signals.match_finished`` (after the commit): a tournament match ended, so record its
-    round at once, or run an Arena's wave (the beat sweep ``tournaments.tasks.advance`` does it too if this is lost)."""
+    round at once, or run an Arena's wave (the beat sweep ``tournaments.tasks.advance`` does it too if
+    this is lost)."""
     tournament_id = (
         Pairing.objects.filter(match_id=match_id).values_list("round__tournament_id", flat=True).first()
     )

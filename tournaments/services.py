@@ -12,7 +12,6 @@ from __future__ import annotations
 import logging
 from datetime import UTC, datetime, timedelta
 
-from celery import current_app
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 from django.db import IntegrityError, transaction
@@ -25,7 +24,7 @@ from games.models import Match, MatchStatus, ResultReason
 from games.selectors import aborter_seat, seats_acted
 from games.services import GameError, active_rated_match_id, match_create_seated, match_resign
 from infra import fault_points
-from tournaments import live, selectors, swiss
+from tournaments import arena_play, live, selectors, swiss
 from tournaments.errors import TournamentError
 from tournaments.models import (
     Frequency,
@@ -39,6 +38,7 @@ from tournaments.models import (
     TournamentStatus,
     default_rounds,
 )
+from tournaments.steps import step_enqueue
 
 log = logging.getLogger(__name__)
 
@@ -166,8 +166,6 @@ def tournament_join(*, tournament_id: int, user: User | AnonymousUser) -> Regist
         return existing
     if tournament.status == TournamentStatus.CANCELLED:
         raise TournamentError("cancelled", "this tournament was cancelled")
-    from tournaments import arena_play  # a running Arena takes players until its end
-
     late = arena_play.arena_open_for_join(tournament, timezone.now())
     if not late and (tournament.status not in (TournamentStatus.SCHEDULED, TournamentStatus.OPEN) or (
         tournament.starts_at <= timezone.now()
@@ -303,9 +301,8 @@ def tournament_start(*, tournament_id: int, now: datetime | None = None, bots_on
         live.tournament_changed(tournament.pk)
         return True
     if tournament.format == TournamentFormat.ARENA:  # waves, not rounds (tournaments.arena_play)
-        from tournaments import arena_play
-
-        return arena_play.arena_started(tournament, registrations, now=now, bots_only=bots_only)
+        return arena_play.arena_started(tournament, registrations, now=now, bots_only=bots_only,
+                                        bot_levels=bot_levels_for)
     for registration in registrations:
         registration.rating = selectors.rating_of(registration.user)
     missing = tournament.min_players - len(registrations)
@@ -550,19 +547,6 @@ def tournament_finish(*, tournament_id: int, now: datetime | None = None) -> boo
 
 
 # --------------------------------------------------------------------------------------------- sweep
-
-
-def step_enqueue(task_name: str, *args: int) -> None:
-    """Send the lifecycle task named ``task_name`` (``tournaments.tasks``, registered with the Celery app
-    by ``TournamentsConfig.ready``: the tasks call these services, these services name them only); a
-    broker failure is logged (the beat sweep retries the step)."""
-    try:
-        if current_app.conf.task_always_eager:
-            current_app.tasks[task_name].apply(args=args)
-        else:
-            current_app.send_task(task_name, args=args)
-    except Exception:  # the beat sweep (tournaments.tasks.advance) recovers a lost step
-        log.exception("could not run %s%r; the sweep will retry", task_name, args)
 
 
 def start_early() -> timedelta:

@@ -51,6 +51,7 @@ POLICY = {
     "tournaments.tasks.record_round": PLAIN,
     "tournaments.tasks.finish": PLAIN,
     "tournaments.tasks.advance": PLAIN,
+    "tournaments.tasks.arena_wave": PLAIN,
     "web.platform_probe": (False, False, None, (), False, 3),
     "fairplay.tasks.signals_refresh": PLAIN,
 }

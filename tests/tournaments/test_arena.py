@@ -40,6 +40,7 @@ def test_scoring_worked_example() -> None:
         score_match(won=True, streak=-1)
 
 
+@settings(deadline=None)
 @given(st.lists(st.sampled_from([True, False, None]), max_size=40))
 def test_score_is_match_points_plus_streak_bonuses(results: list[bool | None]) -> None:
     score, match_points, bonus = score_identity(results)
@@ -47,7 +48,8 @@ def test_score_is_match_points_plus_streak_bonuses(results: list[bool | None]) -
     assert match_points == 2 * results.count(True)
     # a bonus is earned exactly by a win whose two previous results (None skipped) were wins
     played = [r for r in results if r is not None]
-    assert bonus == 2 * sum(1 for i, r in enumerate(played) if r and i >= 2 and played[i - 1] and played[i - 2])
+    assert bonus == 2 * sum(1 for i, r in enumerate(played)
+                            if r and i >= 2 and played[i - 1] and played[i - 2])
 
 
 def _w(pk: int, score: int = 0, *, last: int | None = None, bot: bool = False, rating: float = 1500,
@@ -118,7 +120,7 @@ def test_wave_of_1000_is_fast_and_sound() -> None:
              for i in range(1000)]
     started = time.process_time()
     pairs = pair_wave(field)
-    assert time.process_time() - started < 0.5  # about 2 ms on the development machine
+    assert time.process_time() - started < 0.5  # 2-20 ms on the development machine
     assert len(pairs) == 500
     assert len({p for pair in pairs for p in pair}) == 1000
 

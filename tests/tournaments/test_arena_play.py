@@ -16,6 +16,7 @@ from games import services as game_services
 from games.models import Match, MatchStatus
 from tests.racing import concurrently
 from tournaments import arena_play, receivers, services
+from tournaments import steps as step_module
 from tournaments.errors import TournamentError
 from tournaments.models import ArenaGame, Registration, Tournament, TournamentFormat, TournamentStatus
 
@@ -28,6 +29,7 @@ def steps(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, tuple[int, ...]]]:
     sent: list[tuple[str, tuple[int, ...]]] = []
     monkeypatch.setattr(services, "step_enqueue", lambda name, *args: sent.append((name, args)))
     monkeypatch.setattr(receivers, "step_enqueue", lambda name, *args: sent.append((name, args)))
+    monkeypatch.setattr(step_module, "step_enqueue", lambda name, *args: sent.append((name, args)))
     return sent
 
 
@@ -96,7 +98,8 @@ def test_start_then_waves_pair_record_and_streak(members: list[User], steps: lis
     arena_play.arena_wave(tournament_id=tournament.pk)
     r0 = reg(tournament, m[0])
     assert (r0.arena_score, r0.arena_streak) == (8, 3)  # 2 + 2 + 4: the third win on a streak
-    third = ArenaGame.objects.filter(tournament=tournament, player0=m[0], finished_at__isnull=False).latest("pk")
+    third = ArenaGame.objects.filter(tournament=tournament, player0=m[0],
+                                     finished_at__isnull=False).latest("pk")
     assert (third.points, third.streak, third.winner_id) == ([4, 0], [True, False], m[0].pk)
     scores = {r.user_id: r.arena_score for r in Registration.objects.filter(tournament=tournament)}
     assert scores == {m[0].pk: 8, m[1].pk: 2, m[2].pk: 2, m[3].pk: 2}
@@ -209,7 +212,8 @@ def test_racing_waves_seat_nobody_twice(members: list[User], steps: list[Any],
     assert sum(r.arena_score for r in Registration.objects.filter(tournament=tournament)) == 10
 
 
-def test_page_shows_time_left_fire_games_and_pause(members: list[User], steps: list[Any], client: Any) -> None:
+def test_page_shows_time_left_fire_games_and_pause(members: list[User], steps: list[Any],
+                                                    client: Any) -> None:
     m = members[:4]
     tournament = arena_of(m)
     for _ in range(3):  # m0 wins three: on fire

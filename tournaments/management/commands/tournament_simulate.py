@@ -95,7 +95,8 @@ class _Clock:
 
 
 class Command(BaseCommand):
-    help = "Simulate a Swiss (or, --format arena, an Arena) tournament of house bots through the real services and tasks; JSON out."
+    help = ("Simulate a Swiss (or, --format arena, an Arena) tournament of house bots through the real "
+            "services and tasks; JSON out.")
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--players", type=int, default=None, help="Swiss: required; Arena: default 16")
@@ -115,7 +116,8 @@ class Command(BaseCommand):
         if options["bench_wave"] is not None:
             if not 2 <= options["bench_wave"] <= 1000:
                 raise CommandError("--bench-wave must be 2..1000")
-            self.stdout.write(json.dumps(arena_simulation.bench_wave(options["bench_wave"], seed=options["seed"])))
+            bench = arena_simulation.bench_wave(options["bench_wave"], seed=options["seed"])
+            self.stdout.write(json.dumps(bench))
             return
         if options["format"] == "arena":
             self._handle_arena(options)
@@ -207,7 +209,7 @@ class Command(BaseCommand):
         bar = tqdm(desc="matches", unit="match", file=stream, disable=None)
         try:
             report = arena_simulation.run_arena(levels, minutes=minutes, target=options["target"], seed=seed,
-                                                tick=lambda: bar.update(1))
+                                                tick=lambda: bool(bar.update(1)))
         finally:
             bar.close()
             current_app.conf.task_always_eager = eager
