@@ -244,3 +244,28 @@ def test_page_shows_time_left_fire_games_and_pause(members: list[User], steps: l
     client.cookies["django_language"] = "pt-br"
     page = client.get(f"/tournaments/{tournament.pk}/live/", HTTP_ACCEPT_LANGUAGE="pt-br").content.decode()
     assert "Tempo restante" in page
+
+
+def test_simulate_arena_prints_its_invariants_and_repeats_itself() -> None:
+    import io
+    import json
+
+    from django.core.management import call_command
+
+    def run() -> dict[str, Any]:
+        out = io.StringIO()
+        call_command("tournament_simulate", "--format", "arena", "--minutes", "4", "--players", "6",
+                     "--levels", "1", "--seed", "5", stdout=out, stderr=io.StringIO())
+        report = json.loads(out.getvalue())
+        report.pop("tournament"), report.pop("timings")
+        return report
+
+    first = run()
+    assert (first["status"], first["players"]) == ("finished", 6)
+    assert (first["immediate_rematches"], first["score_mismatches"], first["max_matches_at_once"]) == (0, 0, 1)
+    # seed 5: 3 matches at once, then only 2 more (a lone match's two players may not meet again)
+    assert (first["matches"], first["waves"]) == (5, 2)
+    assert [(row["score"], row["games"]) for row in first["standings"]] == [
+        (4, 2), (2, 1), (2, 2), (2, 2), (0, 2), (0, 1)]
+    assert sum(row["score"] for row in first["standings"]) == 2 * first["matches"] + first["streak_bonus_points"]
+    assert run() == first  # seeded: the same Arena again
