@@ -163,7 +163,10 @@ def tournament_join(request: HttpRequest, tournament_id: int) -> HttpResponse:
         if exc.code == "no_such_tournament":
             return redirect("tournaments:list")
     else:
-        messages.success(request, _("You are registered. The tournament starts at the time shown."))
+        if arena_play.arena_open_for_join(_get(tournament_id), timezone.now()):
+            messages.success(request, _("You are in: you will be paired with the next free player."))
+        else:
+            messages.success(request, _("You are registered. The tournament starts at the time shown."))
     return _back(request, tournament_id)
 
 

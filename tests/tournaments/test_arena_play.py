@@ -238,7 +238,8 @@ def test_page_shows_time_left_fire_games_and_pause(members: list[User], steps: l
     assert not reg(tournament, m[0]).paused
     client.force_login(members[5])
     assert 'data-testid="join"' in client.get(f"/tournaments/{tournament.pk}/").content.decode()
-    client.post(f"/tournaments/{tournament.pk}/join/")
+    joined = client.post(f"/tournaments/{tournament.pk}/join/", follow=True).content.decode()
+    assert "You are in: you will be paired with the next free player." in joined
     assert reg(tournament, members[5]).waiting_since is not None
     client.logout()
     client.cookies["django_language"] = "pt-br"
@@ -262,10 +263,12 @@ def test_simulate_arena_prints_its_invariants_and_repeats_itself() -> None:
 
     first = run()
     assert (first["status"], first["players"]) == ("finished", 6)
-    assert (first["immediate_rematches"], first["score_mismatches"], first["max_matches_at_once"]) == (0, 0, 1)
+    invariants = (first["immediate_rematches"], first["score_mismatches"], first["max_matches_at_once"])
+    assert invariants == (0, 0, 1)
     # seed 5: 3 matches at once, then only 2 more (a lone match's two players may not meet again)
     assert (first["matches"], first["waves"]) == (5, 2)
     assert [(row["score"], row["games"]) for row in first["standings"]] == [
         (4, 2), (2, 1), (2, 2), (2, 2), (0, 2), (0, 1)]
-    assert sum(row["score"] for row in first["standings"]) == 2 * first["matches"] + first["streak_bonus_points"]
+    total = sum(row["score"] for row in first["standings"])
+    assert total == 2 * first["matches"] + first["streak_bonus_points"]
     assert run() == first  # seeded: the same Arena again
