@@ -10,7 +10,7 @@ from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.migrations.loader import MigrationLoader
 
 from tournaments.access import event_of_match, viewer_may_see
-from tournaments.models import Pairing
+from tournaments.models import ArenaGame, Pairing
 from tournaments.services import step_enqueue, tournaments_ensure
 
 log = logging.getLogger(__name__)
@@ -18,12 +18,17 @@ log = logging.getLogger(__name__)
 
 def record_on_match_end(sender: Any, *, match_id: int, **kwargs: Any) -> None:
     """``games.signals.match_finished`` (after the commit): a tournament match ended, so record its
-    round at once (the beat sweep ``tournaments.tasks.advance`` does it too if this is lost)."""
+    round at once, or run an Arena's wave (the beat sweep ``tournaments.tasks.advance`` does it too if
+    this is lost)."""
     tournament_id = (
         Pairing.objects.filter(match_id=match_id).values_list("round__tournament_id", flat=True).first()
     )
     if tournament_id is not None:
         step_enqueue("tournaments.tasks.record_round", tournament_id)
+        return
+    arena_id = ArenaGame.objects.filter(match_id=match_id).values_list("tournament_id", flat=True).first()
+    if arena_id is not None:  # an Arena match: a wave records it and pairs its players again at once
+        step_enqueue("tournaments.tasks.arena_wave", arena_id)
 
 
 def private_match_asked(sender: Any, *, match: Any, user: Any, session: Any = None, **kwargs: Any) -> bool:

@@ -33,6 +33,8 @@ def expected_window(tournament: Tournament) -> tuple[datetime, datetime]:
     ``rounds`` (fixed at the start; before it the most it can have: ``fixed_rounds`` or ``max_rounds``)
     rounds of :data:`ROUND_MINUTES_PER_50_POINTS` x ``match_target / 50`` x ``max(1, timer / 30 s)``
     minutes each."""
+    if tournament.ends_at is not None:  # an Arena: its fixed duration
+        return tournament.starts_at, tournament.ends_at
     rounds = tournament.rounds or tournament.fixed_rounds or tournament.max_rounds
     per_round = ROUND_MINUTES_PER_50_POINTS * (tournament.match_target / 50) * max(
         1.0, tournament.turn_timer_seconds / 30)

@@ -14,7 +14,6 @@ import hmac
 import logging
 from datetime import UTC, datetime, timedelta
 
-from celery import current_app
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 from django.db import IntegrityError, transaction
@@ -28,7 +27,7 @@ from games.models import Match, MatchStatus, ResultReason
 from games.selectors import aborter_seat, seats_acted
 from games.services import GameError, active_rated_match_id, match_create_seated, match_resign
 from infra import fault_points
-from tournaments import access, live, selectors, swiss
+from tournaments import access, arena_play, live, selectors, swiss
 from tournaments.errors import TournamentError
 from tournaments.models import (
     ForbiddenPairing,
@@ -44,6 +43,7 @@ from tournaments.models import (
     TournamentStatus,
     default_rounds,
 )
+from tournaments.steps import step_enqueue
 
 log = logging.getLogger(__name__)
 
@@ -142,7 +142,7 @@ def _check_member(user: User | AnonymousUser) -> User:
 
 @transaction.atomic
 def tournament_join(
-    *, tournament_id: int, user: User | AnonymousUser, code: str | None = None
+    *, tournament_id: int, user: User | AnonymousUser, code: str | None = None, unlocked: bool = False
 ) -> Registration:
     """Register ``user`` for an upcoming tournament (or a running Arena event before its ``ends_at``: an
     Arena is joined late, its next pairing wave picks the player up). Joining twice is answered with
@@ -181,16 +181,14 @@ def tournament_join(
         return existing
     if tournament.status == TournamentStatus.CANCELLED:
         raise TournamentError("cancelled", "this tournament was cancelled")
-    now = timezone.now()
-    arena_late = (tournament.format == TournamentFormat.ARENA
-                  and tournament.status == TournamentStatus.RUNNING
-                  and tournament.ends_at is not None and now < tournament.ends_at)
-    if not arena_late and (tournament.status not in (TournamentStatus.SCHEDULED, TournamentStatus.OPEN)
-                           or tournament.starts_at <= now):
+    late = arena_play.arena_open_for_join(tournament, timezone.now())
+    if not late and (tournament.status not in (TournamentStatus.SCHEDULED, TournamentStatus.OPEN) or (
+        tournament.starts_at <= timezone.now()
+    )):
         raise TournamentError("started", "this tournament has already started: registration is closed")
     if tournament.registrations.count() >= tournament.max_players:
         raise TournamentError("full", f"this tournament is full ({tournament.max_players} players)")
-    _check_entry(tournament, user, code)
+    _check_entry(tournament, user, code, unlocked=unlocked)
     other = selectors.overlapping_tournament(user=user, tournament=tournament)
     if other is not None:
         raise TournamentError(
@@ -199,13 +197,16 @@ def tournament_join(
             other=other,
         )
     registration = Registration.objects.create(tournament=tournament, user=user)
+    if late:
+        arena_play.arena_joined(registration, now=timezone.now())
     live.tournament_changed(tournament.pk)
     return registration
 
 
-def _check_entry(tournament: Tournament, user: User, code: str | None) -> None:
+def _check_entry(tournament: Tournament, user: User, code: str | None, *, unlocked: bool = False) -> None:
     """May ``user`` enter ``tournament`` (its access and rating range)? Organisers enter their own
-    event whatever its access; the rating range holds for everyone.
+    event whatever its access; the rating range holds for everyone. ``unlocked``: this session gave the
+    event's code already (``tournaments.access.unlock``, the page's ``?code=`` link or the code form).
 
     :raises TournamentError: ``club_only``, ``code``, ``rating_low``, ``rating_high``.
     """
@@ -213,7 +214,7 @@ def _check_entry(tournament: Tournament, user: User, code: str | None) -> None:
     if tournament.access == TournamentAccess.CLUB and not organiser and not ClubMember.objects.filter(
             club_id=tournament.club_id or 0, user_id=user.pk).exists():
         raise TournamentError("club_only", "this event is for its club's members only")
-    if tournament.access == TournamentAccess.CODE and not organiser:
+    if tournament.access == TournamentAccess.CODE and not organiser and not unlocked:
         given = (code or "").strip().encode()
         if not given or not hmac.compare_digest(given, tournament.entry_code.encode()):
             raise TournamentError("code", "this event needs its entry code: the code is missing or wrong")
@@ -350,6 +351,9 @@ def tournament_start(*, tournament_id: int, now: datetime | None = None, bots_on
         tournament.save(update_fields=["status", "finished_at", "cancelled_note"])
         live.tournament_changed(tournament.pk)
         return True
+    if tournament.format == TournamentFormat.ARENA:  # waves, not rounds (tournaments.arena_play)
+        return arena_play.arena_started(tournament, registrations, now=now, bots_only=bots_only,
+                                        bot_levels=bot_levels_for)
     for registration in registrations:
         registration.rating = selectors.rating_of(registration.user)
     missing = tournament.min_players - len(registrations) if tournament.bots_allowed else 0
@@ -607,19 +611,6 @@ def tournament_finish(*, tournament_id: int, now: datetime | None = None) -> boo
 # --------------------------------------------------------------------------------------------- sweep
 
 
-def step_enqueue(task_name: str, *args: int) -> None:
-    """Send the lifecycle task named ``task_name`` (``tournaments.tasks``, registered with the Celery app
-    by ``TournamentsConfig.ready``: the tasks call these services, these services name them only); a
-    broker failure is logged (the beat sweep retries the step)."""
-    try:
-        if current_app.conf.task_always_eager:
-            current_app.tasks[task_name].apply(args=args)
-        else:
-            current_app.send_task(task_name, args=args)
-    except Exception:  # the beat sweep (tournaments.tasks.advance) recovers a lost step
-        log.exception("could not run %s%r; the sweep will retry", task_name, args)
-
-
 def start_early() -> timedelta:
     """``TOURNAMENTS_START_EARLY_SECONDS`` (default 0; a test setting): tournaments start this long
     before their start time, so a browser test need not wait for the hour."""
@@ -638,6 +629,9 @@ def tournaments_due(*, now: datetime | None = None) -> list[tuple[str, int]]:
                                          starts_at__lte=now + start_early()).values_list("pk", flat=True):
         steps.append(("tournaments.tasks.start", tid))
     for tournament in Tournament.objects.filter(status=TournamentStatus.RUNNING):
+        if tournament.format == TournamentFormat.ARENA:  # record, pair or finish: one wave
+            steps.append(("tournaments.tasks.arena_wave", tournament.pk))
+            continue
         playing = Round.objects.filter(tournament=tournament, status=RoundStatus.PLAYING).exists()
         if playing:
             steps.append(("tournaments.tasks.record_round", tournament.pk))

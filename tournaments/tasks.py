@@ -5,6 +5,8 @@ task, idempotent by row lock + status check) and the beat jobs.
 - ``tournaments.tasks.advance`` (beat, every 5 s): enqueue the due steps (the safety net for a lost
   message, and the no-show / round-end check).
 - ``tournaments.tasks.remind`` (beat, every 30 s): send the reminders due (``notices.reminders_send``).
+  message, and the no-show / round-end check; a wave of every running Arena).
+- ``tournaments.tasks.arena_wave``: one Arena wave (after a match ends, a join, a resume, the sweep).
 
 Beat's entries and every task's delivery policy: ``config.celery``.
 """
@@ -13,7 +15,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from tournaments import notices, services
+from tournaments import arena_play, notices, services
 from tournaments.models import Tournament
 
 
@@ -51,6 +53,12 @@ def record_round(tournament_id: int) -> bool:
 @shared_task(name="tournaments.tasks.finish")
 def finish(tournament_id: int) -> bool:
     return services.tournament_finish(tournament_id=tournament_id)
+
+
+@shared_task(name="tournaments.tasks.arena_wave")
+def arena_wave(tournament_id: int) -> int:
+    """One Arena wave (``arena_play.arena_wave``): record, pair, or finish; returns the pairs made."""
+    return arena_play.arena_wave(tournament_id=tournament_id).paired
 
 
 @shared_task(name="tournaments.tasks.advance")

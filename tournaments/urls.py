@@ -27,4 +27,6 @@ urlpatterns: list[URLPattern] = [
     path("tournaments/<int:tournament_id>/event.ics", views.tournament_ics, name="ics"),
     path("tournaments/notices.json", views.notices_json, name="notices"),
     path("tournaments/notices/<int:notice_id>/dismiss/", views.notice_dismiss, name="notice_dismiss"),
+    path("tournaments/<int:tournament_id>/arena/pause/", views.arena_pause, name="arena_pause"),
+    path("tournaments/<int:tournament_id>/arena/resume/", views.arena_resume, name="arena_resume"),
 ]

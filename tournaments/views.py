@@ -23,7 +23,7 @@ from django.views.decorators.http import require_GET, require_POST
 from accounts.models import User
 from accounts.throttles import over_rate, too_many
 from clubs.models import Club
-from tournaments import access, calendar, notices, results, selectors, services, trf
+from tournaments import access, arena_play, calendar, notices, results, selectors, services, trf
 from tournaments.errors import TournamentError
 from tournaments.models import Reminder, Tournament, TournamentFormat, TournamentStatus
 from web.errors import NotFound
@@ -99,7 +99,8 @@ def _get(request: HttpRequest, tournament_id: int) -> Tournament:
 
 def _context(request: HttpRequest, tournament: Tournament) -> dict[str, object]:
     registrations = list(tournament.registrations.select_related("user").order_by("-rating", "joined_at"))
-    standings = selectors.standings_of(tournament) if tournament.current_round else []
+    arena = tournament.format == TournamentFormat.ARENA
+    standings = selectors.standings_of(tournament) if tournament.current_round and not arena else []
     pairings = list(selectors.pairings_of(tournament))
     current = [p for p in pairings if p.round.number == tournament.current_round]
     history: dict[int, list[dict[str, object]]] = {}
@@ -124,7 +125,56 @@ def _context(request: HttpRequest, tournament: Tournament) -> dict[str, object]:
         "me": me, "open": tournament.status in (TournamentStatus.SCHEDULED, TournamentStatus.OPEN),
         "full": len(registrations) >= tournament.max_players,
         "exportable": results.exportable(tournament), "partial": results.is_partial(tournament),
+        **(_arena_context(tournament) if arena else {}),
     }
+
+
+def _arena_context(tournament: Tournament) -> dict[str, object]:
+    """An Arena's live part (``_arena.html``): standings rows, matches in play, whether pairing is over."""
+    running = tournament.status != TournamentStatus.SCHEDULED and tournament.status != TournamentStatus.OPEN
+    return {
+        "arena_rows": arena_play.arena_rows(tournament) if running else [],
+        "arena_games": arena_play.arena_games_in_play(tournament),
+        "arena_over": tournament.ends_at is not None and timezone.now() >= tournament.ends_at,
+    }
+
+
+ARENA_ERRORS = {
+    "not_registered": lambda: _("You have not joined this Arena."),
+    "not_running": lambda: _("This Arena is not running: there is nothing to pause or resume."),
+    "withdrawn": lambda: _("You were withdrawn from this Arena."),
+    "not_arena": lambda: _("Only an Arena event has a pause."),
+}
+
+
+def _arena_pause(request: HttpRequest, tournament_id: int, *, paused: bool) -> HttpResponse:
+    if not request.user.is_authenticated:
+        messages.error(request, ERRORS["not_authenticated"]())
+        return _back(request, tournament_id)
+    _get(request, tournament_id)  # a private event this member may not see: the 404 page, as if none
+    try:
+        arena_play.arena_pause(tournament_id=tournament_id, user=request.user, paused=paused)
+    except TournamentError as exc:
+        message = ARENA_ERRORS.get(exc.code) or ERRORS.get(exc.code)
+        messages.error(request, message() if message else exc.message)
+        if exc.code == "no_such_tournament":
+            return redirect("tournaments:list")
+    else:
+        messages.success(request, _("Paused: you will not be paired again until you resume.") if paused
+                         else _("Back in the queue: you will be paired with the next free player."))
+    return _back(request, tournament_id)
+
+
+@require_POST
+def arena_pause(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    """Leave an Arena's pairing queue (a match in play goes on)."""
+    return _arena_pause(request, tournament_id, paused=True)
+
+
+@require_POST
+def arena_resume(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    """Re-enter an Arena's pairing queue."""
+    return _arena_pause(request, tournament_id, paused=False)
 
 
 @require_GET
@@ -172,7 +222,9 @@ def tournament_join(request: HttpRequest, tournament_id: int) -> HttpResponse:
         messages.error(request, ERRORS["no_such_tournament"]())  # a private event unseen: as none at all
         return redirect("tournaments:list")
     try:
-        services.tournament_join(tournament_id=tournament_id, user=request.user)
+        services.tournament_join(tournament_id=tournament_id, user=request.user,
+                                 code=request.POST.get("code"),
+                                 unlocked=tournament_id in access.unlocked(request.session))
     except TournamentError as exc:
         known = ERRORS.get(exc.code)
         if exc.code == "overlap" and exc.other is not None:
@@ -185,7 +237,10 @@ def tournament_join(request: HttpRequest, tournament_id: int) -> HttpResponse:
         if exc.code == "no_such_tournament":
             return redirect("tournaments:list")
     else:
-        messages.success(request, _("You are registered. The tournament starts at the time shown."))
+        if hidden is not None and arena_play.arena_open_for_join(hidden, timezone.now()):
+            messages.success(request, _("You are in: you will be paired with the next free player."))
+        else:
+            messages.success(request, _("You are registered. The tournament starts at the time shown."))
     return _back(request, tournament_id)
 
 

@@ -53,6 +53,7 @@ POLICY = {
     "tournaments.tasks.finish": PLAIN,
     "tournaments.tasks.advance": PLAIN,
     "tournaments.tasks.remind": PLAIN,
+    "tournaments.tasks.arena_wave": PLAIN,
     "web.platform_probe": (False, False, None, (), False, 3),
     "fairplay.tasks.signals_refresh": PLAIN,
 }

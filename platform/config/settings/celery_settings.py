@@ -49,6 +49,7 @@ CELERY_TASK_ROUTES = {
         "tournaments.tasks.open", "tournaments.tasks.start", "tournaments.tasks.pair_round",
         "tournaments.tasks.record_round", "tournaments.tasks.finish", "tournaments.tasks.advance",
         "tournaments.tasks.remind",
+        "tournaments.tasks.arena_wave",
         # Light, but people wait on them: the schedule of the coming tournaments (the fresh-clone trial saw
         # an empty /tournaments/ for 17 minutes while it waited behind 8 analyses) and the sweep that ends
         # matches nobody plays any more (their opponents wait for the result).

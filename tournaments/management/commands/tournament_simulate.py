@@ -21,6 +21,15 @@ Prints JSON::
                  "rounds": [{"number", "wall_seconds", "cpu_seconds", "pairing_seconds",
                              "pairing_cpu_seconds", "matches", "moves"}]}}
 
+``--format arena --minutes M [--players N]``: a simulated Arena instead (``tournaments.arena_simulation``:
+house bots as simulated people, a virtual clock of one wave a minute); prints ``{"format": "arena",
+"players", "matches", "waves", "winner", "immediate_rematches": 0, "score_mismatches": 0,
+"max_matches_at_once": 1, "streak_bonus_points", "standings": [{"rank", "player", "score",
+"performance", "games"}], "timings": {..., "waves": [{"minute", "recorded", "paired", "wave_seconds",
+"pairing_seconds"}]}}``. ``--bench-wave N``: one Arena wave with N players waiting, timed (pairing alone
+and the whole database wave), rolled back; prints ``{"players", "pairs", "pairing_seconds",
+"wave_seconds", "wave_cpu_seconds", "database"}``.
+
 ``timings``: a round's wall and CPU seconds run from the start of its ``pair_round`` task to the commit
 that closes it (its pairing, every match played out, the records); ``pairing_seconds`` (wall) and
 ``pairing_cpu_seconds`` are those of its pairing step up to the round's row (the field read and
@@ -51,7 +60,7 @@ from accounts.services import house_bot_pool
 from games import services as game_services
 from games.models import Match, MatchEvent, MatchStatus
 from games.signals import match_finished
-from tournaments import selectors, services
+from tournaments import arena_simulation, selectors, services
 from tournaments.models import Registration, Round, RoundStatus, Tournament, TournamentStatus
 
 _UNSET = object()
@@ -86,11 +95,17 @@ class _Clock:
 
 
 class Command(BaseCommand):
-    help = "Simulate a Swiss tournament of house bots through the real services and tasks; JSON out."
+    help = ("Simulate a Swiss (or, --format arena, an Arena) tournament of house bots through the real "
+            "services and tasks; JSON out.")
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--players", type=int, required=True)
-        parser.add_argument("--rounds", type=int, required=True)
+        parser.add_argument("--players", type=int, default=None, help="Swiss: required; Arena: default 16")
+        parser.add_argument("--rounds", type=int, default=None, help="Swiss: required")
+        parser.add_argument("--format", default="swiss", choices=("swiss", "arena"))
+        parser.add_argument("--minutes", type=int, default=10,
+                            help="Arena: its duration in virtual minutes (one wave a minute), 1..240")
+        parser.add_argument("--bench-wave", type=int, default=None, metavar="N",
+                            help="time one Arena wave with N players waiting (2..1000) and exit")
         parser.add_argument("--seed", type=int, default=1, help="0..2**63-1; the same seed, the same JSON")
         parser.add_argument("--target", type=int, default=50, choices=(50, 100))
         parser.add_argument("--levels", default="1,2,3,4,5",
@@ -98,7 +113,18 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="print the result as JSON (the default)")
 
     def handle(self, *args: Any, **options: Any) -> None:
+        if options["bench_wave"] is not None:
+            if not 2 <= options["bench_wave"] <= 1000:
+                raise CommandError("--bench-wave must be 2..1000")
+            bench = arena_simulation.bench_wave(options["bench_wave"], seed=options["seed"])
+            self.stdout.write(json.dumps(bench))
+            return
+        if options["format"] == "arena":
+            self._handle_arena(options)
+            return
         players, rounds, seed = options["players"], options["rounds"], options["seed"]
+        if players is None or rounds is None:
+            raise CommandError("a Swiss simulation needs --players and --rounds")
         if not 2 <= players <= 500:
             raise CommandError("--players must be 2..500")
         if not 1 <= rounds <= 15:
@@ -153,6 +179,48 @@ class Command(BaseCommand):
         ended = clock.now()
         report = self._report(tournament, seed=seed, target=options["target"], pool=pool)
         report["timings"] = self._timings(tournament, clock, started, ended)
+        self.stdout.write(json.dumps(report, ensure_ascii=False))
+
+    def _handle_arena(self, options: dict[str, Any]) -> None:
+        """``--format arena``: one simulated Arena (``tournaments.arena_simulation``), JSON out."""
+        players, minutes, seed = options["players"] or 16, options["minutes"], options["seed"]
+        if not 2 <= players <= 500:
+            raise CommandError("--players must be 2..500")
+        if not 1 <= minutes <= 240:
+            raise CommandError("--minutes must be 1..240")
+        if not 0 <= seed <= game_services.MAX_SIMULATION_SEED:
+            raise CommandError("--seed must be 0..2**63-1")
+        try:
+            pool = sorted({int(level) for level in options["levels"].split(",")})
+        except ValueError:
+            raise CommandError("--levels must be bot levels 1..5, e.g. 1,2,3") from None
+        if not pool or not set(pool) <= {1, 2, 3, 4, 5}:
+            raise CommandError("--levels must be bot levels 1..5, e.g. 1,2,3")
+        rng = random.Random(seed)
+        levels = [rng.choice(pool) for _ in range(players)]
+        saved = {name: getattr(settings, name, _UNSET)
+                 for name in ("GAMES_SERVER_MOVES_IN_PROCESS", "GAMES_BOT_VS_BOT_DELAY")}
+        eager = current_app.conf.task_always_eager
+        current_app.conf.task_always_eager = True
+        settings.GAMES_SERVER_MOVES_IN_PROCESS = False
+        settings.GAMES_BOT_VS_BOT_DELAY = 0
+        logging.getLogger("celery.app.trace").setLevel(logging.WARNING)
+        stream = cast(TextIO, self.stderr._out)
+        bar = tqdm(desc="matches", unit="match", file=stream, disable=None)
+        try:
+            report = arena_simulation.run_arena(levels, minutes=minutes, target=options["target"], seed=seed,
+                                                tick=lambda: bool(bar.update(1)))
+        finally:
+            bar.close()
+            current_app.conf.task_always_eager = eager
+            for name, value in saved.items():
+                if value is _UNSET:
+                    delattr(settings, name)
+                else:
+                    setattr(settings, name, value)
+        report["levels"] = pool
+        if report["status"] != TournamentStatus.FINISHED:
+            raise CommandError(f"the Arena did not finish (status {report['status']})")
         self.stdout.write(json.dumps(report, ensure_ascii=False))
 
     def _run(self, levels: list[int], rounds: int, target: int, seed: int) -> Tournament:
