@@ -17,6 +17,13 @@ def tournament_changed(tournament_id: int) -> None:
                      {"type": "tournament.changed", "tournament": tournament_id})])
 
 
+def tournaments_changed(tournament_ids: Iterable[int]) -> None:
+    """After the commit, tell each tournament's page to refresh its state: one batch (one send, one
+    forwarded post in the embedded profile) for any number of tournaments."""
+    send_on_commit([(tournament_group(tid), {"type": "tournament.changed", "tournament": tid})
+                    for tid in tournament_ids])
+
+
 def round_started(tournament_id: int, user_ids: Iterable[int]) -> None:
     """After the commit, tell the page and every seated player (their banner) that a round began; each
     person seated gets a ``round`` notice (``notices.round_notices``: on-site, and pushed to every page)."""

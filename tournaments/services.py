@@ -122,6 +122,22 @@ def tournament_open(*, tournament_id: int) -> bool:
     return True
 
 
+@transaction.atomic
+def tournaments_open_scheduled() -> list[int]:
+    """Open registration of every ``scheduled`` tournament at once (``scheduled`` -> ``open``): one
+    UPDATE and one batch of live notices after the commit, where one ``open`` task each would be a week
+    of them on a fresh site (182 tasks and 182 pushes). The beat sweep (``tournaments.tasks.advance``)
+    runs it. Idempotent: the rows are locked and their status checked again, so a concurrent sweep or
+    :func:`tournament_open` opens each tournament once. Returns the ids opened, ascending ([] if none)."""
+    ids = list(Tournament.objects.select_for_update().filter(status=TournamentStatus.SCHEDULED)
+               .order_by("pk").values_list("pk", flat=True))
+    if ids:
+        Tournament.objects.filter(pk__in=ids, status=TournamentStatus.SCHEDULED).update(
+            status=TournamentStatus.OPEN)
+        live.tournaments_changed(ids)
+    return ids
+
+
 # --------------------------------------------------------------------------------------------- players
 
 
@@ -618,13 +634,12 @@ def start_early() -> timedelta:
 
 
 def tournaments_due(*, now: datetime | None = None) -> list[tuple[str, int]]:
-    """The lifecycle steps due now, as (task name, tournament id): open the scheduled ones, start the
-    open ones whose time has come, record the running ones' rounds (and pair/finish them when a
-    message was lost)."""
+    """The lifecycle steps due now, as (task name, tournament id): start the scheduled and open ones
+    whose time has come, record the running ones' rounds (and pair/finish them when a message was
+    lost). Opening the scheduled ones is no step of its own here: :func:`tournaments_open_scheduled`
+    opens them all at once."""
     now = now or timezone.now()
     steps: list[tuple[str, int]] = []
-    for tid in Tournament.objects.filter(status=TournamentStatus.SCHEDULED).values_list("pk", flat=True):
-        steps.append(("tournaments.tasks.open", tid))
     for tid in Tournament.objects.filter(status__in=(TournamentStatus.SCHEDULED, TournamentStatus.OPEN),
                                          starts_at__lte=now + start_early()).values_list("pk", flat=True):
         steps.append(("tournaments.tasks.start", tid))

@@ -2,10 +2,10 @@
 task, idempotent by row lock + status check) and the beat jobs.
 
 - ``tournaments.tasks.ensure_schedule`` (beat, every 10 min): create the next 7 days' tournaments.
-- ``tournaments.tasks.advance`` (beat, every 5 s): enqueue the due steps (the safety net for a lost
-  message, and the no-show / round-end check).
+- ``tournaments.tasks.advance`` (beat, every 5 s): open the scheduled tournaments (all in one update),
+  then enqueue the due steps (the safety net for a lost message, the no-show / round-end check, and a
+  wave of every running Arena).
 - ``tournaments.tasks.remind`` (beat, every 30 s): send the reminders due (``notices.reminders_send``).
-  message, and the no-show / round-end check; a wave of every running Arena).
 - ``tournaments.tasks.arena_wave``: one Arena wave (after a match ends, a join, a resume, the sweep).
 
 Beat's entries and every task's delivery policy: ``config.celery``.
@@ -63,11 +63,14 @@ def arena_wave(tournament_id: int) -> int:
 
 @shared_task(name="tournaments.tasks.advance")
 def advance() -> int:
-    """Enqueue every lifecycle step due now (``services.tournaments_due``)."""
+    """Open every scheduled tournament here, at once (``services.tournaments_open_scheduled``), then
+    enqueue every other lifecycle step due now (``services.tournaments_due``). Returns how many
+    tournaments it opened plus how many steps it enqueued."""
+    opened = services.tournaments_open_scheduled()
     steps = services.tournaments_due()
     for name, tournament_id in steps:
         services.step_enqueue(name, tournament_id)
-    return len(steps)
+    return len(opened) + len(steps)
 
 
 @shared_task(name="tournaments.tasks.remind")

@@ -93,17 +93,31 @@ class Serve:
         return (self.var / "log" / f"celery-worker-{queue}.log").read_text(errors="replace")
 
 
+WITH_SIGINT = """import os, signal, sys
+signal.signal(signal.SIGINT, getattr(signal, sys.argv[1]))
+for name in ("SIGPIPE", "SIGXFSZ"):  # ignored by Python itself, not by a shell's commands
+    signal.signal(getattr(signal, name), signal.SIG_DFL)
+os.execv(sys.argv[2], sys.argv[2:])
+"""
+"""``python -c WITH_SIGINT SIG_DFL|SIG_IGN COMMAND...``: run COMMAND (same pid) with SIGINT's disposition set,
+whatever this test process's own is. A shell without job control (a CI step, a test run started in the
+background) starts its background commands with SIGINT ignored, and pytest then hands that on."""
+
+
 @contextlib.contextmanager
-def running_serve(subprocess_env: dict[str, str], tmp_path: Path, **extra_env: str) -> Iterator[Serve]:
-    """``scripts/serve`` in a session of its own, up (address announced, worker ready, beat started)."""
+def running_serve(subprocess_env: dict[str, str], tmp_path: Path, sigint: str = "SIG_DFL",
+                  **extra_env: str) -> Iterator[Serve]:
+    """``scripts/serve`` in a session of its own, up (address announced, worker ready, beat started),
+    started with SIGINT's disposition ``sigint`` (``SIG_DFL``, or ``SIG_IGN`` as a background command of a
+    shell without job control gets it)."""
     var = Path(subprocess_env["GIN_VAR_DIR"])
     port = free_port()
     env = {**subprocess_env, "PORT": str(port), **extra_env}
     out_path = tmp_path / "serve.out"
     with out_path.open("wb") as out:
         process = subprocess.Popen(
-            [str(ROOT / "scripts" / "serve")], cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
-            start_new_session=True,
+            [sys.executable, "-c", WITH_SIGINT, sigint, str(ROOT / "scripts" / "serve")], cwd=ROOT, env=env,
+            stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
         )  # fmt: skip
     serve = Serve(process, port, var, out_path)
     try:
@@ -126,8 +140,13 @@ def running_serve(subprocess_env: dict[str, str], tmp_path: Path, **extra_env: s
         print(serve.output()[-3000:])
 
 
-def test_serve_embedded_default_then_ctrl_c(subprocess_env: dict[str, str], tmp_path: Path) -> None:
-    with running_serve(subprocess_env, tmp_path) as serve:
+@pytest.mark.parametrize("sigint", ["SIG_DFL", "SIG_IGN"])
+def test_serve_embedded_default_then_ctrl_c(subprocess_env: dict[str, str], tmp_path: Path,
+                                            sigint: str) -> None:
+    """Ctrl-C stops everything, also when serve was started with SIGINT ignored (``SIG_IGN``: bash cannot
+    trap a signal ignored at its start, so serve runs itself again with SIGINT at its default first;
+    before that, SIGINT stopped nothing and the site ran on)."""
+    with running_serve(subprocess_env, tmp_path, sigint=sigint) as serve:
         port, var = serve.port, serve.var
         output = serve.output()
         assert f"Gin Rummy is up at http://127.0.0.1:{port}/  -  profile: embedded" in output, output
@@ -163,7 +182,9 @@ def test_serve_embedded_default_then_ctrl_c(subprocess_env: dict[str, str], tmp_
         assert probe["platform_file"].endswith("/platform.py") and "/platform/" not in probe["platform_file"]
 
         os.killpg(serve.sid, signal.SIGINT)  # what Ctrl-C in the terminal does
+        wait_for(lambda: "Stopping (pids" in serve.output(), "serve to begin stopping")
         serve.process.wait(timeout=120)
+        assert serve.process.returncode == 130
         wait_for(lambda: not session_pids(serve.sid), "every serve process to stop", STOP_BOUND_S)
         with pytest.raises(OSError):
             urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5)

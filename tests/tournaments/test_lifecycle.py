@@ -90,6 +90,29 @@ def upcoming(**fields: Any) -> Tournament:
                                 **fields})
 
 
+def test_open_scheduled_opens_all_at_once_with_one_batch_of_notices(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The beat sweep's open step: every scheduled tournament in one update and one batch of pushes
+    (a fresh site has 182 of them), nothing else touched; concurrent and repeated sweeps open each once."""
+    batches: list[list[tuple[str, dict[str, Any]]]] = []
+    monkeypatch.setattr("tournaments.live.send_on_commit", lambda messages: batches.append(list(messages)))
+    first, second = upcoming(status=TournamentStatus.SCHEDULED), upcoming(status=TournamentStatus.SCHEDULED)
+    already = upcoming(status=TournamentStatus.OPEN)
+    cancelled = upcoming(status=TournamentStatus.CANCELLED)
+    assert services.tournaments_open_scheduled() == [first.pk, second.pk]
+    assert batches == [[(f"tournament_{first.pk}", {"type": "tournament.changed", "tournament": first.pk}),
+                        (f"tournament_{second.pk}", {"type": "tournament.changed", "tournament": second.pk})]]
+    statuses = dict(Tournament.objects.values_list("pk", "status"))
+    assert statuses == {first.pk: "open", second.pk: "open", already.pk: "open", cancelled.pk: "cancelled"}
+    assert services.tournaments_open_scheduled() == []
+    assert len(batches) == 1  # nothing opened, nothing told
+
+    third, fourth = upcoming(status=TournamentStatus.SCHEDULED), upcoming(status=TournamentStatus.SCHEDULED)
+    results = race(3, services.tournaments_open_scheduled)
+    assert sorted(pk for opened in results for pk in opened) == [third.pk, fourth.pk], results
+    # and the open step is no per-tournament task of the sweep any more
+    assert [name for name, _ in services.tournaments_due(now=NOW)] == []
+
+
 def test_open_fired_twice_and_concurrently() -> None:
     tournament = upcoming(status=TournamentStatus.SCHEDULED)
     assert race(3, lambda: services.tournament_open(tournament_id=tournament.pk)).count(True) == 1
