@@ -108,13 +108,21 @@ def read_filters(params: Mapping[str, Sequence[str]], *, user: User | None) -> F
 _CONTROLS = {i: None for i in [*range(32), 127]}
 
 
+RECENT_DAYS = 7
+"""The finished events listed are those that ended in the last 7 days ..."""
+RECENT_FINISHED = 10
+"""... at most 10 of them, latest first."""
+
+
 @dataclass
 class Calendar7:
-    """``running``: events in play; ``finished_today``: those that ended today (UTC); ``days``: ``[(date,
-    [event, ...]), ...]`` the upcoming (and cancelled) events by UTC day of their start, soonest first."""
+    """``running``: events in play; ``finished``: the :data:`RECENT_FINISHED` latest that ended in the
+    last :data:`RECENT_DAYS` days (latest first: last night's results stay one click away); ``days``:
+    ``[(date, [event, ...]), ...]`` the upcoming (and cancelled) events by UTC day of their start,
+    soonest first."""
 
     running: list[Tournament]
-    finished_today: list[Tournament]
+    finished: list[Tournament]
     days: list[tuple[dt.date, list[Tournament]]]
 
 
@@ -130,7 +138,9 @@ def events(*, now: dt.datetime, user: User | None, codes: Sequence[int] = (),
     visible = Tournament.objects.filter(access.visible_q(viewer or AnonymousUser(), codes))
     qs = Tournament.objects.filter(pk__in=visible.values("pk"), is_simulation=False).filter(
         Q(status=TournamentStatus.RUNNING)
-        | Q(status=TournamentStatus.FINISHED, finished_at__gte=today)
+        | Q(status=TournamentStatus.FINISHED, finished_at__gte=now - dt.timedelta(days=RECENT_DAYS))
+        | Q(status=TournamentStatus.FINISHED, finished_at__isnull=True,
+            starts_at__gte=now - dt.timedelta(days=RECENT_DAYS))
         | Q(status__in=(TournamentStatus.SCHEDULED, TournamentStatus.OPEN, TournamentStatus.CANCELLED),
             starts_at__gte=today, starts_at__lt=today + dt.timedelta(days=DAYS)))
     if filters.format:
@@ -161,7 +171,7 @@ def calendar(*, now: dt.datetime, user: User | None, codes: Sequence[int] = (),
     coming = [t for t in rows if t.status not in (TournamentStatus.RUNNING, TournamentStatus.FINISHED)]
     days = [(day, list(group)) for day, group in
             groupby(coming, key=lambda t: t.starts_at.astimezone(dt.UTC).date())]
-    return Calendar7(running=running, finished_today=finished, days=days)
+    return Calendar7(running=running, finished=finished[:RECENT_FINISHED], days=days)
 
 
 def ics_sequence(tournament: Tournament) -> int:

@@ -57,8 +57,10 @@ def test_private_events_are_never_shown(club: Club, client: Client) -> None:
         for path in ("", "standings/", "rounds/1/pairings/"):
             body = get(client, f"/api/v1/tournaments/{t.pk}/{path}", 404)
             assert body["error"] == "no_such_tournament"
-        # Even for its own members: the API is anonymous and public.
-        get(logged_in(club.created_by), f"/api/v1/tournaments/{t.pk}/", 404)
+    # A reader who may see the event on the site (the club's owner, signed in: the session counts,
+    # tournaments.access) reads it in the API too; nobody else does, and it is never listed.
+    assert get(logged_in(club.created_by), f"/api/v1/tournaments/{members_only.pk}/")["name"] == "Members"
+    get(logged_in(club.created_by), f"/api/v1/tournaments/{coded.pk}/", 404)
     for query in ("", "?simulations=true", "?club=chess-hut"):
         names = [r["name"] for r in get(client, f"/api/v1/tournaments/{query}")["results"]]
         assert "Secret" not in names and "Members" not in names

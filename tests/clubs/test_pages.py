@@ -214,6 +214,7 @@ def test_club_page_queries_do_not_grow_with_members(members: list[User], django_
     assert len(page.context["ranking"]) == 33 and len(small.captured_queries) == QUERIES
 
 
-QUERIES = 11
+QUERIES = 12
 """The club page's queries for its owner (session, user, club, membership, members, count, ranking,
-unrated count, the events tag's three lists), whatever the number of members."""
+unrated count, the events tag's three lists, the viewer's unseen event notices: the bar on every
+signed-in page, tournament_notice_tags), whatever the number of members."""

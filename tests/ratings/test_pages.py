@@ -204,8 +204,9 @@ def test_rankings_query_count_is_bounded(make_member: Callable[[str], Any], hous
         with CaptureQueriesContext(connection) as queries:
             assert client.get(url).status_code == 200
         # Session, viewer, (board count), the page's ids and rows (or a search's rows and their ranks,
-        # one query for all), the 30-day changes, the bots: not one query per row.
-        assert len(queries) <= 7, [q["sql"] for q in queries]
+        # one query for all), the 30-day changes, the bots, the member's unseen event notices (the bar
+        # on every signed-in page, tournament_notice_tags): not one query per row.
+        assert len(queries) <= 8, [q["sql"] for q in queries]
 
 
 def test_profile_shows_rating_rank_record_chart_and_matches(
@@ -222,8 +223,9 @@ def test_profile_shows_rating_rank_record_chart_and_matches(
     assert response.status_code == 200
     # (8 before the "left N of M rated matches" card, lobby.playbans.left_count: one aggregate; 10 with
     # the Challenge box's "do they accept challenges", lobby.challenges.accepts_challenges: one row; 11
-    # with the rating refunds, ratings.selectors.refunds_of: one indexed read)
-    assert len(queries) <= 11, [q["sql"] for q in queries]
+    # with the rating refunds, ratings.selectors.refunds_of: one indexed read; 12 with the member's unseen
+    # event notices, the bar on every signed-in page: tournament_notice_tags)
+    assert len(queries) <= 12, [q["sql"] for q in queries]
     html = response.content.decode()
     changes = list(RatingChange.objects.filter(player=alice).order_by("created_at", "id"))
     assert len(changes) == 3
@@ -286,8 +288,9 @@ def test_profile_chart_is_one_point_per_match_without_a_date_per_point(
     # Session, viewer, the player, their rating, record, chart (history), rank, the aborts card (one
     # aggregate, games.aborts), the left-matches card (one aggregate, lobby.playbans.left_count) and the
     # Challenge box's "do they accept challenges" (one row, lobby.challenges.accepts_challenges), the
-    # rating refunds (ratings.selectors.refunds_of): whatever the history.
-    assert len(queries) <= 11, [q["sql"] for q in queries]
+    # rating refunds (ratings.selectors.refunds_of), the viewer's unseen event notices (the bar on every
+    # signed-in page, tournament_notice_tags): whatever the history.
+    assert len(queries) <= 12, [q["sql"] for q in queries]
     points = re.findall(r'data-match="(\d+)" data-rating="(\d+)" data-at="(\d+)"><title>([^<]*)</title>',
                         html)
     assert points == [

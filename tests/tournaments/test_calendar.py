@@ -48,7 +48,7 @@ def club(members: list[User]) -> Club:
     return club
 
 
-def test_next_seven_days_by_day_with_running_and_finished_today(members: list[User]) -> None:
+def test_next_seven_days_by_day_with_running_and_recently_finished(members: list[User]) -> None:
     Tournament.objects.all().delete()
     daily = TournamentSchedule.objects.first()
     now = timezone.now()
@@ -67,7 +67,7 @@ def test_next_seven_days_by_day_with_running_and_finished_today(members: list[Us
     assert page.status_code == 200
     cal = page.context["calendar"]
     assert [t.name_en for t in cal.running] == ["Running"]
-    assert [t.name_en for t in cal.finished_today] == ["Done"]
+    assert [t.name_en for t in cal.finished] == ["Done", "Done yesterday"]  # latest first
     days = {day: [t.name_en for t in events] for day, events in cal.days}
     expect: dict[dt.date, list[str]] = {}
     for t in sorted([a, b, Tournament.objects.get(name_en="Called off")], key=lambda t: t.starts_at):
