@@ -395,4 +395,7 @@ def test_arena_with_two_members_and_house_bots_runs_to_its_end(
     finished = ArenaGame.objects.filter(tournament=event)
     assert finished.count() >= 7  # resigned: 2 + 2, the paused one, Dan's and Cleo's after the resume
     assert all(g.winner_id is not None for g in finished)  # each ended by a resignation: a result
+    # The two bots always rank above the members (they only win), so members never meet each other and
+    # 7 or more matches give a bot a third win in a row: a streak bonus is in the sums checked above.
+    assert any(any(g.streak or []) for g in finished)
     assert sum(sum(g.points or [0, 0]) for g in finished) == sum(shown.values())
