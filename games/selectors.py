@@ -12,6 +12,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.db.models import Count, F, Q, QuerySet
+from django.db.models.functions import Coalesce
 from django.urls import reverse
 
 from accounts.models import User
@@ -58,10 +59,13 @@ def _moves(hand: HandState, seat: int, deal_row: DealRow | None, auto: set[int])
 
 
 def _tournament(match: Match) -> dict[str, Any] | None:
-    """``{"id", "url"}`` of the tournament whose pairing plays ``match`` (its page), or None. One query."""
+    """``{"id", "url"}`` of the tournament whose Swiss pairing or Arena game plays ``match`` (its page),
+    or None. One query. (An Arena match's end must lead back to the Arena too, never to a "Play again"
+    against its house bot outside the event.)"""
     tournament_id = (
-        Match.objects.filter(pk=match.pk, tournament_pairing__isnull=False)
-        .values_list("tournament_pairing__round__tournament_id", flat=True).first()
+        Match.objects.filter(pk=match.pk)
+        .annotate(event=Coalesce("tournament_pairing__round__tournament_id", "arena_game__tournament_id"))
+        .values_list("event", flat=True).first()
     )
     if tournament_id is None:
         return None

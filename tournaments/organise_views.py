@@ -10,6 +10,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.http import urlencode
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
@@ -18,7 +19,13 @@ from clubs.models import Club
 from tournaments import access, organise
 from tournaments.errors import TournamentError
 from tournaments.forms import CancelForm, EventForm, PlayerPairForm, WithdrawForm, initial_of, show_error
-from tournaments.models import ForbiddenPairing, Tournament, TournamentFormat, TournamentStatus
+from tournaments.models import (
+    ForbiddenPairing,
+    Tournament,
+    TournamentAccess,
+    TournamentFormat,
+    TournamentStatus,
+)
 from web.errors import NotFound
 
 
@@ -170,5 +177,15 @@ def event_organise(request: HttpRequest, tournament_id: int) -> HttpResponse:
         "registrations": tournament.registrations.select_related("user").order_by("user__username"),
         "swiss": tournament.format == TournamentFormat.SWISS,
         "over": tournament.status in (TournamentStatus.FINISHED, TournamentStatus.CANCELLED),
-        "share_url": request.build_absolute_uri(reverse("tournaments:detail", args=[tournament.pk])),
+        "share_url": _share_url(request, tournament),
     }, status=status)
+
+
+def _share_url(request: HttpRequest, tournament: Tournament) -> str:
+    """The address an organiser shares: the event's page; a code event's carries its entry code
+    (``?code=``: opening it lets the holder in, ``views.tournament_detail``), since without it the page
+    is a 404 to anyone not yet in."""
+    url = request.build_absolute_uri(reverse("tournaments:detail", args=[tournament.pk]))
+    if tournament.access == TournamentAccess.CODE and tournament.entry_code:
+        url += "?" + urlencode({"code": tournament.entry_code})
+    return url

@@ -272,3 +272,19 @@ def test_simulate_arena_prints_its_invariants_and_repeats_itself() -> None:
     total = sum(row["score"] for row in first["standings"])
     assert total == 2 * first["matches"] + first["streak_bonus_points"]
     assert run() == first  # seeded: the same Arena again
+
+
+def test_an_arena_match_state_names_its_event(members: list[User], steps: list[Any]) -> None:
+    """An Arena match's end leads back to its event ("Back to the tournament"), as a Swiss board's does,
+    never to an ordinary "Play again" against its house bot outside the event."""
+    from games.selectors import match_state_payload
+
+    tournament = arena_of(members[:1], bots=True, min_players=2)
+    arena_play.arena_wave(tournament_id=tournament.pk)
+    game = ArenaGame.objects.select_related("match").get(tournament=tournament)
+    assert game.player0_id == members[0].pk and game.player1.is_bot and game.match is not None
+    assert match_state_payload(match=game.match, seat=0)["match"]["tournament"] is None  # in play
+    game_services.match_resign(match_id=game.match.pk, user=members[0])
+    game.match.refresh_from_db()
+    assert match_state_payload(match=game.match, seat=0)["match"]["tournament"] == {
+        "id": tournament.pk, "url": f"/tournaments/{tournament.pk}/"}

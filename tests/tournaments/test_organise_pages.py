@@ -54,7 +54,9 @@ def test_create_page_makes_an_event_and_lands_on_its_organise_page(members: list
     assert (t.name_en, t.fixed_rounds, t.entry_code, t.access) == ("Friday Cup", 4, "tea-time", "code")
     page = client_of(members[0]).get(reverse("tournaments:organise", args=[t.pk])).content.decode()
     assert 'data-testid="entry-code">tea-time<' in page
-    assert f"/tournaments/{t.pk}/" in page
+    # the address to share carries the code: without it the page is a 404 to anyone not yet in
+    assert f'href="http://testserver/tournaments/{t.pk}/?code=tea-time" data-testid="share-url"' in page
+    assert 'type it at <a href="/tournaments/code/">' in page
 
 
 @pytest.mark.parametrize(("fields", "field", "english", "portuguese"), [
