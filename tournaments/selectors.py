@@ -14,7 +14,15 @@ from ratings import elo
 from ratings.models import RatingChange
 from ratings.selectors import bot_rating, rating_get
 from tournaments import swiss, tiebreaks
-from tournaments.models import Pairing, Registration, Round, Tournament, TournamentAccess, TournamentStatus
+from tournaments.models import (
+    ArenaGame,
+    Pairing,
+    Registration,
+    Round,
+    Tournament,
+    TournamentAccess,
+    TournamentStatus,
+)
 
 DEFAULT_RATING = 1500.0
 
@@ -244,6 +252,18 @@ def current_pairing_of(*, user: User | AnonymousUser) -> Pairing | None:
                                round__tournament__status=TournamentStatus.RUNNING,
                                round__status="playing")
         .select_related("round", "round__tournament", "match").order_by("-round__started_at").first()
+    )
+
+
+def current_arena_game_of(*, user: User | AnonymousUser) -> ArenaGame | None:
+    """The user's Arena match still in play in a running Arena event (the banner's "your Arena match is
+    ready": an Arena has no rounds), or None."""
+    if not user.is_authenticated:
+        return None
+    return (
+        ArenaGame.objects.filter(Q(player0=user) | Q(player1=user), match__status="active",
+                                 finished_at__isnull=True, tournament__status=TournamentStatus.RUNNING)
+        .select_related("tournament").order_by("-started_at", "-id").first()
     )
 
 

@@ -267,10 +267,19 @@ def tournament_leave(request: HttpRequest, tournament_id: int) -> HttpResponse:
 @require_GET
 def banner(request: HttpRequest) -> JsonResponse:
     """``{"match_url": ..., "round": k, "tournament": name, "tournament_url": ...}`` for the user's
-    tournament match in play, or ``{}``: the site-wide "your round k match is ready" banner."""
+    tournament match in play, or ``{}``: the site-wide "your round k match is ready" banner (an Arena
+    match: ``round`` null, "your Arena match is ready")."""
     pairing = selectors.current_pairing_of(user=request.user)
     if pairing is None or pairing.match_id is None:
-        return JsonResponse({})
+        game = selectors.current_arena_game_of(user=request.user)
+        if game is None or game.match_id is None:
+            return JsonResponse({})
+        return JsonResponse({
+            "round": None, "tournament": game.tournament.name,
+            "match_url": reverse("games:table", args=[game.match_id]),
+            "tournament_url": reverse("tournaments:detail", args=[game.tournament_id]),
+            "text": _("Your Arena match is ready"),
+        })
     tournament = pairing.round.tournament
     return JsonResponse({
         "round": pairing.round.number, "tournament": tournament.name,

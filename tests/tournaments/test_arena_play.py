@@ -288,3 +288,22 @@ def test_an_arena_match_state_names_its_event(members: list[User], steps: list[A
     game.match.refresh_from_db()
     assert match_state_payload(match=game.match, seat=0)["match"]["tournament"] == {
         "id": tournament.pk, "url": f"/tournaments/{tournament.pk}/"}
+
+
+def test_the_banner_points_at_the_arena_match_in_play(members: list[User], steps: list[Any]) -> None:
+    from django.test import Client
+
+    from tests.tournaments.test_pages import logged_in
+
+    m = members[:2]
+    tournament = arena_of(m)
+    arena_play.arena_wave(tournament_id=tournament.pk)
+    game = ArenaGame.objects.get(tournament=tournament, finished_at__isnull=True)
+    assert logged_in(m[0]).get("/tournaments/banner.json").json() == {
+        "round": None, "tournament": "Arena", "match_url": f"/match/{game.match_id}/",
+        "tournament_url": f"/tournaments/{tournament.pk}/", "text": "Your Arena match is ready",
+    }
+    assert logged_in(members[2]).get("/tournaments/banner.json").json() == {}  # not in the event
+    assert Client().get("/tournaments/banner.json").json() == {}
+    lose(tournament, m[1])  # the match is over: no banner until the next wave seats them again
+    assert logged_in(m[0]).get("/tournaments/banner.json").json() == {}
