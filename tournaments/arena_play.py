@@ -28,7 +28,7 @@ from engine.deck import sub_seed
 from games.models import Match, MatchStatus, ResultReason
 from games.selectors import aborter_seat
 from games.services import active_rated_match_id, match_create_seated
-from tournaments import arena, live, selectors, steps
+from tournaments import arena, closing, live, selectors, steps
 from tournaments.errors import TournamentError
 from tournaments.models import ArenaGame, Registration, Tournament, TournamentFormat, TournamentStatus
 
@@ -271,15 +271,7 @@ def arena_wave(*, tournament_id: int, now: datetime | None = None) -> WaveResult
 
 def _finish(tournament: Tournament, now: datetime) -> None:
     lines = arena_standings(tournament)
-    tournament.winner_id = lines[0].player if lines else None
-    tournament.status = TournamentStatus.FINISHED
-    tournament.finished_at = now
-    tournament.save(update_fields=["winner", "status", "finished_at"])
-    for registration in tournament.registrations.select_related("user"):
-        if not registration.user.is_bot:
-            registration.rating_after = selectors.rating_of(registration.user)
-            registration.save(update_fields=["rating_after"])
-    live.tournament_changed(tournament.pk)
+    closing.event_close(tournament, winner_id=lines[0].player if lines else None, now=now)
 
 
 # ------------------------------------------------------------------------------------------------ reads

@@ -27,7 +27,7 @@ from games.models import Match, MatchStatus, ResultReason
 from games.selectors import aborter_seat, seats_acted
 from games.services import GameError, active_rated_match_id, match_create_seated, match_resign
 from infra import fault_points
-from tournaments import access, arena_play, live, selectors, swiss
+from tournaments import access, arena_play, closing, live, selectors, swiss
 from tournaments.errors import TournamentError
 from tournaments.models import (
     ForbiddenPairing,
@@ -612,15 +612,7 @@ def tournament_finish(*, tournament_id: int, now: datetime | None = None) -> boo
     if Round.objects.filter(tournament=tournament, status=RoundStatus.PLAYING).exists():
         return False
     standings = selectors.standings_of(tournament)
-    tournament.winner_id = int(standings[0].line.player) if standings else None
-    tournament.status = TournamentStatus.FINISHED
-    tournament.finished_at = now
-    tournament.save(update_fields=["winner", "status", "finished_at"])
-    for registration in tournament.registrations.select_related("user"):
-        if not registration.user.is_bot:
-            registration.rating_after = selectors.rating_of(registration.user)
-            registration.save(update_fields=["rating_after"])
-    live.tournament_changed(tournament.pk)
+    closing.event_close(tournament, winner_id=int(standings[0].line.player) if standings else None, now=now)
     return True
 
 
