@@ -13,9 +13,12 @@ from __future__ import annotations
 import hmac
 from collections.abc import Collection
 from typing import Any
+from urllib.parse import urlencode
 
 from django.contrib.auth.models import AnonymousUser
 from django.db.models import Q
+from django.http import HttpRequest
+from django.urls import reverse
 
 from accounts.models import User
 from clubs.models import ClubMember, ClubRole
@@ -82,6 +85,16 @@ def visible_q(user: User | AnonymousUser, codes: Collection[int] = ()) -> Q:
 def viewer_may_see(tournament: Tournament, user: User | AnonymousUser, session: Any) -> bool:
     """:func:`may_view` for a request's or socket's ``user`` and ``session`` (its unlocked codes)."""
     return may_view(tournament, user, unlocked(session))
+
+
+def share_link(request: HttpRequest, tournament: Tournament) -> str:
+    """The address an organiser sends, absolute: ``https://host/tournaments/<id>/``, and for a code event
+    ``...?code=<code>`` (URL-encoded), which unlocks the event for whoever opens it
+    (``views.tournament_detail``) and then drops the code from the address."""
+    url = request.build_absolute_uri(reverse("tournaments:detail", args=[tournament.pk]))
+    if tournament.access == TournamentAccess.CODE and tournament.entry_code:
+        url += "?" + urlencode({"code": tournament.entry_code})
+    return url
 
 
 MAX_CODE_LENGTH = 40

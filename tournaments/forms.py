@@ -41,6 +41,8 @@ ERRORS: dict[str, tuple[str | None, Callable[[], str]]] = {
     "access": ("access", lambda: _("Choose who may join.")),
     "club_needed": ("club", lambda: _("An event for club members needs a club: choose one.")),
     "entry_code": ("entry_code", lambda: _("The entry code must be 4 to 40 characters, without spaces.")),
+    "entry_code_taken": ("entry_code", lambda: _("Another upcoming or running event already has this entry "
+                                                 "code: choose another one, or leave it empty to get one.")),
     "club_organiser": ("club", lambda: _("Only the club's owner and organisers create its events.")),
     "daily_limit": (None, lambda: _("You created %(n)s events in the last 24 hours: try again later.")
                     % {"n": organise.MAX_CREATED_PER_DAY}),

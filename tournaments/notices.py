@@ -18,7 +18,7 @@ is shown on the next page.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
 
 from django.db import transaction
@@ -140,8 +140,33 @@ def unseen_of(user: User, *, limit: int = 5) -> QuerySet[TournamentNotice]:
             .select_related("tournament").order_by("-created_at", "-id")[:limit])
 
 
+EDITED_FIELDS: dict[str, Callable[[], str]] = {
+    "starts_at": lambda: _("start time"),
+    "format": lambda: _("format"),
+    "fixed_rounds": lambda: _("rounds"),
+    "duration_minutes": lambda: _("duration"),
+    "rules_preset": lambda: _("rules"),
+    "match_target": lambda: _("match target"),
+    "turn_timer_seconds": lambda: _("turn timer"),
+    "rated": lambda: _("rated or casual"),
+    "rating_min": lambda: _("lowest rating"),
+    "rating_max": lambda: _("highest rating"),
+    "access": lambda: _("who may join"),
+    "bots_allowed": lambda: _("house bots"),
+}
+"""The words of an ``edited`` notice for each of ``organise.NOTICE_FIELDS`` (the column names its ``text``
+lists, comma-separated), in the active language."""
+
+
+def edited_words(text: str) -> str:
+    """``"starts_at,fixed_rounds"`` -> ``"start time, rounds"`` (pt-BR: ``"horário de início, rodadas"``),
+    in the stored order; a name without words (none is stored today) is left out rather than shown raw."""
+    return ", ".join(EDITED_FIELDS[name]() for name in text.split(",") if name in EDITED_FIELDS)
+
+
 def notice_text(notice: TournamentNotice) -> str:
-    """The sentence of ``notice`` in the active language."""
+    """The sentence of ``notice`` in the active language. ``edited``: the changed fields in words
+    (:func:`edited_words`); ``cancelled``: the organiser's note after the sentence when there is one."""
     name = notice.tournament.name
     if notice.kind == NoticeKind.STARTING:
         return _("“%(name)s” starts in a few minutes.") % {"name": name}
@@ -149,8 +174,14 @@ def notice_text(notice: TournamentNotice) -> str:
         return _("Round %(round)s of “%(name)s” is paired: your match is ready.") % {
             "round": notice.round, "name": name}
     if notice.kind == NoticeKind.CANCELLED:
-        return notice.text or _("“%(name)s” was cancelled.") % {"name": name}
-    return notice.text or _("“%(name)s” was changed by its organiser.") % {"name": name}
+        if notice.text:
+            return _("“%(name)s” was cancelled. The organiser says: %(note)s") % {"name": name,
+                                                                                   "note": notice.text}
+        return _("“%(name)s” was cancelled.") % {"name": name}
+    words = edited_words(notice.text)
+    if words:
+        return _("“%(name)s” was changed by its organiser: %(fields)s.") % {"name": name, "fields": words}
+    return _("“%(name)s” was changed by its organiser.") % {"name": name}
 
 
 def notice_dismiss(*, user: User, notice_id: int, now: datetime | None = None) -> bool:

@@ -203,6 +203,47 @@ def new_entry_code() -> str:
     return secrets.token_urlsafe(6)
 
 
+CODE_LOCK_KEY = 0x67696E26
+"""PostgreSQL transaction advisory lock taken while an entry code is checked and stored (any number)."""
+CODE_TRIES = 10
+"""Generated codes tried before giving up (a clash of 48 random bits is already near impossible)."""
+
+
+def _code_taken(code: str, *, other_than: int | None) -> bool:
+    """True when another code event still to come or running (``access.CODE_SEARCH_STATUSES``, the ones
+    ``/tournaments/code/`` searches) has exactly ``code`` (case counts, as ``access.code_matches``)."""
+    taken = Tournament.objects.filter(access=TournamentAccess.CODE, status__in=access.CODE_SEARCH_STATUSES,
+                                      entry_code=code)
+    return taken.exclude(pk=other_than).exists() if other_than is not None else taken.exists()
+
+
+def _entry_code(chosen: str, *, keep: str = "", other_than: int | None = None) -> str:
+    """The code to store for a code event: ``chosen`` (the organiser's) when no other upcoming or running
+    event has it, else ``keep`` (the event's current code, on an edit), else a generated one, drawn again
+    on a clash. In the caller's transaction; on PostgreSQL an advisory lock makes two creations at once
+    check one after the other (SQLite runs one write transaction at a time anyway).
+
+    :raises TournamentError: ``entry_code_taken`` (``chosen`` is another event's code).
+    """
+    connection = transaction.get_connection()
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [CODE_LOCK_KEY])
+    if chosen and chosen == keep:
+        return keep  # an edit that leaves the code alone is never refused for it
+    if chosen:
+        if _code_taken(chosen, other_than=other_than):
+            raise _bad("entry_code_taken", "another upcoming or running event has this entry code")
+        return chosen
+    if keep:
+        return keep
+    for _ in range(CODE_TRIES):
+        code = new_entry_code()
+        if not _code_taken(code, other_than=other_than):
+            return code
+    raise RuntimeError(f"{CODE_TRIES} generated entry codes were all taken")  # never: 48 random bits
+
+
 @transaction.atomic
 def event_create(
     *, user: User | AnonymousUser, event: EventFields, now: datetime | None = None
@@ -214,7 +255,8 @@ def event_create(
     :raises TournamentError: the codes of :func:`validate`; ``not_authenticated``, ``guest``,
         ``standing`` (as a join); ``club_organiser`` (a club event by someone not its owner or
         organiser); ``daily_limit`` (:data:`MAX_CREATED_PER_DAY` in the last 24 h);
-        ``too_many`` (:data:`MAX_UNFINISHED` not finished).
+        ``too_many`` (:data:`MAX_UNFINISHED` not finished); ``entry_code_taken`` (the chosen entry code
+        is another upcoming or running event's: ``/tournaments/code/`` must find one event per code).
     """
     now = now or timezone.now()
     member = services._check_member(user)
@@ -227,7 +269,7 @@ def event_create(
         raise _bad("daily_limit", f"at most {MAX_CREATED_PER_DAY} events a day: try again tomorrow")
     if mine.filter(status__in=(*ACTIVE, TournamentStatus.RUNNING)).count() >= MAX_UNFINISHED:
         raise _bad("too_many", f"at most {MAX_UNFINISHED} of your events may be waiting or running at once")
-    code = event.entry_code or (new_entry_code() if event.access == TournamentAccess.CODE else "")
+    code = _entry_code(event.entry_code) if event.access == TournamentAccess.CODE else ""
     return Tournament.objects.create(created_by=member, club=event.club, entry_code=code, **_columns(event))
 
 
@@ -274,7 +316,7 @@ def event_edit(*, user: User | AnonymousUser, tournament_id: int, event: EventFi
     :returns: the names of the changed columns (empty: nothing changed, nothing sent).
     :raises TournamentError: :func:`validate`'s codes; ``no_such_tournament``, ``not_organiser``,
         ``cancelled``, ``started``; ``max_below_field`` (a maximum field below the players
-        registered).
+        registered); ``entry_code_taken`` (a newly chosen code is another upcoming or running event's).
     """
     now = now or timezone.now()
     tournament = _organised(tournament_id, user)
@@ -285,7 +327,8 @@ def event_edit(*, user: User | AnonymousUser, tournament_id: int, event: EventFi
         raise _bad("max_below_field", f"{registered} players are registered: the maximum field is below it")
     columns = _columns(event)
     if event.access == TournamentAccess.CODE:
-        columns["entry_code"] = event.entry_code or tournament.entry_code or new_entry_code()
+        columns["entry_code"] = _entry_code(event.entry_code, keep=tournament.entry_code,
+                                            other_than=tournament.pk)
     else:
         columns["entry_code"] = ""
     changed = [name for name, value in columns.items() if getattr(tournament, name) != value]

@@ -10,7 +10,6 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils.http import urlencode
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
@@ -18,7 +17,15 @@ from accounts.models import User
 from clubs.models import Club
 from tournaments import access, organise
 from tournaments.errors import TournamentError
-from tournaments.forms import CancelForm, EventForm, PlayerPairForm, WithdrawForm, initial_of, show_error
+from tournaments.forms import (
+    ERRORS,
+    CancelForm,
+    EventForm,
+    PlayerPairForm,
+    WithdrawForm,
+    initial_of,
+    show_error,
+)
 from tournaments.models import (
     ForbiddenPairing,
     Tournament,
@@ -26,6 +33,7 @@ from tournaments.models import (
     TournamentFormat,
     TournamentStatus,
 )
+from tournaments.views import code_throttled
 from web.errors import NotFound
 
 
@@ -48,6 +56,21 @@ def _organised(request: HttpRequest, tournament_id: int) -> Tournament:
     return tournament
 
 
+def _code_tried(request: HttpRequest, tournament: Tournament | None = None) -> HttpResponse | None:
+    """The 429 page when a chosen entry code would be one too many tried from this IP, else None.
+
+    A chosen code another event already has is refused (``entry_code_taken``), which tells the organiser
+    that the code exists: so each new code chosen here counts against the same per-IP limit as the code
+    form (``views.code_throttled``), and the form cannot be used to guess codes faster than the code form.
+    """
+    chosen = request.POST.get("entry_code", "").strip()
+    if request.POST.get("access") != TournamentAccess.CODE or not chosen:
+        return None
+    if tournament is not None and chosen == tournament.entry_code:
+        return None  # the event's own code, unchanged: nothing is tried
+    return code_throttled(request)
+
+
 @login_required
 @require_http_methods(["GET", "POST"])
 def event_create(request: HttpRequest) -> HttpResponse:
@@ -55,6 +78,9 @@ def event_create(request: HttpRequest) -> HttpResponse:
     if user is None:
         return redirect("tournaments:list")
     if request.method == "POST":
+        refused = _code_tried(request)
+        if refused is not None:
+            return refused
         form = EventForm(request.POST, user=user)
         if form.is_valid() and form.event is not None:
             try:
@@ -68,9 +94,16 @@ def event_create(request: HttpRequest) -> HttpResponse:
         initial: dict[str, object] = {}
         slug = request.GET.get("club", "")
         if slug:
-            club = Club.objects.filter(slug=slug).first()
-            if club is not None and organise.organises_club(club, user):
+            # The club page's "Create an event" (tournaments:create?club=<slug>): its organisers get the
+            # club chosen; anyone else is told why the event will be their own (the form has no such club).
+            club = Club.objects.filter(slug=slug[:60]).first()
+            if club is None:
+                messages.error(request,
+                               _("There is no club at the address “%(value)s”.") % {"value": slug[:60]})
+            elif organise.organises_club(club, user):
                 initial.update(club=club.slug, access="club")
+            else:
+                messages.error(request, ERRORS["club_organiser"][1]())
         form = EventForm(initial=initial, user=user)
     return render(request, "tournaments/event_form.html", {"form": form, "t": None})
 
@@ -81,6 +114,9 @@ def event_edit(request: HttpRequest, tournament_id: int) -> HttpResponse:
     tournament = _organised(request, tournament_id)
     editable = tournament.status in organise.ACTIVE
     if request.method == "POST":
+        refused = _code_tried(request, tournament)
+        if refused is not None:
+            return refused
         form = EventForm(request.POST, user=request.user, editing=True, club=tournament.club)
         if form.is_valid() and form.event is not None:
             try:
@@ -177,15 +213,6 @@ def event_organise(request: HttpRequest, tournament_id: int) -> HttpResponse:
         "registrations": tournament.registrations.select_related("user").order_by("user__username"),
         "swiss": tournament.format == TournamentFormat.SWISS,
         "over": tournament.status in (TournamentStatus.FINISHED, TournamentStatus.CANCELLED),
-        "share_url": _share_url(request, tournament),
+        "code_form_url": request.build_absolute_uri(reverse("tournaments:code")),
     }, status=status)
 
-
-def _share_url(request: HttpRequest, tournament: Tournament) -> str:
-    """The address an organiser shares: the event's page; a code event's carries its entry code
-    (``?code=``: opening it lets the holder in, ``views.tournament_detail``), since without it the page
-    is a 404 to anyone not yet in."""
-    url = request.build_absolute_uri(reverse("tournaments:detail", args=[tournament.pk]))
-    if tournament.access == TournamentAccess.CODE and tournament.entry_code:
-        url += "?" + urlencode({"code": tournament.entry_code})
-    return url

@@ -9,15 +9,14 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from django.urls import reverse
 
-from tournaments import selectors, trf
+from tournaments import arena_play, selectors, trf
 from tournaments.models import (
     ArenaGame,
     Pairing,
-    Registration,
     RoundStatus,
     Tournament,
     TournamentFormat,
@@ -115,34 +114,26 @@ def swiss_games_csv(tournament: Tournament, base_url: str = "") -> str:
     return _csv(GAMES_HEADER, rows)
 
 
-ArenaOrder = Callable[[Sequence[Registration]], Sequence[Registration]]
-"""Orders an Arena's registrations for its standings (first = winner). Pluggable: the Arena engine's
-performance tie-break can be passed in; the default is score, then username."""
-
-
-def arena_by_score(registrations: Sequence[Registration]) -> list[Registration]:
-    return sorted(registrations, key=lambda r: (-r.arena_score, r.user.username))
-
-
-ARENA_HEADER = ("rank", "player", "score", "streak", "games", "wins", "withdrawn", "bot")
+ARENA_HEADER = ("rank", "player", "score", "performance", "streak", "games", "wins", "withdrawn", "bot")
 ARENA_GAMES_HEADER = ("started_at", "finished_at", "player0", "player1", "points0", "points1",
                       "hand_points0", "hand_points1", "winner", "replay_url")
 
 
-def arena_standings_csv(tournament: Tournament, order: ArenaOrder = arena_by_score) -> str:
-    """One row per player (:data:`ARENA_HEADER`) in ``order``; ranks are positions (1, 2, 3...);
-    ``games``/``wins`` count the finished :class:`ArenaGame` rows."""
-    games: dict[int, int] = {}
+def arena_standings_csv(tournament: Tournament) -> str:
+    """One row per player (:data:`ARENA_HEADER`) in the page's order and ranks
+    (:func:`tournaments.arena_play.arena_rows`: score, then performance, then rating, then username;
+    players equal on score and performance share a rank). ``performance`` is a whole rating (empty: no
+    match with a result yet); ``games``/``wins`` count the finished :class:`ArenaGame` rows."""
     wins: dict[int, int] = {}
-    for g in ArenaGame.objects.filter(tournament=tournament, finished_at__isnull=False):
-        for uid in (g.player0_id, g.player1_id):
-            games[uid] = games.get(uid, 0) + 1
-        if g.winner_id is not None:
-            wins[g.winner_id] = wins.get(g.winner_id, 0) + 1
-    regs = list(tournament.registrations.select_related("user"))
-    rows = [(rank, r.user.public_name, r.arena_score, r.arena_streak, games.get(r.user_id, 0),
-             wins.get(r.user_id, 0), int(r.withdrawn), int(r.user.is_bot))
-            for rank, r in enumerate(order(regs), start=1)]
+    for winner_id in ArenaGame.objects.filter(tournament=tournament, finished_at__isnull=False,
+                                              winner__isnull=False).values_list("winner_id", flat=True):
+        wins[winner_id] = wins.get(winner_id, 0) + 1
+    rows = []
+    for row in arena_play.arena_rows(tournament):
+        line, r = row.line, row.registration
+        performance = None if line.performance is None else round(line.performance)
+        rows.append((line.rank, r.user.public_name, r.arena_score, performance, r.arena_streak, row.games,
+                     wins.get(r.user_id, 0), int(r.withdrawn), int(r.user.is_bot)))
     return _csv(ARENA_HEADER, rows)
 
 

@@ -77,7 +77,7 @@ def _code_rate(group: str, request: HttpRequest) -> str:
     return str(settings.TOURNAMENTS_CODE_RATE)
 
 
-def _code_throttled(request: HttpRequest) -> HttpResponse | None:
+def code_throttled(request: HttpRequest) -> HttpResponse | None:
     """The 429 page when this request's IP has tried too many codes (counting this one), else None."""
     # one count for both methods (django-ratelimit keys its counters by the methods named too)
     retry_after = over_rate(request, group=CODE_GROUP, key="ip", rate=_code_rate, method=("GET", "POST"))
@@ -183,7 +183,7 @@ def tournament_detail(request: HttpRequest, tournament_id: int) -> HttpResponse:
     this session and redirects to the page without it (the code stays out of history and referrers);
     a wrong code, like a missing event, is the 404 page. Codes given count against the IP's rate."""
     if "code" in request.GET:
-        refused = _code_throttled(request)
+        refused = code_throttled(request)
         if refused is not None:
             return refused
         tournament = Tournament.objects.filter(pk=tournament_id).first()
@@ -446,7 +446,7 @@ def tournament_code(request: HttpRequest) -> HttpResponse:
         return HttpResponse(status=405, headers={"Allow": "GET, POST"})
     form = CodeForm(request.POST if request.method == "POST" else None)
     if request.method == "POST":
-        refused = _code_throttled(request)
+        refused = code_throttled(request)
         if refused is not None:
             return refused
         if form.is_valid():

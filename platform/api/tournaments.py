@@ -1,9 +1,10 @@
 """Tournaments (``/api/v1/tournaments/``): the list by status (and a calendar window ``from``/``to``),
 one tournament with its rounds, its standings (``tournaments.selectors.standings_of``: score and
-tie-breaks; an Arena's by its score, ``tournaments.results.arena_by_score``) and a round's pairings.
+tie-breaks; an Arena's as on its page, ``tournaments.arena_play.arena_rows``) and a round's pairings.
 
-The API is read-only and anonymous: a private event (``access`` club or code, ``tournaments.access``)
-is never listed and is answered 404 on every endpoint, as an id that does not exist."""
+The API is read-only: a private event (``access`` club or code, ``tournaments.access``) is never
+listed, and to anyone its page refuses (``access.viewer_may_see``: the request's user and session) it is
+answered 404 on every endpoint, as an id that does not exist."""
 
 from __future__ import annotations
 
@@ -24,15 +25,14 @@ from api.players import PlayerRefSerializer, player_ref
 from games.models import MatchStatus
 from ratings import elo
 from tournaments.access import viewer_may_see
+from tournaments.arena_play import arena_rows
 from tournaments.models import (
-    ArenaGame,
     RoundStatus,
     Tournament,
     TournamentAccess,
     TournamentFormat,
     TournamentStatus,
 )
-from tournaments.results import arena_by_score
 from tournaments.selectors import pairings_of, rounds_of, standings_of, tournaments_by_status
 
 
@@ -146,6 +146,11 @@ class StandingSerializer(serializers.Serializer[Any]):
     )
     arena_games = serializers.IntegerField(
         allow_null=True, min_value=0, help_text="Arena: finished matches; None for Swiss."
+    )
+    performance = serializers.IntegerField(
+        allow_null=True,
+        help_text="Arena: the tie-break after the score, a rating: average opponent rating + 500 x "
+        "(2 x win share - 1) over the matches with a result; None with none yet, and for Swiss.",
     )
 
 
@@ -293,8 +298,9 @@ class StandingsView(ApiView):
     @extend_schema(operation_id="tournament_standings", responses=StandingsSerializer, tags=["tournaments"])
     def get(self, request: Request, tournament_id: int) -> Response:
         """The standings so far: score, then Buchholz, Sonneborn-Berger, hand points, rating
-        (docs/tournaments.md). An Arena event: by its score (match points and streak bonuses), with
-        `arena_streak` and `arena_games`; its tie-break fields are None."""
+        (docs/tournaments.md). An Arena event: as on its page, by its score (match points and streak
+        bonuses), then `performance`, then rating, then username (equal score and performance share a
+        rank), with `arena_streak` and `arena_games`; the Swiss tie-break fields are None."""
         tournament = _tournament(request, tournament_id)
         rows = []
         if tournament.format == TournamentFormat.ARENA:
@@ -315,6 +321,7 @@ class StandingsView(ApiView):
                         "withdrawn": registration.withdrawn,
                         "arena_streak": None,
                         "arena_games": None,
+                        "performance": None,
                     }
                 )
         data = {"tournament_id": tournament.pk, "current_round": tournament.current_round, "results": rows}
@@ -322,31 +329,28 @@ class StandingsView(ApiView):
 
 
 def _arena_rows(tournament: Tournament) -> list[dict[str, Any]]:
-    """An Arena's standings rows: positions 1, 2, 3... in ``arena_by_score`` order (equal scores share
-    no rank: the order itself, later the Arena's performance tie-break, decides)."""
-    games: dict[int, int] = {}
-    for p0, p1 in ArenaGame.objects.filter(tournament=tournament, finished_at__isnull=False).values_list(
-        "player0_id", "player1_id"
-    ):
-        games[p0] = games.get(p0, 0) + 1
-        games[p1] = games.get(p1, 0) + 1
-    registrations = list(tournament.registrations.select_related("user"))
-    return [
-        {
-            "rank": rank,
-            "player": player_ref(r.user),
-            "score": float(r.arena_score),
-            "buchholz": None,
-            "sonneborn_berger": None,
-            "hand_point_diff": None,
-            "rating": elo.shown(r.rating) if r.rating is not None else None,
-            "rating_change": None,
-            "withdrawn": r.withdrawn,
-            "arena_streak": r.arena_streak,
-            "arena_games": games.get(r.user_id, 0),
-        }
-        for rank, r in enumerate(arena_by_score(registrations), start=1)
-    ]
+    """An Arena's standings rows in the page's order and ranks (``tournaments.arena_play.arena_rows``:
+    score, then performance, then rating, then username; equal score and performance share a rank)."""
+    rows = []
+    for row in arena_rows(tournament):
+        line, r = row.line, row.registration
+        rows.append(
+            {
+                "rank": line.rank,
+                "player": player_ref(r.user),
+                "score": float(line.score),
+                "buchholz": None,
+                "sonneborn_berger": None,
+                "hand_point_diff": None,
+                "rating": elo.shown(r.rating) if r.rating is not None else None,
+                "rating_change": None,
+                "withdrawn": r.withdrawn,
+                "arena_streak": r.arena_streak,
+                "arena_games": row.games,
+                "performance": None if line.performance is None else round(line.performance),
+            }
+        )
+    return rows
 
 
 class PairingsView(ApiView):

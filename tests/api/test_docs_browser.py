@@ -36,7 +36,7 @@ def test_docs_page_under_the_csp(daphne_server: Any, browser: Any, page: Any) ->
     # Swagger UI ran (its scripts from /static/, its start-up script from ?script=) and drew the schema.
     expect(docs.locator(".opblock-summary-path", has_text="/api/v1/rankings/")).to_be_visible()
     expect(docs.locator(".opblock-summary-path", has_text="/api/v1/lobby/seeks/")).to_be_visible()
-    assert docs.locator(".opblock-summary-path").count() == 12  # pools and open challenges included
+    assert docs.locator(".opblock-summary-path").count() == 14  # pools, open challenges and clubs included
     # Every operation is a public read (issue 22 item 7): no lock icon on any, no "Authorize" button.
     assert docs.locator(".authorization__btn").count() == 0
     assert docs.locator(".auth-wrapper .authorize").count() == 0

@@ -57,10 +57,12 @@ def test_private_events_are_never_shown(club: Club, client: Client) -> None:
         for path in ("", "standings/", "rounds/1/pairings/"):
             body = get(client, f"/api/v1/tournaments/{t.pk}/{path}", 404)
             assert body["error"] == "no_such_tournament"
-    # A reader who may see the event on the site (the club's owner, signed in: the session counts,
-    # tournaments.access) reads it in the API too; nobody else does, and it is never listed.
-    assert get(logged_in(club.created_by), f"/api/v1/tournaments/{members_only.pk}/")["name"] == "Members"
-    get(logged_in(club.created_by), f"/api/v1/tournaments/{coded.pk}/", 404)
+    # As on the site (tournaments.access.may_view): the club's owner sees its members' event by id, not
+    # the code event (not his); neither is listed, even for him.
+    owner = logged_in(club.created_by)
+    assert get(owner, f"/api/v1/tournaments/{members_only.pk}/")["name"] == "Members"
+    get(owner, f"/api/v1/tournaments/{coded.pk}/", 404)
+    assert "Members" not in [r["name"] for r in get(owner, "/api/v1/tournaments/")["results"]]
     for query in ("", "?simulations=true", "?club=chess-hut"):
         names = [r["name"] for r in get(client, f"/api/v1/tournaments/{query}")["results"]]
         assert "Secret" not in names and "Members" not in names
@@ -98,10 +100,11 @@ def test_arena_standings(make_member: Any, client: Client) -> None:
     ArenaGame.objects.create(tournament=t, player0=a, player1=b, winner=b, points=[0, 2], finished_at=NOW)
     ArenaGame.objects.create(tournament=t, player0=a, player1=c)  # in play: not counted
     rows = get(client, f"/api/v1/tournaments/{t.pk}/standings/")["results"]
+    # Performance over the one finished match against a 1500: ben's win 2000, ann's loss 1000; cid none.
     assert [(r["rank"], r["player"]["username"], r["score"], r["arena_streak"], r["arena_games"],
-             r["buchholz"], r["rating"]) for r in rows] == [
-        (1, "ben", 7.0, 3, 1, None, 1500), (2, "ann", 2.0, 1, 1, None, 1500),
-        (3, "cid", 0.0, 0, 0, None, 1500)]
+             r["buchholz"], r["rating"], r["performance"]) for r in rows] == [
+        (1, "ben", 7.0, 3, 1, None, 1500, 2000), (2, "ann", 2.0, 1, 1, None, 1500, 1000),
+        (3, "cid", 0.0, 0, 0, None, 1500, None)]
     assert get(client, f"/api/v1/tournaments/{t.pk}/")["ends_at"].startswith(
         (NOW + dt.timedelta(minutes=30)).strftime("%Y-%m-%dT%H:%M"))
 

@@ -165,12 +165,21 @@ def test_events_of_the_club_by_viewer(members: list[User]) -> None:
     TournamentFactory(club=club, name_en="Old Cup", name_pt="Copa Velha", status=TournamentStatus.FINISHED,
                       starts_at=now - dt.timedelta(days=2))
     TournamentFactory(name_en="Elsewhere", name_pt="Outro Lugar")
+    TournamentFactory(club=club, name_en="Code Night", name_pt="Noite do Código",
+                      access=TournamentAccess.CODE, entry_code="sesame-1")
     own = logged_in(owner).get("/clubs/eventful/").content.decode()
-    assert "Open Night" in own and "Members Night" in own and "Old Cup" in own and "Elsewhere" not in own
-    assert "/tournaments/new/?club=eventful" in own or "?club=eventful" in own
-    outside = logged_in(outsider).get("/clubs/eventful/").content.decode()
-    assert "Open Night" in outside and "Members Night" not in outside and "?club=eventful" not in outside
-    assert "Members Night" in logged_in(insider).get("/clubs/eventful/").content.decode()
+    assert all(name in own for name in ("Open Night", "Members Night", "Code Night", "Old Cup"))
+    assert "Elsewhere" not in own
+    assert 'href="/tournaments/new/?club=eventful" data-testid="club-event-create"' in own
+    # outsiders (a member of the site, a visitor) see the public events only, and no create link
+    for outside in (logged_in(outsider).get("/clubs/eventful/").content.decode(),
+                    Client().get("/clubs/eventful/").content.decode()):
+        assert "Open Night" in outside and "Old Cup" in outside
+        assert "Members Night" not in outside and "Code Night" not in outside
+        assert "?club=eventful" not in outside
+    # a plain member: the members' event too, but not the code event (not theirs, code not given)
+    inside = logged_in(insider).get("/clubs/eventful/").content.decode()
+    assert "Members Night" in inside and "Code Night" not in inside and "?club=eventful" not in inside
 
 
 def test_club_page_in_portuguese(members: list[User]) -> None:
@@ -216,5 +225,5 @@ def test_club_page_queries_do_not_grow_with_members(members: list[User], django_
 
 QUERIES = 12
 """The club page's queries for its owner (session, user, club, membership, members, count, ranking,
-unrated count, the events tag's three lists, the viewer's unseen event notices: the bar on every
-signed-in page, tournament_notice_tags), whatever the number of members."""
+unrated count, the site-wide bar of event notices, the events tag's three lists), whatever the number of
+members."""

@@ -162,7 +162,7 @@ def test_club_code_event_two_members_play_it_to_final_standings(
     code = a.get_by_test_id("entry-code").inner_text()
     assert code == "knock-knock-7" == event.entry_code
     page_url = f"{base}/tournaments/{event.pk}/"
-    assert a.get_by_test_id("share-url").get_attribute("href") == f"{page_url}?code={code}"
+    assert a.get_by_test_id("share-link").input_value() == f"{page_url}?code={code}"
 
     # Bruno (not in the club) sees nothing of it until he types the code; then he joins.
     assert b.goto(page_url).status == 404

@@ -152,6 +152,25 @@ def test_private_events_only_to_those_who_may_see_them(members: list[User], club
     assert logged_in(members[3]).get(f"/tournaments/{code.pk}/event.ics").status_code == 200
 
 
+def test_a_club_organiser_sees_every_private_event_of_the_club(members: list[User], club: Club) -> None:
+    """The club's owner (members[0]) and a club organiser (members[4]) organise the club's events, even
+    those another organiser created: they see its members' event and its code event; a plain member
+    (members[1]) sees the members' event only; an outsider (members[2]) neither."""
+    Tournament.objects.all().delete()
+    ClubMember.objects.create(club=club, user=members[4], role=ClubRole.ORGANISER)
+    at(1, name_en="Open")
+    at(2, name_en="Members", access="club", club=club, created_by=members[4])
+    at(3, name_en="Club code", access="code", entry_code="sesame", club=club, created_by=members[4])
+    at(4, name_en="Someone's code", access="code", entry_code="other", created_by=members[3])
+    for user, expected in ((members[0], ["Open", "Members", "Club code"]),
+                           (members[4], ["Open", "Members", "Club code"]),
+                           (members[1], ["Open", "Members"]), (members[2], ["Open"])):
+        assert shown(logged_in(user).get("/tournaments/")) == expected, user.username
+    # the club filter keeps the same rule
+    assert shown(logged_in(members[1]).get("/tournaments/?club=chess-cafe")) == ["Members"]
+    assert shown(Client().get("/tournaments/?club=chess-cafe")) == []
+
+
 def test_one_query_whatever_the_number_of_events(members: list[User], club: Club) -> None:
     for i in range(12):
         at(1 + i * 10, club=club if i % 2 else None, created_by=members[i % 3])

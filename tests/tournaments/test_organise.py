@@ -83,6 +83,27 @@ def test_code_event_gets_a_generated_code_or_keeps_the_given_one(members: list[U
     assert t3.entry_code == ""  # public: no code kept
 
 
+def test_a_generated_code_is_drawn_again_on_a_clash(members: list[User],
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The draws are "abcd1234" (the code of an upcoming event), then "wxyz9876": the event gets the
+    second; a chosen code that clashes is refused with entry_code_taken and creates nothing."""
+    organise.event_create(user=members[0], now=NOW, event=swiss(access="code", entry_code="abcd1234"))
+    draws = iter(["abcd1234", "wxyz9876"])
+    monkeypatch.setattr(organise, "new_entry_code", lambda: next(draws))
+    drawn = organise.event_create(user=members[1], now=NOW, event=swiss(access="code"))
+    assert drawn.entry_code == "wxyz9876"
+    fails("entry_code_taken", organise.event_create, user=members[2], now=NOW,
+          event=swiss(access="code", entry_code="wxyz9876"))
+    assert not Tournament.objects.filter(created_by=members[2]).exists()
+    # An edit that turns a public event into a code event draws a free code too.
+    public = organise.event_create(user=members[2], now=NOW, event=swiss())
+    draws = iter(["abcd1234", "wxyz9876", "free-one"])
+    organise.event_edit(user=members[2], tournament_id=public.pk, now=NOW,
+                        event=replace(organise.event_fields_of(public), access="code"))
+    public.refresh_from_db()
+    assert public.entry_code == "free-one"
+
+
 @pytest.mark.parametrize(("fields", "code"), [
     ({"starts_at": NOW - dt.timedelta(minutes=1)}, "start_past"),
     ({"starts_at": NOW + dt.timedelta(minutes=4)}, "start_past"),

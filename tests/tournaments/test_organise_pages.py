@@ -55,8 +55,69 @@ def test_create_page_makes_an_event_and_lands_on_its_organise_page(members: list
     page = client_of(members[0]).get(reverse("tournaments:organise", args=[t.pk])).content.decode()
     assert 'data-testid="entry-code">tea-time<' in page
     # the address to share carries the code: without it the page is a 404 to anyone not yet in
-    assert f'href="http://testserver/tournaments/{t.pk}/?code=tea-time" data-testid="share-url"' in page
-    assert 'type it at <a href="/tournaments/code/">' in page
+    link = f"http://testserver/tournaments/{t.pk}/?code=tea-time"
+    assert f'value="{link}" readonly data-testid="share-link"' in page
+    assert 'href="http://testserver/tournaments/code/" data-testid="code-form-url"' in page
+
+
+def test_the_organiser_gets_a_ready_link_with_the_code_and_a_copy_button(members: list[User]) -> None:
+    """The code event's link (https://host/tournaments/<id>/?code=<code>, URL-encoded) on the organise
+    page and, for its organisers only, on the event's page; it unlocks the event for a stranger."""
+    t = _event(members[0], access="code", entry_code="tea&time")
+    link = f"https://testserver/tournaments/{t.pk}/?code=tea%26time"
+    client = Client(HTTP_ACCEPT_LANGUAGE="pt-br")
+    client.force_login(members[0])
+    page = client.get(reverse("tournaments:organise", args=[t.pk]), secure=True).content.decode()
+    assert f'id="share-link" value="{link}" readonly data-testid="share-link">' in page
+    assert ('data-copy="share-link" data-copied="Copiado" data-testid="share-copy">Copiar link</button>'
+            in page)
+    assert ('<a href="https://testserver/tournaments/code/" data-testid="code-form-url" class="break">'
+            "https://testserver/tournaments/code/</a>") in page
+    assert "Ou os jogadores digitam o código de entrada" in page
+    assert "/static/tournaments/copy.js" in page and "<script>" not in page  # strict CSP: no inline script
+    detail = client.get(reverse("tournaments:detail", args=[t.pk]), secure=True).content.decode()
+    assert f'value="{link}"' in detail and 'data-testid="organiser-share"' in detail
+    registered = client_of(members[3])
+    registered.get(link)  # the organiser's link: the stranger may now see and join it
+    assert 'data-testid="organiser-share"' not in registered.get(
+        reverse("tournaments:detail", args=[t.pk])).content.decode()
+    # a public event: the page's own address, no code
+    public = _event(members[0])
+    page = client_of(members[0]).get(reverse("tournaments:organise", args=[public.pk])).content.decode()
+    assert f'value="http://testserver/tournaments/{public.pk}/" readonly' in page
+
+
+def test_an_entry_code_of_another_coming_event_is_refused_in_both_languages(members: list[User]) -> None:
+    """/tournaments/code/ must find one event per code: a code another event still to come or running has
+    is refused on the form (nothing created or changed); a finished event's code may be used again."""
+    first = _event(members[0], access="code", entry_code="tea-time")
+    for language, text in (
+        ("en", "Another upcoming or running event already has this entry code: choose another one, or "
+               "leave it empty to get one."),
+        ("pt-br", "Outro evento futuro ou em andamento já tem este código de entrada: escolha outro, ou "
+                  "deixe vazio para receber um."),
+    ):
+        response = client_of(members[1], language).post(reverse("tournaments:create"),
+                                                        post_data(access="code", entry_code="tea-time"))
+        page = response.content.decode()
+        block = page[page.index('data-field="entry_code"'):]
+        assert text in block[:block.index("</div>")], language
+    assert not Tournament.objects.filter(created_by=members[1]).exists()
+    # an edit to another event's code is refused too, and leaves its code as it was
+    second = _event(members[1], access="code", entry_code="coffee-time")
+    data = post_data(access="code", entry_code="tea-time",
+                     starts_at=second.starts_at.strftime("%Y-%m-%dT%H:%M"))
+    response = client_of(members[1]).post(reverse("tournaments:edit", args=[second.pk]), data)
+    assert response.status_code == 200 and "already has this entry code" in response.content.decode()
+    assert Tournament.objects.get(pk=second.pk).entry_code == "coffee-time"
+    # its own code, unchanged, is no clash; once the first is over its code is free again
+    data["entry_code"] = "coffee-time"
+    assert client_of(members[1]).post(reverse("tournaments:edit", args=[second.pk]), data).status_code == 302
+    Tournament.objects.filter(pk=first.pk).update(status=TournamentStatus.FINISHED)
+    response = client_of(members[1]).post(reverse("tournaments:create"),
+                                          post_data(access="code", entry_code="tea-time"))
+    assert response.status_code == 302
+    assert Tournament.objects.filter(entry_code="tea-time").count() == 2
 
 
 @pytest.mark.parametrize(("fields", "field", "english", "portuguese"), [
@@ -82,10 +143,23 @@ def test_bad_input_gets_a_clear_error_in_both_languages_and_changes_nothing(
 
 
 def test_club_choice_only_for_organisers_and_preselected(members: list[User], club: Club) -> None:
-    page = client_of(members[1]).get(reverse("tournaments:create") + "?club=chess-corner").content.decode()
+    # The club page's "Create an event" link, followed by the club's organiser: the club is chosen.
+    club_page = client_of(members[1]).get(reverse("clubs:detail", args=[club.slug])).content.decode()
+    create = reverse("tournaments:create") + "?club=chess-corner"
+    assert f'href="{create}" data-testid="club-event-create"' in club_page
+    page = client_of(members[1]).get(create).content.decode()
     assert 'name="club"' in page and '<option value="chess-corner" selected>' in page
-    page = client_of(members[2]).get(reverse("tournaments:create") + "?club=chess-corner").content.decode()
+    assert '<option value="club" selected>' in page  # who may join: the club's members
+    # A plain member has no such link, and following it anyway gets no club choice and is told why.
+    assert "club-event-create" not in client_of(members[2]).get(
+        reverse("clubs:detail", args=[club.slug])).content.decode()
+    response = client_of(members[2], "pt-br").get(create)
+    page = response.content.decode()
     assert 'name="club"' not in page  # a plain member organises no club
+    assert [str(m) for m in response.context["messages"]] == [
+        "Só o dono e os organizadores do clube criam os eventos dele."]
+    unknown = client_of(members[1]).get(reverse("tournaments:create") + "?club=nowhere")
+    assert [str(m) for m in unknown.context["messages"]] == ["There is no club at the address “nowhere”."]
     # A tampered POST naming the club from a plain member is refused on the club field... which it
     # does not have: the event is the member's own.
     client_of(members[2]).post(reverse("tournaments:create"), post_data(club="chess-corner"))

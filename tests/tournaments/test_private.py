@@ -148,8 +148,8 @@ def test_access_matrix(kind: str, bots: list[User], seeded_decks: Any) -> None:
             for path, other in ((f"/tournaments/{t}/", f"/tournaments/{missing}/"),
                                 (f"/api/v1/tournaments/{t}/", f"/api/v1/tournaments/{missing}/")):
                 assert page_text(client.get(path), path) == page_text(client.get(other), other)
-        # lists: the calendar lists the event to exactly those who may see it (tournaments.access.visible_q);
-        # the API's list never does; no live list shows its board; another's profile never lists its matches
+        # lists: the calendar lists the event to exactly those who may see it (access.visible_q); the
+        # API's list to nobody; no live list shows its board; another's profile never lists its matches
         listed = f"Hidden {kind} event" in client.get("/tournaments/").content.decode()
         assert listed == allowed, (viewer, "list")
         for query in ("", "?simulations=1"):

@@ -4,16 +4,18 @@
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import replace
 from typing import Any
 
 import pytest
 from django.db import connection
 from django.test import Client
+from django.utils import translation
 
 from accounts.models import User
 from tests.factories import TournamentFactory
 from tests.racing import concurrently
-from tournaments import notices, tasks
+from tournaments import notices, organise, services, tasks
 from tournaments.models import NoticeKind, Reminder, Tournament, TournamentNotice, TournamentStatus
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -165,6 +167,40 @@ def test_notices_bar_json_and_dismiss(members: list[User]) -> None:
     evil = client.post(f"/tournaments/notices/{theirs.pk}/dismiss/", {"next": "//evil.example/"})
     assert evil["Location"] == "/tournaments/"
     assert Client().get("/tournaments/notices.json").json() == {"notices": []}
+
+
+def test_edited_and_cancelled_notices_read_in_words_in_both_languages(members: list[User]) -> None:
+    """An organiser's edit of the start and the rounds reaches the registered player's bar as words, not
+    column names; a cancellation shows the organiser's note; both in English and pt-BR."""
+    now = dt.datetime.now(dt.UTC)
+    organiser, player = members[0], members[1]
+    cup = organise.event_create(user=organiser, now=now, event=organise.EventFields(
+        name="Friday Cup", format="swiss", starts_at=now + dt.timedelta(hours=2)))
+    services.tournament_join(tournament_id=cup.pk, user=player)
+    organise.event_edit(user=organiser, tournament_id=cup.pk, now=now, event=replace(
+        organise.event_fields_of(cup), starts_at=now + dt.timedelta(hours=3), rounds=4))
+    assert TournamentNotice.objects.get(user=player, kind=NoticeKind.EDITED).text == "starts_at,fixed_rounds"
+    client = logged_in(player)
+    edited_en = "“Friday Cup” was changed by its organiser: start time, rounds."
+    assert edited_en in client.get("/rankings/").content.decode()
+    assert [n["text"] for n in client.get("/tournaments/notices.json").json()["notices"]] == [edited_en]
+    pt = client.get("/tournaments/notices.json", HTTP_ACCEPT_LANGUAGE="pt-br").json()["notices"]
+    assert [n["text"] for n in pt] == [
+        "“Friday Cup” foi alterado pelo organizador: horário de início, rodadas."]
+    organise.event_cancel(user=organiser, tournament_id=cup.pk, note="The room is flooded", now=now)
+    cancelled_en = "“Friday Cup” was cancelled. The organiser says: The room is flooded"
+    assert client.get("/tournaments/notices.json").json()["notices"][0]["text"] == cancelled_en
+    assert cancelled_en in client.get("/rankings/").content.decode()
+    pt = client.get("/tournaments/notices.json", HTTP_ACCEPT_LANGUAGE="pt-br").json()["notices"][0]["text"]
+    assert pt == "“Friday Cup” foi cancelado. O organizador diz: The room is flooded"
+    # without a note, and an edit whose text names nothing known: the plain sentences
+    with translation.override("en"):  # the test client's last request left pt-BR active in this thread
+        bare = TournamentNotice(tournament=cup, kind=NoticeKind.CANCELLED, text="")
+        assert notices.notice_text(bare) == "“Friday Cup” was cancelled."
+        odd = TournamentNotice(tournament=cup, kind=NoticeKind.EDITED, text="name_en")
+        assert notices.notice_text(odd) == "“Friday Cup” was changed by its organiser."
+        words = notices.edited_words("rated,access,bots_allowed")
+        assert words == "rated or casual, who may join, house bots"
 
 
 def test_pairing_a_swiss_round_gives_each_person_a_round_notice(members: list[User], pushed: list[Any],

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import io
+import re
 
 import pytest
 from django.core.management import call_command
@@ -124,13 +125,45 @@ def test_no_results_yet_and_arena_has_no_trf(members: list[User]) -> None:
     response = Client().get(f"/tournaments/{arena.pk}/results.csv")
     assert response["Content-Disposition"] == (
         f'attachment; filename="tournament-{arena.pk}-standings-partial.csv"')
+    # No rating fixed: 1500 each. member0 beat a 1500 twice: 1500 + 500 = 2000; member1: 1000.
     assert response.content.decode().split("\r\n")[:3] == [
-        "rank,player,score,streak,games,wins,withdrawn,bot", "1,member0,4,2,2,2,0,0", "2,member1,0,0,2,0,0,0"]
+        "rank,player,score,performance,streak,games,wins,withdrawn,bot", "1,member0,4,2000,2,2,2,0,0",
+        "2,member1,0,1000,0,2,0,0,0"]
     games = Client().get(f"/tournaments/{arena.pk}/games.csv").content.decode().split("\r\n")
     assert len(games) == 4 and games[1].endswith(",member0,member1,2,0,55,20,member0,")
-    # The ordering is pluggable (the Arena engine's performance tie-break): here reversed.
-    body = results.arena_standings_csv(arena, order=lambda regs: sorted(regs, key=lambda r: r.arena_score))
-    assert body.split("\r\n")[1] == "1,member1,0,0,2,0,0,0"
+
+
+@pytest.mark.django_db
+def test_arena_page_csv_and_api_share_one_order(members: list[User]) -> None:
+    """Three players on 2 points: performance decides (not the username), on the page, in the CSV and
+    in the API alike. Ratings ann 1500, ben 1700, cid 1400, dan 1600; ann beat cid, ben beat dan, cid
+    beat dan. Performance: ben 1600 + 500 = 2100, ann 1400 + 500 = 1900, cid (1500 + 1600) / 2 = 1550,
+    dan (1700 + 1400) / 2 - 500 = 1050; eve has played nobody: none, last."""
+    now = dt.datetime.now(dt.UTC)
+    arena = soon(format=TournamentFormat.ARENA, status=TournamentStatus.RUNNING,
+                 ends_at=now + dt.timedelta(hours=1), max_players=8)
+    ann, ben, cid, dan, eve = members[:5]
+    for user, name, rating, score, streak in ((ann, "ann", 1500, 2, 1), (ben, "ben", 1700, 2, 1),
+                                              (cid, "cid", 1400, 2, 1), (dan, "dan", 1600, 0, 0),
+                                              (eve, "eve", 1550, 0, 0)):
+        User.objects.filter(pk=user.pk).update(username=name)
+        Registration.objects.create(tournament=arena, user=user, rating=rating, arena_score=score,
+                                    arena_streak=streak)
+    for winner, loser in ((ann, cid), (ben, dan), (cid, dan)):
+        ArenaGame.objects.create(tournament=arena, player0=winner, player1=loser, winner=winner,
+                                 points=[2, 0], hand_points=[100, 40], finished_at=now)
+    expected = [(1, "ben", 2100), (2, "ann", 1900), (3, "cid", 1550), (4, "dan", 1050), (5, "eve", None)]
+    csv_rows = Client().get(f"/tournaments/{arena.pk}/results.csv").content.decode().split("\r\n")
+    assert csv_rows[1:6] == ["1,ben,2,2100,1,1,1,0,0", "2,ann,2,1900,1,1,1,0,0", "3,cid,2,1550,1,2,1,0,0",
+                             "4,dan,0,1050,0,2,0,0,0", "5,eve,0,,0,0,0,0,0"]
+    api = Client().get(f"/api/v1/tournaments/{arena.pk}/standings/").json()["results"]
+    assert [(r["rank"], r["player"]["username"], r["performance"]) for r in api] == expected
+    html = Client().get(f"/tournaments/{arena.pk}/").content.decode()
+    ids = {u.pk: n for u, n in ((ann, "ann"), (ben, "ben"), (cid, "cid"), (dan, "dan"), (eve, "eve"))}
+    shown = [(int(rank), ids[int(pk)], None if perf == "–" else int(perf)) for pk, rank, perf in re.findall(
+        r'<tr data-player="(\d+)".*?<td class="num rank">(\d+)</td>.*?'
+        r'data-label="Performance">([^<]+)</td>', html, re.S)]
+    assert shown == expected
 
 
 @pytest.mark.django_db
