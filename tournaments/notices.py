@@ -33,6 +33,7 @@ from tournaments.models import (
     NoticeKind,
     Reminder,
     Tournament,
+    TournamentFormat,
     TournamentNotice,
     TournamentStatus,
 )
@@ -170,6 +171,9 @@ def notice_text(notice: TournamentNotice) -> str:
     name = notice.tournament.name
     if notice.kind == NoticeKind.STARTING:
         return _("“%(name)s” starts in a few minutes.") % {"name": name}
+    if notice.kind == NoticeKind.ROUND and notice.tournament.format == TournamentFormat.ARENA:
+        # An Arena has no rounds: its notice counts the pairing waves, which mean nothing to a player.
+        return _("Your next match in “%(name)s” is ready.") % {"name": name}
     if notice.kind == NoticeKind.ROUND:
         return _("Round %(round)s of “%(name)s” is paired: your match is ready.") % {
             "round": notice.round, "name": name}

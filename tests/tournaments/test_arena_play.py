@@ -307,3 +307,18 @@ def test_the_banner_points_at_the_arena_match_in_play(members: list[User], steps
     assert Client().get("/tournaments/banner.json").json() == {}
     lose(tournament, m[1])  # the match is over: no banner until the next wave seats them again
     assert logged_in(m[0]).get("/tournaments/banner.json").json() == {}
+
+
+def test_an_arena_pairing_notice_names_no_round(members: list[User], steps: list[Any]) -> None:
+    from django.utils import translation
+
+    from tournaments import notices
+    from tournaments.models import NoticeKind, TournamentNotice
+
+    m = members[:2]
+    tournament = arena_of(m)
+    arena_play.arena_wave(tournament_id=tournament.pk)
+    notice = TournamentNotice.objects.get(user=m[0], tournament=tournament, kind=NoticeKind.ROUND)
+    assert notices.notice_text(notice) == "Your next match in “Arena” is ready."
+    with translation.override("pt-br"):
+        assert notices.notice_text(notice) == "Sua próxima partida em “Arena” está pronta."
