@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import itertools
 import random
-import time
 
 import networkx as nx
 import pytest
@@ -113,14 +112,14 @@ def test_wave_properties_against_brute_force(rows: list[tuple[int, int, int, int
     assert len(pairs) == len(nx.max_weight_matching(graph, maxcardinality=True))  # as many as possible
 
 
-def test_wave_of_1000_is_fast_and_sound() -> None:
+def test_wave_of_1000_is_sound() -> None:
+    # Its speed is a benchmark's (docs/tournaments.md "Arena": `tournament_simulate --bench-wave 1000`),
+    # never a timed assertion that load could break.
     rng = random.Random(7)
     field = [Waiting(id=i, score=rng.randrange(0, 40, 2), rating=rng.gauss(1500, 200),
                      waiting_since=rng.random(), last_opponent=rng.randrange(1000), is_bot=rng.random() < 0.2)
              for i in range(1000)]
-    started = time.process_time()
     pairs = pair_wave(field)
-    assert time.process_time() - started < 0.5  # 2-20 ms on the development machine
     assert len(pairs) == 500
     assert len({p for pair in pairs for p in pair}) == 1000
 
