@@ -145,8 +145,9 @@ def unseen_of(user: User, *, limit: int = 5) -> QuerySet[TournamentNotice]:
     - a ``starting`` notice once the event is no longer scheduled or open.
 
     ``cancelled`` and ``edited`` notices stay until dismissed."""
-    newer = TournamentNotice.objects.filter(user_id=OuterRef("user_id"), tournament_id=OuterRef("tournament_id"),
-                                            kind=NoticeKind.ROUND, round__gt=OuterRef("round"))
+    newer = TournamentNotice.objects.filter(
+        user_id=OuterRef("user_id"), tournament_id=OuterRef("tournament_id"), kind=NoticeKind.ROUND,
+        round__gt=OuterRef("round"))
     stale = (Q(kind=NoticeKind.ROUND) & (~Q(tournament__status=TournamentStatus.RUNNING) | Q(Exists(newer)))
              | Q(kind=NoticeKind.STARTING) & ~Q(tournament__status__in=UPCOMING))
     return (TournamentNotice.objects.filter(user_id=user.pk, seen_at__isnull=True).exclude(stale)
