@@ -393,6 +393,9 @@ def test_an_arena_page_has_no_swiss_text(members: list[User], steps: list[Any], 
     assert "Arena de 45 minutos, termina" in pt and "rodadas conforme" not in pt and "Buchholz" not in pt
     assert "ordenados pela performance" in pt and "TRF" not in pt
     assert "Parcial: os resultados registrados até agora (uma partida ainda em jogo não tem resultado)." in pt
+    Tournament.objects.filter(pk=tournament.pk).update(duration_minutes=None)  # an Arena with no duration
+    page = client.get(f"/tournaments/{tournament.pk}/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "Arena of" not in page and "Arena, ends" in page
 
 
 def test_final_standings_tag_nobody_paused(members: list[User], steps: list[Any], client: Any) -> None:
