@@ -41,28 +41,64 @@ def _enqueue_wave(tournament_id: int) -> None:
     transaction.on_commit(lambda: steps.step_enqueue(WAVE_TASK, tournament_id))
 
 
+MIN_HOUSE_BOTS = 2
+"""House bots an Arena with ``bots_allowed`` always has: a person whose only free opponent is the one
+they just met (never twice in a row) then meets a bot, so two people never wait for each other forever."""
+
+BotLevels = Callable[[list[float], int], list[int]]
+
+
+def _house_bots_add(tournament: Tournament, registrations: list[Registration], *, count: int, now: datetime,
+                    bot_levels: BotLevels) -> list[Registration]:
+    """Up to ``count`` house bots not yet in ``registrations``, at levels near the people's ratings
+    (``bot_levels``: ``services.bot_levels_for``), waiting from ``now``; appended to ``registrations``
+    unsaved and returned (the caller saves them)."""
+    people = [r for r in registrations if not r.user.is_bot]
+    levels = bot_levels([r.rating for r in people if r.rating is not None], count)
+    seated = {r.user_id for r in registrations}
+    added: list[Registration] = []
+    for level in sorted(set(levels)):
+        need = levels.count(level)
+        pool = house_bot_pool(level=level, count=need + sum(1 for r in registrations if r.user.is_bot))
+        for bot in [b for b in pool if b.pk not in seated][:need]:
+            added.append(Registration(tournament=tournament, user=bot, rating=selectors.bot_elo(level),
+                                      waiting_since=now))
+            seated.add(bot.pk)
+    registrations.extend(added)
+    return added
+
+
+def house_bots_wanted(tournament: Tournament, *, people: int, bots: int) -> int:
+    """How many house bots to add to an Arena with ``people`` people and ``bots`` bots registered: with
+    ``bots_allowed``, enough to fill the field to ``max(min_players, people + MIN_HOUSE_BOTS)`` and never
+    fewer than :data:`MIN_HOUSE_BOTS` in all (a 2-person Arena gets 2 bots; 1 person with
+    ``min_players`` 4 gets 3); without, 0. Never past ``max_players``."""
+    if not tournament.bots_allowed:
+        return 0
+    field = max(tournament.min_players, people + MIN_HOUSE_BOTS)
+    wanted = max(field - people - bots, MIN_HOUSE_BOTS - bots, 0)
+    return max(0, min(wanted, tournament.max_players - people - bots))
+
+
 def arena_started(tournament: Tournament, registrations: list[Registration], *, now: datetime,
-                  bot_levels: Callable[[list[float], int], list[int]], bots_only: bool = False) -> bool:
+                  bot_levels: BotLevels, bots_only: bool = False) -> bool:
     """The Arena branch of ``services.tournament_start`` (the tournament row locked, a person registered):
-    house bots fill the field up to ``min_players`` only when ``bots_allowed`` (or ``bots_only``, the
-    simulation); ratings are fixed; everybody waits from ``now``; status ``running``; the first wave is
-    enqueued after the commit. ``bot_levels``: ``services.bot_levels_for`` (the Swiss start's choice of
-    levels; services calls this, so it hands it over). Returns True."""
+    with ``bots_allowed``, house bots fill the field (:func:`house_bots_wanted`: to
+    ``max(min_players, people + 2)``, at least 2 bots), at levels near the people's ratings; the
+    simulation (``bots_only``) fills to ``min_players`` only. Ratings are fixed; everybody waits from
+    ``now``; status ``running``; the first wave is enqueued after the commit. ``bot_levels``:
+    ``services.bot_levels_for`` (the Swiss start's choice of levels; services calls this, so it hands it
+    over). Returns True."""
     for registration in registrations:
         registration.rating = selectors.rating_of(registration.user)
         registration.waiting_since = now
-    if tournament.bots_allowed or bots_only:
-        people = [r for r in registrations if not r.user.is_bot]
+    bots = sum(1 for r in registrations if r.user.is_bot)
+    if bots_only:
         missing = tournament.min_players - len(registrations)
-        levels = bot_levels([r.rating for r in people if r.rating is not None], missing)
-        seated = {r.user_id for r in registrations}
-        for level in sorted(set(levels)):
-            need = levels.count(level)
-            pool = house_bot_pool(level=level, count=need + sum(1 for r in registrations if r.user.is_bot))
-            for bot in [b for b in pool if b.pk not in seated][:need]:
-                registrations.append(Registration(tournament=tournament, user=bot,
-                                                  rating=selectors.bot_elo(level), waiting_since=now))
-                seated.add(bot.pk)
+    else:
+        missing = house_bots_wanted(tournament, people=len(registrations) - bots, bots=bots)
+    if missing > 0:
+        _house_bots_add(tournament, registrations, count=missing, now=now, bot_levels=bot_levels)
     Registration.objects.bulk_create([r for r in registrations if r.pk is None])
     Registration.objects.bulk_update([r for r in registrations if r.pk is not None],
                                      ["rating", "waiting_since"])
@@ -80,12 +116,25 @@ def arena_open_for_join(tournament: Tournament, now: datetime) -> bool:
             and tournament.ends_at is not None and now < tournament.ends_at)
 
 
-def arena_joined(registration: Registration, *, now: datetime) -> None:
-    """A late join of a running Arena (in ``tournament_join``'s transaction): the rating is fixed now, the
-    player waits from now, and a wave is enqueued after the commit."""
+def arena_joined(registration: Registration, *, now: datetime, bot_levels: BotLevels) -> None:
+    """A late join of a running Arena (in ``tournament_join``'s transaction, the tournament row locked):
+    the rating is fixed now, the player waits from now, house bots are added if the event allows them
+    and now has fewer than :func:`house_bots_wanted` says (an event started before the rule, or a field
+    grown past its bots: the newcomer's rating picks their levels), and a wave is enqueued after the
+    commit."""
     registration.rating = selectors.rating_of(registration.user)
     registration.waiting_since = now
     registration.save(update_fields=["rating", "waiting_since"])
+    tournament = registration.tournament
+    if tournament.bots_allowed:
+        field = list(Registration.objects.filter(tournament=tournament).select_related("user"))
+        bots = sum(1 for r in field if r.user.is_bot)
+        missing = max(0, MIN_HOUSE_BOTS - bots)
+        missing = min(missing, house_bots_wanted(tournament, people=len(field) - bots, bots=bots))
+        if missing:
+            Registration.objects.bulk_create(_house_bots_add(
+                tournament, [r for r in field if r.user.is_bot] + [registration], count=missing, now=now,
+                bot_levels=bot_levels))
     _enqueue_wave(registration.tournament_id)
 
 
@@ -310,6 +359,17 @@ def arena_rows(tournament: Tournament) -> list[ArenaRow]:
         for pk, r in registrations.items())
     return [ArenaRow(line, registrations[line.player], len(played[line.player]),
                      registrations[line.player].arena_streak >= arena.STREAK_AFTER) for line in lines]
+
+
+def only_last_opponent_free(registrations: list[Registration], me: Registration) -> bool:
+    """True when ``me`` waits (free, not paused, not withdrawn) and the only other free player of the
+    event is the one ``me`` just met, whom a wave never pairs again at once: the page tells them why
+    they wait (``_arena.html``). ``registrations``: the event's registrations, ``me`` among them."""
+    if me.arena_game_id is not None or me.paused or me.withdrawn or me.last_opponent_id is None:
+        return False
+    free = {r.user_id for r in registrations
+            if r.user_id != me.user_id and r.arena_game_id is None and not r.paused and not r.withdrawn}
+    return free == {me.last_opponent_id}
 
 
 def arena_games_in_play(tournament: Tournament) -> list[ArenaGame]:

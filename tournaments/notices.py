@@ -8,7 +8,8 @@
   retried task or two workers send nothing twice.
 - :func:`round_notices` (from ``live.round_started``): a ``round`` notice for each person seated in a
   Swiss round; the unique (user, tournament, kind, round) makes a retried pairing step harmless.
-- :func:`unseen_of` / :func:`notice_dismiss`: what every signed-in page shows, and "dismiss".
+- :func:`unseen_of` / :func:`notice_dismiss`: what every signed-in page shows (stale ``round`` and
+  ``starting`` notices left out), and "dismiss".
 
 The push is a ``{"type": "tournament_notice", "id": <notice id>}`` payload on the member's notices socket
 (``push.groups.notice_group``, lobby's ``ws/notices/`` on every page); the page then fetches
@@ -22,7 +23,7 @@ from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
 
 from django.db import transaction
-from django.db.models import Q, QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -136,8 +137,20 @@ def round_notices(tournament_id: int, user_ids: Iterable[int]) -> None:
 
 
 def unseen_of(user: User, *, limit: int = 5) -> QuerySet[TournamentNotice]:
-    """``user``'s unseen notices, newest first, with their events loaded (one query)."""
-    return (TournamentNotice.objects.filter(user_id=user.pk, seen_at__isnull=True)
+    """``user``'s unseen notices that still mean something, newest first, with their events loaded (one
+    query: the staleness test is an ``EXISTS`` subquery). Left out, though unseen:
+
+    - a ``round`` notice once a newer one (a higher ``round``) exists for the same member and event, or
+      once the event is no longer running ("your match is ready" for a match long over);
+    - a ``starting`` notice once the event is no longer scheduled or open.
+
+    ``cancelled`` and ``edited`` notices stay until dismissed."""
+    newer = TournamentNotice.objects.filter(
+        user_id=OuterRef("user_id"), tournament_id=OuterRef("tournament_id"), kind=NoticeKind.ROUND,
+        round__gt=OuterRef("round"))
+    stale = (Q(kind=NoticeKind.ROUND) & (~Q(tournament__status=TournamentStatus.RUNNING) | Q(Exists(newer)))
+             | Q(kind=NoticeKind.STARTING) & ~Q(tournament__status__in=UPCOMING))
+    return (TournamentNotice.objects.filter(user_id=user.pk, seen_at__isnull=True).exclude(stale)
             .select_related("tournament").order_by("-created_at", "-id")[:limit])
 
 

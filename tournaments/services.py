@@ -214,7 +214,7 @@ def tournament_join(
         )
     registration = Registration.objects.create(tournament=tournament, user=user)
     if late:
-        arena_play.arena_joined(registration, now=timezone.now())
+        arena_play.arena_joined(registration, now=timezone.now(), bot_levels=bot_levels_for)
     live.tournament_changed(tournament.pk)
     return registration
 

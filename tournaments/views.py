@@ -25,7 +25,7 @@ from accounts.throttles import over_rate, too_many
 from clubs.models import Club
 from tournaments import access, arena_play, calendar, notices, results, selectors, services, trf
 from tournaments.errors import TournamentError
-from tournaments.models import Reminder, Tournament, TournamentFormat, TournamentStatus
+from tournaments.models import Registration, Reminder, Tournament, TournamentFormat, TournamentStatus
 from web.errors import NotFound
 
 ERRORS = {
@@ -125,17 +125,22 @@ def _context(request: HttpRequest, tournament: Tournament) -> dict[str, object]:
         "me": me, "open": tournament.status in (TournamentStatus.SCHEDULED, TournamentStatus.OPEN),
         "full": len(registrations) >= tournament.max_players,
         "exportable": results.exportable(tournament), "partial": results.is_partial(tournament),
-        **(_arena_context(tournament) if arena else {}),
+        **(_arena_context(tournament, registrations, me) if arena else {}),
     }
 
 
-def _arena_context(tournament: Tournament) -> dict[str, object]:
-    """An Arena's live part (``_arena.html``): standings rows, matches in play, whether pairing is over."""
+def _arena_context(tournament: Tournament, registrations: list[Registration],
+                   me: Registration | None) -> dict[str, object]:
+    """An Arena's live part (``_arena.html``): standings rows, matches in play, whether pairing is over,
+    and whether ``me`` waits only because the one other free player is the one they just met."""
     running = tournament.status != TournamentStatus.SCHEDULED and tournament.status != TournamentStatus.OPEN
+    over = tournament.ends_at is not None and timezone.now() >= tournament.ends_at
     return {
         "arena_rows": arena_play.arena_rows(tournament) if running else [],
         "arena_games": arena_play.arena_games_in_play(tournament),
-        "arena_over": tournament.ends_at is not None and timezone.now() >= tournament.ends_at,
+        "arena_over": over,
+        "arena_only_last_free": (me is not None and tournament.status == TournamentStatus.RUNNING and not over
+                                 and arena_play.only_last_opponent_free(registrations, me)),
     }
 
 

@@ -322,3 +322,93 @@ def test_an_arena_pairing_notice_names_no_round(members: list[User], steps: list
     assert notices.notice_text(notice) == "Your next match in “Arena” is ready."
     with translation.override("pt-br"):
         assert notices.notice_text(notice) == "Sua próxima partida em “Arena” está pronta."
+
+
+
+def test_two_people_with_bots_allowed_meet_bots_after_meeting_each_other(members: list[User],
+                                                                          steps: list[Any]) -> None:
+    """The trial's Arena: two people, house bots allowed, min_players 2. It gets 2 bots (the field is
+    max(min_players, people + 2)) at the people's level; after A v B both are paired with a bot at once,
+    where before both waited forever (they met last, and no bot was in the field)."""
+    a, b = members[:2]
+    tournament = arena_of([a, b], bots=True)
+    bots = list(Registration.objects.filter(tournament=tournament, user__is_bot=True).select_related("user"))
+    assert sorted(r.user.username for r in bots) == ["bot-3", "bot-3-2"]  # level 3: Elo 1500, as the people
+    assert [r.rating for r in bots] == [1500.0, 1500.0] and all(r.waiting_since for r in bots)
+    # The bots sit out the first wave (as if seated elsewhere), so A meets B, as in the trial.
+    Registration.objects.filter(pk__in=[r.pk for r in bots]).update(paused=True)
+    assert open_pairs(tournament) == set() and arena_play.arena_wave(tournament_id=tournament.pk).paired == 1
+    assert open_pairs(tournament) == {(a.pk, b.pk)}
+    Registration.objects.filter(pk__in=[r.pk for r in bots]).update(paused=False)
+    lose(tournament, b)
+    wave = arena_play.arena_wave(tournament_id=tournament.pk)
+    assert (wave.recorded, wave.paired) == (1, 2)
+    bot_ids = {r.user_id for r in bots}
+    pairs = open_pairs(tournament)
+    assert {p0 for p0, _ in pairs} == {a.pk, b.pk} and {p1 for _, p1 in pairs} == bot_ids
+
+
+def test_bots_fill_to_two_more_than_the_people_and_a_late_join_adds_missing_bots(
+        members: list[User], steps: list[Any], django_user_model: Any) -> None:
+    tournament = arena_of(members[:3], bots=True, min_players=4)
+    # max(min_players 4, 3 people + 2) = 5: 2 bots (the old rule, up to min_players, gave 1)
+    assert Registration.objects.filter(tournament=tournament, user__is_bot=True).count() == 2
+    # An Arena started before the rule (no bots) gets its 2 bots when somebody joins late.
+    old = arena_of(members[3:5], bots=True)
+    Registration.objects.filter(tournament=old, user__is_bot=True).delete()
+    services.tournament_join(tournament_id=old.pk, user=members[5])
+    added = Registration.objects.filter(tournament=old, user__is_bot=True)
+    assert added.count() == 2 and all(r.waiting_since is not None and r.rating == 1500.0 for r in added)
+    extra = django_user_model.objects.create_user(username="late", password="pw-123456!")
+    services.tournament_join(tournament_id=old.pk, user=extra)  # 2 bots already: none more
+    assert Registration.objects.filter(tournament=old, user__is_bot=True).count() == 2
+
+
+def test_without_bots_the_page_says_why_a_player_waits(members: list[User], steps: list[Any],
+                                                       client: Any) -> None:
+    a, b = members[:2]
+    tournament = arena_of([a, b])
+    arena_play.arena_wave(tournament_id=tournament.pk)
+    lose(tournament, b)
+    assert arena_play.arena_wave(tournament_id=tournament.pk).paired == 0  # they met last: both wait
+    why = "Your last opponent is the only other free player: you are paired when someone else is free."
+    client.force_login(a)
+    assert why in client.get(f"/tournaments/{tournament.pk}/live/").content.decode()
+    page = client.get(f"/tournaments/{tournament.pk}/live/", HTTP_ACCEPT_LANGUAGE="pt-br").content.decode()
+    assert ("Seu último adversário é o único outro jogador livre: você será emparelhado quando outra "
+            "pessoa estiver livre.") in page
+    services.tournament_join(tournament_id=tournament.pk, user=members[2])  # someone else is free now
+    page = client.get(f"/tournaments/{tournament.pk}/live/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert why not in page
+
+
+def test_an_arena_page_has_no_swiss_text(members: list[User], steps: list[Any], client: Any) -> None:
+    tournament = arena_of(members[:2], minutes=45)
+    page = client.get(f"/tournaments/{tournament.pk}/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "Arena of 45 minutes, ends" in page and 'data-testid="ends-at"' in page
+    assert "rounds by field size" not in page and "Buchholz" not in page and "TRF" not in page
+    assert "after two wins in a row (🔥) a win scores 4" in page and "ordered by their performance" in page
+    assert "Partial: the results recorded so far (a match still in play has no result yet)." in page
+    pt = client.get(f"/tournaments/{tournament.pk}/", HTTP_ACCEPT_LANGUAGE="pt-br").content.decode()
+    assert "Arena de 45 minutos, termina" in pt and "rodadas conforme" not in pt and "Buchholz" not in pt
+    assert "ordenados pela performance" in pt and "TRF" not in pt
+    assert "Parcial: os resultados registrados até agora (uma partida ainda em jogo não tem resultado)." in pt
+    Tournament.objects.filter(pk=tournament.pk).update(duration_minutes=None)  # an Arena with no duration
+    page = client.get(f"/tournaments/{tournament.pk}/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "Arena of" not in page and "Arena, ends" in page
+
+
+def test_final_standings_tag_nobody_paused(members: list[User], steps: list[Any], client: Any) -> None:
+    a, b = members[:2]
+    tournament = arena_of([a, b])
+    arena_play.arena_wave(tournament_id=tournament.pk)
+    arena_play.arena_pause(tournament_id=tournament.pk, user=a)
+    paused = '<span class="tag">paused</span>'
+    live = f"/tournaments/{tournament.pk}/live/"
+    assert paused in client.get(live, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    lose(tournament, a)
+    assert tournament.ends_at is not None
+    assert arena_play.arena_wave(tournament_id=tournament.pk,
+                                 now=tournament.ends_at + dt.timedelta(seconds=1)).finished
+    page = client.get(live, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "Final standings" in page and paused not in page

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.utils import translation
 
 from accounts.models import User
@@ -144,7 +145,8 @@ def test_round_notices_once_per_person_and_round(members: list[User], pushed: li
 
 
 def test_notices_bar_json_and_dismiss(members: list[User]) -> None:
-    cup = TournamentFactory(name_en="Evening Cup", name_pt="Copa da Noite")
+    cup = TournamentFactory(name_en="Evening Cup", name_pt="Copa da Noite", status=TournamentStatus.RUNNING,
+                            current_round=3)
     mine = TournamentNotice.objects.create(user=members[0], tournament=cup, kind=NoticeKind.ROUND, round=3)
     theirs = TournamentNotice.objects.create(user=members[1], tournament=cup, kind=NoticeKind.STARTING)
     client = logged_in(members[0])
@@ -167,6 +169,41 @@ def test_notices_bar_json_and_dismiss(members: list[User]) -> None:
     evil = client.post(f"/tournaments/notices/{theirs.pk}/dismiss/", {"next": "//evil.example/"})
     assert evil["Location"] == "/tournaments/"
     assert Client().get("/tournaments/notices.json").json() == {"notices": []}
+
+
+def test_stale_round_and_starting_notices_leave_the_bar(members: list[User]) -> None:
+    """A round notice is stale once a newer round notice of the same member and event exists or the
+    event stopped running; a starting notice once the event started; cancelled and edited notices stay.
+    One query whatever is left out."""
+    me, other = members[0], members[1]
+    cup = TournamentFactory(name_en="Evening Cup", status=TournamentStatus.RUNNING, current_round=3)
+    soon = TournamentFactory(name_en="Night Cup", status=TournamentStatus.OPEN)
+    old_round = TournamentNotice.objects.create(user=me, tournament=cup, kind=NoticeKind.ROUND, round=2)
+    new_round = TournamentNotice.objects.create(user=me, tournament=cup, kind=NoticeKind.ROUND, round=3)
+    theirs = TournamentNotice.objects.create(user=other, tournament=cup, kind=NoticeKind.ROUND, round=2)
+    starting = TournamentNotice.objects.create(user=me, tournament=soon, kind=NoticeKind.STARTING)
+    edited = TournamentNotice.objects.create(user=me, tournament=soon, kind=NoticeKind.EDITED, round=1,
+                                             text="starts_at")
+
+    def unseen(user: User) -> list[int]:
+        return sorted(n.pk for n in notices.unseen_of(user))
+
+    # round 2 is superseded by round 3 for me only; another member's newer round changes nothing of mine
+    assert unseen(me) == sorted([new_round.pk, starting.pk, edited.pk])
+    assert unseen(other) == [theirs.pk]
+    Tournament.objects.filter(pk=soon.pk).update(status=TournamentStatus.RUNNING)  # it started
+    assert unseen(me) == sorted([new_round.pk, edited.pk])
+    Tournament.objects.filter(pk=cup.pk).update(status=TournamentStatus.FINISHED)  # its matches are over
+    Tournament.objects.filter(pk=soon.pk).update(status=TournamentStatus.CANCELLED)
+    cancelled = TournamentNotice.objects.create(user=me, tournament=soon, kind=NoticeKind.CANCELLED)
+    assert unseen(me) == sorted([edited.pk, cancelled.pk])
+    assert unseen(other) == []
+    assert old_round.seen_at is None  # left out, never marked: nothing is written by reading
+    with CaptureQueriesContext(connection) as queries:
+        assert len(list(notices.unseen_of(me))) == 2
+    assert len(queries) == 1
+    html = logged_in(me).get("/rankings/").content.decode()
+    assert "your match is ready" not in html and "“Night Cup” was cancelled." in html
 
 
 def test_edited_and_cancelled_notices_read_in_words_in_both_languages(members: list[User]) -> None:
