@@ -108,7 +108,7 @@ def test_tournament_page_standings_and_rounds(members: list[User]) -> None:
     assert 'data-testid="rating-change">+13<' in html and 'data-testid="rating-change">-10<' in html
     assert "+12.5" not in html and "-10.0" not in html
     assert "Buchholz" in html and "Sonneborn-Berger" in html
-    assert "1: W vs member1" in html and f'/watch/{match.pk}/">52–31</a>' in html and "1: bye" in html
+    assert "1: W vs member1" in html and f'/replay/{match.pk}/">52–31</a>' in html and "1: bye" in html
     live = Client().get(f"/tournaments/{t.pk}/live/")
     assert live.status_code == 200 and "Final standings" in live.content.decode()
     assert Client().get("/tournaments/424242/").status_code == 404
