@@ -151,7 +151,8 @@ def arena_games_csv(tournament: Tournament, base_url: str = "") -> str:
         hands = g.hand_points or [None, None]
         rows.append((g.started_at.isoformat(), g.finished_at.isoformat() if g.finished_at else "",
                      g.player0.public_name, g.player1.public_name, points[0], points[1], hands[0], hands[1],
-                     g.winner.public_name if g.winner else "", _replay_url(base_url, g.match_id, decided=g.finished_at is not None)))
+                     g.winner.public_name if g.winner else "",
+                     _replay_url(base_url, g.match_id, decided=g.finished_at is not None)))
     return _csv(ARENA_GAMES_HEADER, rows)
 
 

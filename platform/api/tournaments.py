@@ -141,8 +141,9 @@ class StandingSerializer(serializers.Serializer[Any]):
         allow_null=True, help_text="Sum of the Elo changes here; None for a house bot."
     )
     rating_after = serializers.FloatField(
-        allow_null=True, help_text="Swiss: the rating after the event (the latest Elo change of its matches; "
-        "the start rating with none), once it is finished; None before the end, for a house bot and for Arena."
+        allow_null=True,
+        help_text="Swiss: the rating after the event (the latest Elo change of its matches; the start "
+        "rating with none), once it is finished; None before the end, for a house bot and for Arena.",
     )
     withdrawn = serializers.BooleanField()
     arena_streak = serializers.IntegerField(

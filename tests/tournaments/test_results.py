@@ -14,12 +14,17 @@ from django.test import Client
 
 from accounts.models import User
 from games import services as game_services
+from games.models import Match
+from ratings.models import PlayerRating
+from ratings.tasks import rate_match
 from tests.tournaments.test_pages import finished_event, logged_in, soon
-from tournaments import results, selectors, swiss, trf
+from tournaments import closing, results, selectors, swiss, trf
 from tournaments.models import (
     ArenaGame,
     Pairing,
     Registration,
+    Round,
+    RoundStatus,
     Tournament,
     TournamentAccess,
     TournamentFormat,
@@ -212,12 +217,6 @@ def test_rating_after_is_right_when_the_elo_task_runs_after_the_finish(members: 
     """The user's trial: member0 (1480) beat member1 (1500) in the last match; the event closed BEFORE the
     rating task of that match ran. The page, the CSV and the API read the rating after from the ratings
     app's rows, so they show her profile's rating once it landed, never the stale 1480."""
-    from games.models import Match
-    from ratings.models import PlayerRating
-    from ratings.tasks import rate_match
-    from tournaments import closing
-    from tournaments.models import Round, RoundStatus
-
     alice, bob, cid = members[:3]
     PlayerRating.objects.create(user=alice, rating=1480, peak=1480)
     PlayerRating.objects.create(user=bob, rating=1500, peak=1500)
@@ -225,19 +224,21 @@ def test_rating_after_is_right_when_the_elo_task_runs_after_the_finish(members: 
     for user, start in ((alice, 1480), (bob, 1500), (cid, 1500)):
         Registration.objects.create(tournament=t, user=user, rating=start)
     r1 = Round.objects.create(tournament=t, number=1, status=RoundStatus.FINISHED)
-    match = Match.objects.create(rules={}, player0=alice, player1=bob, status="finished", scores=[100, 31],
-                                 winner=0, rated=True, turn_timer_seconds=30,
+    match = Match.objects.create(rules={}, player0=alice, player1=bob, status="finished",
+                                 scores=[100, 31], winner=0, rated=True, turn_timer_seconds=30,
                                  finished_at=dt.datetime(2026, 12, 7, 18, 30, tzinfo=dt.UTC))
     Pairing.objects.create(round=r1, board=1, player0=alice, player1=bob, match=match, points=[1, 0],
                            hand_points=[100, 31])
     Pairing.objects.create(round=r1, board=2, player0=cid, points=[1, 0], hand_points=[0, 0])
     closing.event_close(t, winner_id=alice.pk, now=dt.datetime(2026, 12, 7, 18, 31, tzinfo=dt.UTC))
     assert rate_match(match.pk) == 2  # the Elo task, after the close
-    assert round(PlayerRating.objects.get(user=alice).rating) == 1501  # her profile: 1480 + 40 x (1 - 0.471) = 1501.15
-    assert round(PlayerRating.objects.get(user=bob).rating) == 1479  # 1500 - 21.15
+    # Her profile: 1480 + 40 x (1 - 0.471) = 1501.15 (K 40 while provisional); his 1500 - 21.15.
+    assert round(PlayerRating.objects.get(user=alice).rating) == 1501
+    assert round(PlayerRating.objects.get(user=bob).rating) == 1479
 
     html = Client().get(f"/tournaments/{t.pk}/").content.decode()
-    shown = re.findall(r'data-testid="rating-change">([^<]+)<.*?data-testid="rating-after">([^<]+)<', html, re.S)
+    shown = re.findall(r'data-testid="rating-change">([^<]+)<.*?data-testid="rating-after">([^<]+)<',
+                       html, re.S)
     assert shown == [("+21", "1501"), ("0", "1500"), ("-21", "1479")]
     csv_rows = Client().get(f"/tournaments/{t.pk}/results.csv").content.decode().split("\r\n")[1:4]
     assert [row.split(",")[1] + ":" + row.split(",")[6] + ">" + row.split(",")[7] for row in csv_rows] == [
