@@ -5,6 +5,7 @@ organiser: yes; a plain member, a stranger: 404)."""
 from __future__ import annotations
 
 import datetime as dt
+import re
 from typing import Any
 
 import pytest
@@ -264,3 +265,18 @@ def test_a_club_organiser_edits_a_club_event_on_its_page(members: list[User], cl
     assert client_of(members[0]).post(reverse("tournaments:edit", args=[t.pk]), data).status_code == 302
     t.refresh_from_db()
     assert (t.turn_timer_seconds, t.club, t.access) == (60, club, "club")
+
+
+def test_who_may_join_and_the_event_code_in_portuguese(members: list[User]) -> None:
+    client = client_of(members[0], "pt-br")
+    for page in (client.get(reverse("tournaments:create")).content.decode(),
+                 client.get(reverse("tournaments:edit", args=[_event(members[0]).pk])).content.decode()):
+        assert re.findall(r'<option value="(public|club|code)"[^>]*>([^<]+)</option>', page) == [
+            ("public", "aberto a todos"), ("club", "só membros do clube"), ("code", "com código de entrada")]
+    t = _event(members[0], access="code", entry_code="tea-time")
+    status = client.get(reverse("tournaments:organise", args=[t.pk])).content.decode()
+    assert "com código de entrada</p>" in status
+    code = client.get(reverse("tournaments:code")).content.decode()
+    assert '<label for="id_code">Código do evento:</label>' in code and "Event code" not in code
+    english = client_of(members[0]).get(reverse("tournaments:code")).content.decode()
+    assert '<label for="id_code">Event code:</label>' in english
