@@ -75,7 +75,12 @@ class EventForm(forms.Form):
     """Create or edit an event. ``clubs``: the clubs the member organises (the club choice is shown
     only when there are some); ``editing``: no club choice (an event keeps its club: ``club``)."""
 
-    name = forms.CharField(label=gettext_lazy("Name"), max_length=200)
+    # The services' own limits and words (organise.NAME_LENGTH), never Django's generic "at most N
+    # characters": the field is cut at 80 in the browser and refused past it here.
+    name = forms.CharField(label=gettext_lazy("Name"), min_length=organise.NAME_LENGTH[0],
+                           max_length=organise.NAME_LENGTH[1], error_messages=dict.fromkeys(
+                               ("min_length", "max_length"),
+                               gettext_lazy("The name must be 3 to 80 characters, without NUL characters.")))
     description = forms.CharField(label=gettext_lazy("Description"), required=False, max_length=2000,
                                   widget=forms.Textarea(attrs={"rows": 3}))
     format = forms.ChoiceField(label=gettext_lazy("Format"), choices=TournamentFormat.choices)

@@ -133,8 +133,11 @@ def event_edit(request: HttpRequest, tournament_id: int) -> HttpResponse:
     else:
         form = EventForm(initial=initial_of(tournament), user=request.user, editing=True,
                          club=tournament.club)
+    # A refused POST (bad input, or the event started or was cancelled meanwhile) answers 400 with the
+    # form and its error, as the cancel and organise forms do.
     return render(request, "tournaments/event_form.html", {
-        "form": form, "t": tournament, "editable": editable, "cancel_form": CancelForm()})
+        "form": form, "t": tournament, "editable": editable, "cancel_form": CancelForm()},
+        status=400 if request.method == "POST" else 200)
 
 
 @login_required

@@ -61,8 +61,12 @@ def _csv(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
     return out.getvalue()
 
 
-def _replay_url(base: str, match_id: int | None) -> str:
-    return base + reverse("replays:watch", args=[match_id]) if match_id else ""
+def _replay_url(base: str, match_id: int | None, *, decided: bool) -> str:
+    """``base`` + the match's replay (``/replay/<id>/``) once it has a result, its live view
+    (``/watch/<id>/``) while in play; empty without a match."""
+    if not match_id:
+        return ""
+    return base + reverse("replays:replay" if decided else "replays:watch", args=[match_id])
 
 
 STANDINGS_HEADER = ("rank", "player", "points", "buchholz", "sonneborn_berger", "hand_point_diff",
@@ -73,8 +77,8 @@ GAMES_HEADER = ("round", "board", "player0", "player1", "points0", "points1", "h
 
 def swiss_standings_csv(tournament: Tournament) -> str:
     """One row per player of :func:`selectors.standings_of` (ranked; players whose account was closed for
-    fair play are left out, as on the page): :data:`STANDINGS_HEADER`. ``rating_end`` is the rating stored at
-    the event's end (``Registration.rating_after``; empty before the end)."""
+    fair play are left out, as on the page): :data:`STANDINGS_HEADER`. ``rating_end`` is the rating after the
+    event (:func:`selectors.ratings_after`, as on the page; empty before the end and for a bot)."""
     played: dict[int, int] = {}
     for p in selectors.pairings_of(tournament):
         if p.points is not None and p.player1_id is not None:
@@ -83,7 +87,7 @@ def swiss_standings_csv(tournament: Tournament) -> str:
     rows = []
     for row in selectors.standings_of(tournament):
         line, reg = row.line, row.registration
-        end = round(reg.rating_after) if reg.rating_after is not None else None
+        end = row.rating_after_shown
         rows.append((line.rank, reg.user.public_name, float(line.score), float(line.buchholz),
                      float(line.sonneborn_berger),
                      line.hand_point_diff, round(line.rating), end, played.get(reg.user_id, 0),
@@ -103,14 +107,15 @@ def _result_word(pairing: Pairing) -> str:
 def swiss_games_csv(tournament: Tournament, base_url: str = "") -> str:
     """One row per board (:data:`GAMES_HEADER`): round, board, the two players (seat 0 first; a bye has
     no ``player1``), points and hand points per seat, ``result`` (``1-0``, ``0-1``, ``+ forfeit``,
-    ``bye``, ``playing``), the replay's URL (``base_url`` + path; empty for a bye or a forfeit)."""
+    ``bye``, ``playing``), the replay's URL (``base_url`` + ``/replay/<id>/``; ``/watch/<id>/`` while in
+    play; empty for a bye or a forfeit)."""
     rows = []
     for p in selectors.pairings_of(tournament):
         points = p.points or [None, None]
         hands = p.hand_points or [None, None]
         rows.append((p.round.number, p.board, p.player0.public_name,
                      p.player1.public_name if p.player1 else "", points[0], points[1], hands[0], hands[1],
-                     _result_word(p), _replay_url(base_url, p.match_id)))
+                     _result_word(p), _replay_url(base_url, p.match_id, decided=p.points is not None)))
     return _csv(GAMES_HEADER, rows)
 
 
@@ -146,7 +151,8 @@ def arena_games_csv(tournament: Tournament, base_url: str = "") -> str:
         hands = g.hand_points or [None, None]
         rows.append((g.started_at.isoformat(), g.finished_at.isoformat() if g.finished_at else "",
                      g.player0.public_name, g.player1.public_name, points[0], points[1], hands[0], hands[1],
-                     g.winner.public_name if g.winner else "", _replay_url(base_url, g.match_id)))
+                     g.winner.public_name if g.winner else "",
+                     _replay_url(base_url, g.match_id, decided=g.finished_at is not None)))
     return _csv(ARENA_GAMES_HEADER, rows)
 
 

@@ -183,6 +183,13 @@ class StandingRow:
     line: tiebreaks.Standing
     registration: Registration
     rating_change: float | None
+    rating_after: float | None = None
+    """Elo points after the event (:func:`ratings_after`); None for a bot or before the end."""
+
+    @property
+    def rating_after_shown(self) -> int | None:
+        """The rating after the event as every page shows one (``ratings.elo.shown``), None for a bot."""
+        return None if self.rating_after is None else elo.shown(self.rating_after)
 
     @property
     def rating_change_shown(self) -> str | None:
@@ -192,6 +199,21 @@ class StandingRow:
         if self.rating_change is None:
             return None
         return elo.shown_change(self.line.rating, self.line.rating + self.rating_change)
+
+
+def ratings_after(tournament: Tournament, start: Mapping[int, float]) -> dict[int, float]:
+    """Each person's rating after ``tournament``, Elo points, keyed by user id, for the user ids of
+    ``start`` (their ratings at the start): the ``after`` of their latest ``RatingChange`` of one of the
+    event's matches (its Swiss boards and Arena games), else their start rating (no rated match). Read
+    from the ratings app's rows, never stored at the end: the Elo task of the last match may run after
+    the event closed (docs/tournaments.md), and the page, the CSV and the API all read this one place."""
+    latest = dict(
+        RatingChange.objects.filter(Q(match__tournament_pairing__round__tournament=tournament)
+                                    | Q(match__arena_game__tournament=tournament), player_id__in=start)
+        .order_by("player_id", "-created_at", "-id").distinct("player_id")
+        .values_list("player_id", "after")
+    )
+    return {uid: float(latest.get(uid, rating)) for uid, rating in start.items()}
 
 
 def standings_of(tournament: Tournament) -> list[StandingRow]:
@@ -208,10 +230,15 @@ def standings_of(tournament: Tournament) -> list[StandingRow]:
         RatingChange.objects.filter(match__tournament_pairing__round__tournament=tournament)
         .values("player_id").annotate(total=Sum("delta")).values_list("player_id", "total")
     )
+    afters: dict[int, float] = {}
+    if tournament.status == TournamentStatus.FINISHED:
+        afters = ratings_after(tournament, {r.user_id: ratings[uid] for uid, r in registrations.items()
+                                            if not r.user.is_bot})
     return [
         StandingRow(line, registrations[line.player],
                     None if registrations[line.player].user.is_bot
-                    else float(changes.get(registrations[line.player].user_id, 0.0)))
+                    else float(changes.get(registrations[line.player].user_id, 0.0)),
+                    afters.get(registrations[line.player].user_id))
         for line in lines
     ]
 

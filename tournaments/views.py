@@ -18,6 +18,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.models import User
@@ -91,7 +92,7 @@ def _get(request: HttpRequest, tournament_id: int) -> Tournament:
     """The event ``tournament_id`` if this request may see it (``access.may_view`` with the session's
     unlocked codes). :raises NotFound: no such event, or a private one this request may not see (the
     same page: nothing tells them apart)."""
-    tournament = Tournament.objects.filter(pk=tournament_id).first()
+    tournament = Tournament.objects.filter(pk=tournament_id).select_related("club", "created_by").first()
     if tournament is None or not access.viewer_may_see(tournament, request.user, request.session):
         raise NotFound()  # the 404 page's own sentence
     return tournament
@@ -432,9 +433,10 @@ class CodeForm(forms.Form):
     """The entry code of a code event. Django's ``CharField`` strips the spaces around it and refuses a NUL
     character with its own error; the code is then compared exactly (``access.code_matches``)."""
 
-    code = forms.CharField(label=_("Event code"), max_length=access.MAX_CODE_LENGTH,
-                           error_messages={"required": _("Type the event's code."),
-                                           "max_length": _("No event has a code that long.")})
+    # Lazy: the class is built once at import, the words are read in each reader's language.
+    code = forms.CharField(label=gettext_lazy("Event code"), max_length=access.MAX_CODE_LENGTH,
+                           error_messages={"required": gettext_lazy("Type the event's code."),
+                                           "max_length": gettext_lazy("No event has a code that long.")})
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

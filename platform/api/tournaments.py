@@ -140,6 +140,11 @@ class StandingSerializer(serializers.Serializer[Any]):
     rating_change = serializers.FloatField(
         allow_null=True, help_text="Sum of the Elo changes here; None for a house bot."
     )
+    rating_after = serializers.FloatField(
+        allow_null=True,
+        help_text="Swiss: the rating after the event (the latest Elo change of its matches; the start "
+        "rating with none), once it is finished; None before the end, for a house bot and for Arena.",
+    )
     withdrawn = serializers.BooleanField()
     arena_streak = serializers.IntegerField(
         allow_null=True, min_value=0, help_text="Arena: the current run of wins; None for Swiss."
@@ -318,6 +323,7 @@ class StandingsView(ApiView):
                         "hand_point_diff": line.hand_point_diff,
                         "rating": elo.shown(line.rating),
                         "rating_change": None if row.rating_change is None else round(row.rating_change, 2),
+                        "rating_after": None if row.rating_after is None else round(row.rating_after, 2),
                         "withdrawn": registration.withdrawn,
                         "arena_streak": None,
                         "arena_games": None,
@@ -344,6 +350,7 @@ def _arena_rows(tournament: Tournament) -> list[dict[str, Any]]:
                 "hand_point_diff": None,
                 "rating": elo.shown(r.rating) if r.rating is not None else None,
                 "rating_change": None,
+                "rating_after": None,
                 "withdrawn": r.withdrawn,
                 "arena_streak": r.arena_streak,
                 "arena_games": row.games,

@@ -170,7 +170,9 @@ def test_events_of_the_club_by_viewer(members: list[User]) -> None:
     own = logged_in(owner).get("/clubs/eventful/").content.decode()
     assert all(name in own for name in ("Open Night", "Members Night", "Code Night", "Old Cup"))
     assert "Elsewhere" not in own
-    assert 'href="/tournaments/new/?club=eventful" data-testid="club-event-create"' in own
+    # the normal button, not the red one of destructive actions (.button.primary is --accent red)
+    assert ('class="button small" href="/tournaments/new/?club=eventful" data-testid="club-event-create"'
+            in own)
     # outsiders (a member of the site, a visitor) see the public events only, and no create link
     for outside in (logged_in(outsider).get("/clubs/eventful/").content.decode(),
                     Client().get("/clubs/eventful/").content.decode()):

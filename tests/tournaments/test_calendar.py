@@ -5,13 +5,14 @@ event's .ics file parsed back with icalendar."""
 from __future__ import annotations
 
 import datetime as dt
+import re
 from typing import Any
 
 import pytest
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
-from django.utils import timezone
+from django.utils import timezone, translation
 from icalendar import Calendar
 
 from accounts.models import User
@@ -19,6 +20,7 @@ from clubs.models import Club, ClubMember, ClubRole
 from tests.factories import TournamentFactory
 from tournaments import calendar, selectors
 from tournaments.models import Registration, Reminder, Tournament, TournamentSchedule, TournamentStatus
+from tournaments.templatetags.calendar_tags import day_heading
 
 pytestmark = pytest.mark.django_db
 
@@ -231,3 +233,26 @@ def test_event_page_offers_remind_me_and_the_ics(members: list[User], guest: Use
         assert "/remind/" not in html and f'href="/tournaments/{cup.pk}/event.ics"' in html
     pt = logged_in(members[1]).get(f"/tournaments/{cup.pk}/", HTTP_ACCEPT_LANGUAGE="pt-br").content.decode()
     assert "Lembrar-me" in pt and "Adicionar à minha agenda (.ics)" in pt
+
+
+def test_day_heading_in_both_languages() -> None:
+    monday = dt.date(2026, 12, 7)
+    with translation.override("en"):
+        assert day_heading(monday) == "Monday, December 7"
+    with translation.override("pt-br"):
+        assert day_heading(monday) == "segunda-feira, 7 de dezembro"
+        assert day_heading(dt.date(2026, 3, 14)) == "sábado, 14 de março"
+
+
+def test_page_day_headings_in_portuguese_and_the_row_names_club_and_organiser(
+        members: list[User], club: Club) -> None:
+    at(2, club=club, created_by=members[1], name_en="Café Night")
+    page = Client(HTTP_ACCEPT_LANGUAGE="pt-br").get("/tournaments/").content.decode()
+    headings = re.findall(r'<h2 data-day="[\d-]+">([^<]+) <span', page)
+    assert headings  # the days with an event: the one made here at least
+    assert all(re.fullmatch(r"(segunda|terça|quarta|quinta|sexta)-feira, \d{1,2} de [a-zç]+"
+                            r"|(sábado|domingo), \d{1,2} de [a-zç]+", h) for h in headings), headings
+    row = logged_in(members[0]).get("/tournaments/").content.decode()
+    assert '<a href="/clubs/chess-cafe/" data-testid="row-club">Chess Café</a> · ' in row
+    assert ('data-testid="row-club">Chess Café</a> · <span class="player-name" title="member1">member1</span>'
+            in row)

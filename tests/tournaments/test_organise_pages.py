@@ -5,6 +5,7 @@ organiser: yes; a plain member, a stranger: 404)."""
 from __future__ import annotations
 
 import datetime as dt
+import re
 from typing import Any
 
 import pytest
@@ -108,7 +109,7 @@ def test_an_entry_code_of_another_coming_event_is_refused_in_both_languages(memb
     data = post_data(access="code", entry_code="tea-time",
                      starts_at=second.starts_at.strftime("%Y-%m-%dT%H:%M"))
     response = client_of(members[1]).post(reverse("tournaments:edit", args=[second.pk]), data)
-    assert response.status_code == 200 and "already has this entry code" in response.content.decode()
+    assert response.status_code == 400 and "already has this entry code" in response.content.decode()
     assert Tournament.objects.get(pk=second.pk).entry_code == "coffee-time"
     # its own code, unchanged, is no clash; once the first is over its code is free again
     data["entry_code"] = "coffee-time"
@@ -129,6 +130,11 @@ def test_an_entry_code_of_another_coming_event_is_refused_in_both_languages(memb
     ({"rounds": "10000"}, "rounds", "Rounds: 1 to 15, or empty for automatic (by the field&#x27;s size).",
      "Rodadas: de 1 a 15, ou vazio para automático (pelo tamanho do grupo)."),
     ({"name": "Cup\x00"}, "name", "Null characters are not allowed.", "Caracteres nulos não são permitidos."),
+    # the user's trial: a 5,000-character name got Django's generic "at most 200 characters"
+    ({"name": "x" * 5000}, "name", "The name must be 3 to 80 characters, without NUL characters.",
+     "O nome deve ter de 3 a 80 caracteres, sem caracteres NUL."),
+    ({"name": "ab"}, "name", "The name must be 3 to 80 characters, without NUL characters.",
+     "O nome deve ter de 3 a 80 caracteres, sem caracteres NUL."),
 ])
 def test_bad_input_gets_a_clear_error_in_both_languages_and_changes_nothing(
     members: list[User], fields: dict[str, str], field: str, english: str, portuguese: str
@@ -211,8 +217,21 @@ def test_edit_page_saves_and_refuses_bad_input(members: list[User]) -> None:
     assert client.post(reverse("tournaments:edit", args=[t.pk]), data).status_code == 302
     assert Tournament.objects.get(pk=t.pk).fixed_rounds == 3
     response = client.post(reverse("tournaments:edit", args=[t.pk]), {**data, "rounds": "10000"})
-    assert response.status_code == 200 and "Rounds: 1 to 15" in response.content.decode()
+    assert response.status_code == 400 and "Rounds: 1 to 15" in response.content.decode()
     assert Tournament.objects.get(pk=t.pk).fixed_rounds == 3
+
+
+def test_an_edit_after_the_start_is_refused_with_400_like_a_cancel(members: list[User]) -> None:
+    t = _event(members[0])
+    data = post_data(name="Renamed", starts_at=t.starts_at.strftime("%Y-%m-%dT%H:%M"))
+    Tournament.objects.filter(pk=t.pk).update(status=TournamentStatus.RUNNING)
+    for language, text in (("en", "This event has started or is over: it can no longer be changed."),
+                           ("pt-br", "Este evento já começou ou terminou: não pode mais ser alterado.")):
+        response = client_of(members[0], language).post(reverse("tournaments:edit", args=[t.pk]), data)
+        assert response.status_code == 400 and text in response.content.decode()
+    cancel = client_of(members[0]).post(reverse("tournaments:cancel", args=[t.pk]), {"confirm": "on"})
+    assert cancel.status_code == 400
+    assert Tournament.objects.get(pk=t.pk).name_en == "Club Night"
 
 
 def test_organise_page_forbids_pairs_of_players_only_and_withdraws(members: list[User]) -> None:
@@ -246,3 +265,18 @@ def test_a_club_organiser_edits_a_club_event_on_its_page(members: list[User], cl
     assert client_of(members[0]).post(reverse("tournaments:edit", args=[t.pk]), data).status_code == 302
     t.refresh_from_db()
     assert (t.turn_timer_seconds, t.club, t.access) == (60, club, "club")
+
+
+def test_who_may_join_and_the_event_code_in_portuguese(members: list[User]) -> None:
+    client = client_of(members[0], "pt-br")
+    for page in (client.get(reverse("tournaments:create")).content.decode(),
+                 client.get(reverse("tournaments:edit", args=[_event(members[0]).pk])).content.decode()):
+        assert re.findall(r'<option value="(public|club|code)"[^>]*>([^<]+)</option>', page) == [
+            ("public", "aberto a todos"), ("club", "só membros do clube"), ("code", "com código de entrada")]
+    t = _event(members[0], access="code", entry_code="tea-time")
+    status = client.get(reverse("tournaments:organise", args=[t.pk])).content.decode()
+    assert "com código de entrada</p>" in status
+    code = client.get(reverse("tournaments:code")).content.decode()
+    assert '<label for="id_code">Código do evento:</label>' in code and "Event code" not in code
+    english = client_of(members[0]).get(reverse("tournaments:code")).content.decode()
+    assert '<label for="id_code">Event code:</label>' in english

@@ -9,6 +9,7 @@ import pytest
 from django.test import Client
 
 from accounts.models import User
+from clubs.models import Club
 from games.models import Match
 from ratings.models import RatingChange
 from tests.factories import TournamentFactory
@@ -108,7 +109,7 @@ def test_tournament_page_standings_and_rounds(members: list[User]) -> None:
     assert 'data-testid="rating-change">+13<' in html and 'data-testid="rating-change">-10<' in html
     assert "+12.5" not in html and "-10.0" not in html
     assert "Buchholz" in html and "Sonneborn-Berger" in html
-    assert "1: W vs member1" in html and f'/watch/{match.pk}/">52–31</a>' in html and "1: bye" in html
+    assert "1: W vs member1" in html and f'/replay/{match.pk}/">52–31</a>' in html and "1: bye" in html
     live = Client().get(f"/tournaments/{t.pk}/live/")
     assert live.status_code == 200 and "Final standings" in live.content.decode()
     assert Client().get("/tournaments/424242/").status_code == 404
@@ -191,3 +192,21 @@ def test_finished_event_puts_final_standings_before_the_last_boards(members: lis
     for url in (f"/tournaments/{t.pk}/", f"/tournaments/{t.pk}/live/"):
         html = Client().get(url).content.decode()
         assert 0 < html.index('data-testid="standings"') < html.index('data-testid="pairings"')
+
+
+def test_event_page_shows_description_club_and_organiser(members: list[User]) -> None:
+    club = Club.objects.create(name="Chess Café", slug="chess-cafe", invite_code="z" * 22,
+                               created_by=members[0])
+    t = soon(club=club, created_by=members[1], description="Bring <b>tea</b>\nand biscuits & cake")
+    html = Client().get(f"/tournaments/{t.pk}/").content.decode()
+    # escaped, its line break kept
+    assert ('data-testid="event-description">Bring &lt;b&gt;tea&lt;/b&gt;<br>and biscuits &amp; cake</p>'
+            in html)
+    assert 'Club: <a href="/clubs/chess-cafe/" data-testid="event-club">Chess Café</a> · ' in html
+    assert ('Organiser: <span data-testid="event-organiser"><span class="player-name" title="member1">'
+            'member1</span></span>') in html
+    pt = Client(HTTP_ACCEPT_LANGUAGE="pt-br").get(f"/tournaments/{t.pk}/").content.decode()
+    assert "Clube: <a" in pt and "Organizador: <span" in pt
+    daily = Client().get(f"/tournaments/{soon().pk}/").content.decode()
+    assert "Organised by the site (daily schedule)" in daily
+    assert 'data-testid="event-description"' not in daily

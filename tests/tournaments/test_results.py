@@ -14,12 +14,17 @@ from django.test import Client
 
 from accounts.models import User
 from games import services as game_services
+from games.models import Match
+from ratings.models import PlayerRating
+from ratings.tasks import rate_match
 from tests.tournaments.test_pages import finished_event, logged_in, soon
-from tournaments import results, selectors, swiss, trf
+from tournaments import closing, results, selectors, swiss, trf
 from tournaments.models import (
     ArenaGame,
     Pairing,
     Registration,
+    Round,
+    RoundStatus,
     Tournament,
     TournamentAccess,
     TournamentFormat,
@@ -30,7 +35,6 @@ from tournaments.models import (
 @pytest.mark.django_db
 def test_standings_and_games_csv_of_a_finished_event(members: list[User]) -> None:
     t, match = finished_event(members)
-    Registration.objects.filter(tournament=t, user=members[0]).update(rating_after=1526.4)
     response = Client().get(f"/tournaments/{t.pk}/results.csv")
     assert response.status_code == 200 and response["Content-Type"] == "text/csv; charset=utf-8"
     assert response["Content-Disposition"] == f'attachment; filename="tournament-{t.pk}-standings.csv"'
@@ -41,13 +45,13 @@ def test_standings_and_games_csv_of_a_finished_event(members: list[User]) -> Non
         "withdrawn,bot",
         "1,member0,1.0,0.0,0.0,21,1500,1526,1,0,0",
         "2,member2,1.0,0.0,0.0,0,1500,1500,0,0,0",
-        "3,member1,0.0,1.0,0.0,-21,1500,1500,1,0,0",
+        "3,member1,0.0,1.0,0.0,-21,1500,1474,1,0,0",
         "",
     ]
     games = Client().get(f"/tournaments/{t.pk}/games.csv").content.decode().split("\r\n")
     assert games == [
         "round,board,player0,player1,points0,points1,hand_points0,hand_points1,result,replay_url",
-        f"1,1,member0,member1,1,0,52,31,1-0,http://testserver/watch/{match.pk}/",
+        f"1,1,member0,member1,1,0,52,31,1-0,http://testserver/replay/{match.pk}/",
         "1,2,member2,,1,0,0,0,bye,",
         "",
     ]
@@ -174,7 +178,8 @@ def test_page_export_box_and_rating_after(members: list[User]) -> None:
         html = Client(HTTP_ACCEPT_LANGUAGE=lang).get(f"/tournaments/{t.pk}/").content.decode()
         assert all(w in html for w in words), lang
         assert f'href="/tournaments/{t.pk}/results.trf"' in html and "Partial" not in html
-        assert html.count('data-testid="rating-after">1500<') == 3
+        # member0 1500 +26.4, member1 1500 -26.4 (finished_event's rating changes), member2's bye: 1500
+        assert re.findall(r'data-testid="rating-after">(\d+)<', html) == ["1526", "1500", "1474"]
     assert 'data-testid="export"' not in Client().get(f"/tournaments/{soon().pk}/").content.decode()
 
 
@@ -205,3 +210,39 @@ def test_re_pairing_each_round_from_the_trf_gives_the_stored_pairing() -> None:
             frozenset((str(number[str(p.player0_id)]), str(number[str(p.player1_id)])))
             for p in stored if p.player1_id}, k
         assert fresh.bye == next(str(number[str(p.player0_id)]) for p in stored if p.player1_id is None)
+
+
+@pytest.mark.django_db
+def test_rating_after_is_right_when_the_elo_task_runs_after_the_finish(members: list[User]) -> None:
+    """The user's trial: member0 (1480) beat member1 (1500) in the last match; the event closed BEFORE the
+    rating task of that match ran. The page, the CSV and the API read the rating after from the ratings
+    app's rows, so they show her profile's rating once it landed, never the stale 1480."""
+    alice, bob, cid = members[:3]
+    PlayerRating.objects.create(user=alice, rating=1480, peak=1480)
+    PlayerRating.objects.create(user=bob, rating=1500, peak=1500)
+    t = soon(status=TournamentStatus.RUNNING, rounds=1, current_round=1, max_players=8)
+    for user, start in ((alice, 1480), (bob, 1500), (cid, 1500)):
+        Registration.objects.create(tournament=t, user=user, rating=start)
+    r1 = Round.objects.create(tournament=t, number=1, status=RoundStatus.FINISHED)
+    match = Match.objects.create(rules={}, player0=alice, player1=bob, status="finished",
+                                 scores=[100, 31], winner=0, rated=True, turn_timer_seconds=30,
+                                 finished_at=dt.datetime(2026, 12, 7, 18, 30, tzinfo=dt.UTC))
+    Pairing.objects.create(round=r1, board=1, player0=alice, player1=bob, match=match, points=[1, 0],
+                           hand_points=[100, 31])
+    Pairing.objects.create(round=r1, board=2, player0=cid, points=[1, 0], hand_points=[0, 0])
+    closing.event_close(t, winner_id=alice.pk, now=dt.datetime(2026, 12, 7, 18, 31, tzinfo=dt.UTC))
+    assert rate_match(match.pk) == 2  # the Elo task, after the close
+    # Her profile: 1480 + 40 x (1 - 0.471) = 1501.15 (K 40 while provisional); his 1500 - 21.15.
+    assert round(PlayerRating.objects.get(user=alice).rating) == 1501
+    assert round(PlayerRating.objects.get(user=bob).rating) == 1479
+
+    html = Client().get(f"/tournaments/{t.pk}/").content.decode()
+    shown = re.findall(r'data-testid="rating-change">([^<]+)<.*?data-testid="rating-after">([^<]+)<',
+                       html, re.S)
+    assert shown == [("+21", "1501"), ("0", "1500"), ("-21", "1479")]
+    csv_rows = Client().get(f"/tournaments/{t.pk}/results.csv").content.decode().split("\r\n")[1:4]
+    assert [row.split(",")[1] + ":" + row.split(",")[6] + ">" + row.split(",")[7] for row in csv_rows] == [
+        "member0:1480>1501", "member2:1500>1500", "member1:1500>1479"]
+    api = Client().get(f"/api/v1/tournaments/{t.pk}/standings/").json()["results"]
+    assert [(r["player"]["username"], r["rating"], round(r["rating_after"])) for r in api] == [
+        ("member0", 1480, 1501), ("member2", 1500, 1500), ("member1", 1500, 1479)]
