@@ -111,10 +111,13 @@ def rank_key(player: Waiting) -> tuple[float, float, float, int]:
 
 def may_meet(a: Waiting, b: Waiting) -> bool:
     """False for two house bots (they would play at engine speed and run up scores: a bot waits for a
-    person) and for the two players of either's previous match (never the same opponent twice in a row)."""
+    person) and when a person would meet the opponent of their previous match (never the same opponent
+    twice in a row). A house bot's own previous opponent does not count: a bot seeks no variety, and a
+    person whose last opponent was another bot must not wait for ever because the one free bot has just
+    played them (a field of two people and two bots, one person paused: a user's trial)."""
     if a.id == b.id or (a.is_bot and b.is_bot):
         return False
-    return a.last_opponent != b.id and b.last_opponent != a.id
+    return (a.is_bot or a.last_opponent != b.id) and (b.is_bot or b.last_opponent != a.id)
 
 
 def pair_wave(waiting: Sequence[Waiting]) -> list[tuple[int, int]]:

@@ -207,12 +207,15 @@ def ratings_after(tournament: Tournament, start: Mapping[int, float]) -> dict[in
     event's matches (its Swiss boards and Arena games), else their start rating (no rated match). Read
     from the ratings app's rows, never stored at the end: the Elo task of the last match may run after
     the event closed (docs/tournaments.md), and the page, the CSV and the API all read this one place."""
-    latest = dict(
+    latest: dict[int, float] = {}
+    # Oldest first, so each player's last row wins; no DISTINCT ON (PostgreSQL only: the embedded
+    # default is SQLite). A player has a handful of rows per event.
+    for player_id, after in (
         RatingChange.objects.filter(Q(match__tournament_pairing__round__tournament=tournament)
                                     | Q(match__arena_game__tournament=tournament), player_id__in=start)
-        .order_by("player_id", "-created_at", "-id").distinct("player_id")
-        .values_list("player_id", "after")
-    )
+        .order_by("created_at", "id").values_list("player_id", "after")
+    ):
+        latest[player_id] = after
     return {uid: float(latest.get(uid, rating)) for uid, rating in start.items()}
 
 

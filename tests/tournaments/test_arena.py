@@ -67,8 +67,13 @@ def test_wave_never_repeats_the_last_opponent() -> None:
     assert pair_wave([_w(1, 4, last=2), _w(2, 4, last=1), _w(3, 2)]) == [(1, 3)]
     # the only two waiting met last: both wait
     assert pair_wave([_w(1, last=2), _w(2, last=1)]) == []
-    # either side's memory is enough
+    # either person's memory is enough
     assert pair_wave([_w(1, last=2), _w(2, last=9)]) == []
+    # a house bot's memory is not: a person whose last match was against another bot meets the one free
+    # bot that has just played them (a user's trial: otherwise they waited to the end); never a person's
+    # own last opponent, bot or not
+    assert pair_wave([_w(1, last=3), _w(2, 4, bot=True, last=1)]) == [(2, 1)]
+    assert pair_wave([_w(1, last=2), _w(2, 4, bot=True, last=1)]) == []
 
 
 def test_wave_bots_wait_for_people() -> None:
