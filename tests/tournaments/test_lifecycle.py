@@ -212,3 +212,34 @@ def test_start_fills_the_field_with_house_bots(members: list[User], monkeypatch:
     assert len({b.public_name for b in bots}) == 7
     assert all(r.rating == 1500.0 for r in field)
     assert sent == [("tournaments.tasks.pair_round", (tournament.pk, 1))]
+
+
+def test_a_step_the_broker_refuses_is_logged_and_the_sweep_sends_it_again(
+    members: list[User], monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """``tournaments.steps.step_enqueue``'s broad except: a broker that refuses the message loses
+    nothing: the start commits, the failure is logged, and the beat's sweep lists the step again."""
+    from celery import current_app
+
+    from tournaments import steps
+
+    sent: list[tuple[str, tuple[int, ...]]] = []
+
+    def refuse(name: str, args: tuple[int, ...]) -> None:
+        sent.append((name, args))
+        raise ConnectionError("broker down")
+
+    assert not current_app.conf.task_always_eager  # the steps go through the broker, as in production
+    monkeypatch.setattr(current_app, "send_task", refuse)
+    tournament = upcoming(starts_at=NOW)
+    Registration.objects.create(tournament=tournament, user=members[0])
+    with caplog.at_level("ERROR", logger="tournaments.services"):
+        assert services.tournament_start(tournament_id=tournament.pk, now=NOW) is True
+    tournament.refresh_from_db()
+    assert tournament.status == TournamentStatus.RUNNING and tournament.current_round == 0
+    assert sent == [("tournaments.tasks.pair_round", (tournament.pk, 1))]
+    assert [r.getMessage() for r in caplog.records] == [
+        f"could not run tournaments.tasks.pair_round({tournament.pk}, 1); the sweep will retry"]
+    # the 5 s beat's sweep finds the step the broker lost
+    assert ("tournaments.tasks.pair_round", tournament.pk) in services.tournaments_due(now=NOW)
+    assert steps.step_enqueue is services.step_enqueue
