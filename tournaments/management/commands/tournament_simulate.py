@@ -45,6 +45,8 @@ import json
 import logging
 import random
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, TextIO, cast
 
 from celery import current_app
@@ -94,6 +96,47 @@ class _Clock:
             self.end[instance.number] = stamp
 
 
+def _levels(given: str, players: int, seed: int) -> tuple[list[int], list[int]]:
+    """``(pool, levels)``: the bot levels ``--levels`` names (sorted, each 1..5) and one drawn per player
+    from ``seed``. :raises CommandError: a bad seed or level list."""
+    if not 0 <= seed <= game_services.MAX_SIMULATION_SEED:
+        raise CommandError("--seed must be 0..2**63-1")
+    try:
+        pool = sorted({int(level) for level in given.split(",")})
+    except ValueError:
+        raise CommandError("--levels must be bot levels 1..5, e.g. 1,2,3") from None
+    if not pool or not set(pool) <= {1, 2, 3, 4, 5}:
+        raise CommandError("--levels must be bot levels 1..5, e.g. 1,2,3")
+    rng = random.Random(seed)
+    return pool, [rng.choice(pool) for _ in range(players)]
+
+
+@contextmanager
+def _engine_speed() -> Iterator[None]:
+    """Run a simulation's matches in this process at engine speed, then put the settings back.
+
+    Server moves go through the Celery driver, eager (the task plays a bot-vs-bot match out in this
+    process, synchronously), rather than in-process timer threads racing on the database; bot-vs-bot
+    moves have no watchable pace (games/conf.py: nobody watches a simulation, and an eager task would
+    not wait for a countdown anyway)."""
+    saved = {name: getattr(settings, name, _UNSET)
+             for name in ("GAMES_SERVER_MOVES_IN_PROCESS", "GAMES_BOT_VS_BOT_DELAY")}
+    eager = current_app.conf.task_always_eager
+    current_app.conf.task_always_eager = True
+    settings.GAMES_SERVER_MOVES_IN_PROCESS = False
+    settings.GAMES_BOT_VS_BOT_DELAY = 0
+    logging.getLogger("celery.app.trace").setLevel(logging.WARNING)
+    try:
+        yield
+    finally:
+        current_app.conf.task_always_eager = eager
+        for name, value in saved.items():
+            if value is _UNSET:
+                delattr(settings, name)
+            else:
+                setattr(settings, name, value)
+
+
 class Command(BaseCommand):
     help = ("Simulate a Swiss (or, --format arena, an Arena) tournament of house bots through the real "
             "services and tasks; JSON out.")
@@ -129,27 +172,7 @@ class Command(BaseCommand):
             raise CommandError("--players must be 2..500")
         if not 1 <= rounds <= 15:
             raise CommandError("--rounds must be 1..15")
-        if not 0 <= seed <= game_services.MAX_SIMULATION_SEED:
-            raise CommandError("--seed must be 0..2**63-1")
-        try:
-            pool = sorted({int(level) for level in options["levels"].split(",")})
-        except ValueError:
-            raise CommandError("--levels must be bot levels 1..5, e.g. 1,2,3") from None
-        if not pool or not set(pool) <= {1, 2, 3, 4, 5}:
-            raise CommandError("--levels must be bot levels 1..5, e.g. 1,2,3")
-        rng = random.Random(seed)
-        levels = [rng.choice(pool) for _ in range(players)]
-        eager = current_app.conf.task_always_eager
-        current_app.conf.task_always_eager = True
-        # Server moves through the Celery driver (eager: the task plays a bot-vs-bot match out in this
-        # process, synchronously) rather than in-process timer threads racing on the database.
-        # Bot-vs-bot moves at engine speed (no watchable pace, games/conf.py: nobody watches a
-        # simulation, and an eager task would not wait for a countdown anyway).
-        saved = {name: getattr(settings, name, _UNSET)
-                 for name in ("GAMES_SERVER_MOVES_IN_PROCESS", "GAMES_BOT_VS_BOT_DELAY")}
-        settings.GAMES_SERVER_MOVES_IN_PROCESS = False
-        settings.GAMES_BOT_VS_BOT_DELAY = 0
-        logging.getLogger("celery.app.trace").setLevel(logging.WARNING)
+        pool, levels = _levels(options["levels"], players, seed)
         # stderr's wrapped stream: private, so Django's stubs know it only as some attribute.
         stream = cast(TextIO, self.stderr._out)
         bar = tqdm(total=players // 2 * rounds, desc="matches", unit="match", file=stream, disable=None)
@@ -164,18 +187,13 @@ class Command(BaseCommand):
                           weak=False)
         started = clock.now()
         try:
-            tournament = self._run(levels, rounds, options["target"], seed)
+            with _engine_speed():
+                tournament = self._run(levels, rounds, options["target"], seed)
         finally:
             match_finished.disconnect(dispatch_uid="tournament_simulate.tick")
             task_prerun.disconnect(dispatch_uid="tournament_simulate.clock")
             post_save.disconnect(sender=Round, dispatch_uid="tournament_simulate.clock")
             bar.close()
-            current_app.conf.task_always_eager = eager
-            for name, value in saved.items():
-                if value is _UNSET:
-                    delattr(settings, name)
-                else:
-                    setattr(settings, name, value)
         ended = clock.now()
         report = self._report(tournament, seed=seed, target=options["target"], pool=pool)
         report["timings"] = self._timings(tournament, clock, started, ended)
@@ -188,36 +206,15 @@ class Command(BaseCommand):
             raise CommandError("--players must be 2..500")
         if not 1 <= minutes <= 240:
             raise CommandError("--minutes must be 1..240")
-        if not 0 <= seed <= game_services.MAX_SIMULATION_SEED:
-            raise CommandError("--seed must be 0..2**63-1")
-        try:
-            pool = sorted({int(level) for level in options["levels"].split(",")})
-        except ValueError:
-            raise CommandError("--levels must be bot levels 1..5, e.g. 1,2,3") from None
-        if not pool or not set(pool) <= {1, 2, 3, 4, 5}:
-            raise CommandError("--levels must be bot levels 1..5, e.g. 1,2,3")
-        rng = random.Random(seed)
-        levels = [rng.choice(pool) for _ in range(players)]
-        saved = {name: getattr(settings, name, _UNSET)
-                 for name in ("GAMES_SERVER_MOVES_IN_PROCESS", "GAMES_BOT_VS_BOT_DELAY")}
-        eager = current_app.conf.task_always_eager
-        current_app.conf.task_always_eager = True
-        settings.GAMES_SERVER_MOVES_IN_PROCESS = False
-        settings.GAMES_BOT_VS_BOT_DELAY = 0
-        logging.getLogger("celery.app.trace").setLevel(logging.WARNING)
+        pool, levels = _levels(options["levels"], players, seed)
         stream = cast(TextIO, self.stderr._out)
         bar = tqdm(desc="matches", unit="match", file=stream, disable=None)
         try:
-            report = arena_simulation.run_arena(levels, minutes=minutes, target=options["target"], seed=seed,
-                                                tick=lambda: bool(bar.update(1)))
+            with _engine_speed():
+                report = arena_simulation.run_arena(levels, minutes=minutes, target=options["target"],
+                                                    seed=seed, tick=lambda: bool(bar.update(1)))
         finally:
             bar.close()
-            current_app.conf.task_always_eager = eager
-            for name, value in saved.items():
-                if value is _UNSET:
-                    delattr(settings, name)
-                else:
-                    setattr(settings, name, value)
         report["levels"] = pool
         if report["status"] != TournamentStatus.FINISHED:
             raise CommandError(f"the Arena did not finish (status {report['status']})")
