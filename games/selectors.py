@@ -58,6 +58,11 @@ def _moves(hand: HandState, seat: int, deal_row: DealRow | None, auto: set[int])
     ]
 
 
+def event_of(match: Match) -> dict[str, Any] | None:
+    """:func:`_tournament`, for the table's page: the event whose board ``match`` is, or None."""
+    return _tournament(match)
+
+
 def _tournament(match: Match) -> dict[str, Any] | None:
     """``{"id", "url"}`` of the tournament whose Swiss pairing or Arena game plays ``match`` (its page),
     or None. One query. (An Arena match's end must lead back to the Arena too, never to a "Play again"

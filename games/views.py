@@ -192,6 +192,9 @@ def table(request: SignedInRequest, match_id: int) -> HttpResponse:
             aborts.abort_counts(user_id=request.user.pk).free_left
             if match.rated and match.status == MatchStatus.ACTIVE else ""
         ),
+        # A tournament board (Swiss or Arena): an abort there still loses the board, and the resign
+        # confirmation says so (docs/tournaments.md); one query, at page load only.
+        "event_board": match.status == MatchStatus.ACTIVE and selectors.event_of(match) is not None,
     }
     return render(request, "games/table.html", context)
 

@@ -412,3 +412,26 @@ def test_final_standings_tag_nobody_paused(members: list[User], steps: list[Any]
                                  now=tournament.ends_at + dt.timedelta(seconds=1)).finished
     page = client.get(live, HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert "Final standings" in page and paused not in page
+
+
+def test_the_table_of_an_event_board_warns_that_an_abort_loses_it(
+    members: list[User], steps: list[Any]
+) -> None:
+    from tests.tournaments.test_pages import logged_in
+
+    m = members[:2]
+    tournament = arena_of(m, rated=True)
+    arena_play.arena_wave(tournament_id=tournament.pk)
+    game = ArenaGame.objects.get(tournament=tournament, finished_at__isnull=True)
+    page = logged_in(m[0]).get(f"/match/{game.match_id}/").content.decode()
+    assert 'data-free-aborts-left="3" data-rated-min-moves="3" data-event-board="1">' in page
+    assert ('data-key="resign_abort_event">Resign now? Not both players have moved yet, so the match is '
+            "aborted and not rated, but this is a tournament board: you lose it and your opponent scores "
+            "it.") in page
+    client = logged_in(m[0])
+    client.cookies["django_language"] = "pt-br"
+    assert "esta é uma mesa de torneio: você a perde e o adversário marca o ponto" in client.get(
+        f"/match/{game.match_id}/").content.decode()
+    # an ordinary table has no such mark
+    other = game_services.match_create_seated(player0=members[2], player1=members[3], rated=True)
+    assert "data-event-board" not in logged_in(members[2]).get(f"/match/{other.pk}/").content.decode()

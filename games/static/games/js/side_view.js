@@ -148,5 +148,7 @@ export function resignQuestion(state) {
     return m.rated ? t("resign_rated") : t("resign_casual");
   }
   const n = box.dataset.freeAborts;
-  return Number(left) > 0 ? t("resign_abort_free", { left, n }) : t("resign_abort_spent", { n });
+  if (Number(left) <= 0) return t("resign_abort_spent", { n });
+  // a tournament board: the event still scores the abort as the aborter's loss (docs/tournaments.md)
+  return t(box.dataset.eventBoard === "1" ? "resign_abort_event" : "resign_abort_free", { left, n });
 }
