@@ -118,7 +118,7 @@ MAX_QUERIES = {
     "player_matches": 3,
     "player_matches_filtered": 3,
     "tournaments": 2,
-    "standings": 4,
+    "standings": 5,  # ... and the players' ratings after the event (tournaments.selectors.ratings_after)
     "pairings": 3,
     "bots": 1,
     "pools": 2,  # count, rows with their waiting counts
