@@ -169,6 +169,8 @@ class Tournament(models.Model):
     rating_min = models.PositiveSmallIntegerField(_("lowest rating"), null=True, blank=True)
     rating_max = models.PositiveSmallIntegerField(_("highest rating"), null=True, blank=True)
     bots_allowed = models.BooleanField(_("house bots allowed"), default=True)
+    # BOT accounts (outside programs, docs/bot-api.md) register only where the organiser allows them.
+    bot_accounts_allowed = models.BooleanField(_("BOT accounts allowed"), default=False)
     duration_minutes = models.PositiveSmallIntegerField(_("duration (minutes)"), null=True, blank=True,
                                                         help_text=_("Arena: how long pairing goes on"))
     ends_at = models.DateTimeField(_("ends at"), null=True, blank=True,

@@ -41,6 +41,10 @@ class User(AbstractUser):
     - ``display_name``: shown at the table; ``public_name`` falls back to ``username``.
     - ``username`` is unique ignoring case (database constraint on ``lower(username)``).
     - ``standing``: :class:`Standing` (fair play); ``standing_since``: when it last changed (null: never).
+    - ``bot_account``: a BOT account (docs/bot-api.md): a member upgraded with an API token, played by an
+      outside program over the bot API; marked BOT everywhere, rated in the BOT ranking. Never a house
+      bot nor a guest (database constraints); never changes back. ``bot_paused_until``: a BOT paused
+      after repeated timeouts may start no match before that time (null: not paused).
     """
 
     is_guest = models.BooleanField(_("guest"), default=False)
@@ -50,6 +54,8 @@ class User(AbstractUser):
     standing = models.CharField(_("fair-play standing"), max_length=6, choices=Standing.choices,
                                 default=Standing.GOOD)
     standing_since = models.DateTimeField(_("standing since"), null=True, blank=True)
+    bot_account = models.BooleanField(_("BOT account"), default=False)
+    bot_paused_until = models.DateTimeField(_("BOT paused until"), null=True, blank=True)
 
     class Meta(AbstractUser.Meta):
         swappable = "AUTH_USER_MODEL"
@@ -63,6 +69,10 @@ class User(AbstractUser):
             ),
             models.CheckConstraint(
                 condition=~Q(is_bot=True, is_guest=True), name="accounts_user_bot_not_guest"
+            ),
+            models.CheckConstraint(
+                condition=~Q(bot_account=True, is_bot=True) & ~Q(bot_account=True, is_guest=True),
+                name="accounts_user_bot_account_is_member",
             ),
             # "Alice" and "alice" are one name (the sign-up form checks first; this catches its races).
             models.UniqueConstraint(Lower("username"), name="accounts_user_username_ci_unique"),
@@ -85,3 +95,32 @@ class User(AbstractUser):
             number = self.username.removeprefix(f"bot-{self.bot_level}-")
             return f"{label} {number}" if number != self.username and number.isdigit() else label
         return self.display_name or self.username
+
+
+class ApiToken(models.Model):
+    """A personal API token (docs/bot-api.md "Tokens"): shown once at creation, stored as the SHA-256
+    of its text (``token_hash``, hex); ``prefix`` (its first characters) names it in lists. ``scopes``:
+    a list of :data:`accounts.tokens.SCOPES` codes. Revoked (``revoked_at`` set) tokens stay, unusable,
+    so a leaked token's use can be traced; ``last_used_at`` is updated at most once a minute."""
+
+    user = models.ForeignKey("accounts.User", on_delete=models.CASCADE, related_name="api_tokens")
+    name = models.CharField(_("name"), max_length=60)
+    token_hash = models.CharField(_("token hash"), max_length=64, unique=True, editable=False)
+    prefix = models.CharField(_("prefix"), max_length=12, editable=False)
+    scopes = models.JSONField(_("scopes"), default=list)
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+    last_used_at = models.DateTimeField(_("last used"), null=True, blank=True)
+    revoked_at = models.DateTimeField(_("revoked"), null=True, blank=True)
+
+    class Meta:
+        ordering = ("-created_at", "-pk")
+        verbose_name = _("API token")
+        verbose_name_plural = _("API tokens")
+        indexes = [models.Index(fields=("user", "revoked_at"), name="accounts_token_user_live")]
+
+    def __str__(self) -> str:
+        return f"{self.prefix}… ({self.name})"
+
+    @property
+    def is_live(self) -> bool:
+        return self.revoked_at is None

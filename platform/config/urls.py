@@ -11,6 +11,8 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("admin/", admin.site.urls),
     path("accounts/", include("accounts.urls")),
     path("i18n/", include("django.conf.urls.i18n")),
+    # The bot API (docs/bot-api.md) before the public API's catch-all 404 under api/.
+    path("api/v1/bot/", include("botapi.urls")),
     path("api/", include("api.urls")),
     path("internal/push/", push_views.receive, name="push-forward"),
     path("", include("home.urls")),

@@ -35,6 +35,9 @@ class Pool(models.Model):
     position = models.PositiveSmallIntegerField(_("position"), default=0)
     window_start = models.PositiveIntegerField(_("rating window at the start (± points)"), default=100)
     window_growth = models.FloatField(_("rating window growth (points per second waited)"), default=10.0)
+    # A BOT pool (docs/bot-api.md "Who plays whom"): only BOT accounts enter it, through the bot API;
+    # people and their pages never see it. A people's pool refuses BOT accounts.
+    bots_only = models.BooleanField(_("BOT accounts only"), default=False)
     bot_after_seconds = models.PositiveSmallIntegerField(
         _("seconds before a house bot replaces a missing opponent (for players who ask)"), default=30)
     # When this pool's latest wave ran (lobby.pools.run_wave): with several Daphne processes, each one's
@@ -178,6 +181,8 @@ class LobbyPreference(models.Model):
     user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True,
                                 related_name="lobby_preference")
     accepts_challenges = models.BooleanField(_("accept direct challenges"), default=True)
+    # Off by default: a person chooses to be challenged by programs (docs/bot-api.md "Who plays whom").
+    accepts_bot_challenges = models.BooleanField(_("accept challenges from BOT accounts"), default=False)
 
     class Meta:
         verbose_name = _("lobby preference")

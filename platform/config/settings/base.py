@@ -39,6 +39,7 @@ INSTALLED_APPS = [
     "corsheaders",
     "django_guid",
     "api",
+    "botapi",  # the bot API: outside programs play as BOT accounts (docs/bot-api.md)
     "axes",  # log-in throttles (config.settings.throttles)
 ]
 

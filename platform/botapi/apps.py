@@ -1,0 +1,11 @@
+"""App config for ``botapi``: the bot API (docs/bot-api.md), where outside programs play as BOT accounts:
+token authentication, the event and match streams (ndjson), actions, challenges, the BOT pool."""
+
+from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
+
+
+class BotApiConfig(AppConfig):
+    name = "botapi"
+    verbose_name = _("Bot API")
+    default_auto_field = "django.db.models.BigAutoField"
