@@ -9,7 +9,7 @@ from django.shortcuts import render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
-TINY_BOT = '''"""Discard the highest deadwood card, take the upcard only when it lowers the deadwood, knock when allowed."""
+TINY_BOT = '''"""Discard the highest deadwood card, take the upcard if it helps, knock when allowed."""
 from engine.actions import Action, ActionKind
 from engine.cards import card_rank
 from engine.melds import deadwood, deadwood_after_discards
@@ -40,8 +40,7 @@ def make_bot():
 """The page's worked example (the same in docs/bot-api.md): a complete bot for ``python -m botclient --bot``;
 checked against the engine by tests/botapi/test_write_bot_page.py."""
 
-RUN_IT = """python -m botclient --url https://gin.example --token gin_... --upgrade
-python -m botclient --url https://gin.example --token gin_... --bot tiny_bot:make_bot --accept all"""
+RUN_IT = "python -m botclient --url https://gin.example --token gin_... --upgrade --bot tiny_bot:make_bot"
 
 SESSION = """curl -H "Authorization: Bearer $TOKEN" -X POST https://gin.example/api/v1/bot/account/upgrade/
 curl -N -H "Authorization: Bearer $TOKEN" https://gin.example/api/v1/bot/stream/events/

@@ -43,7 +43,7 @@ SECURITY_SCHEME = {
 }
 
 
-class BearerTokenScheme(OpenApiAuthenticationExtension):  # type: ignore[no-untyped-call]
+class BearerTokenScheme(OpenApiAuthenticationExtension):
     """``Authorization: Bearer gin_...`` (``botapi.auth.BearerToken``) as the ``BotToken`` scheme."""
 
     target_class = "botapi.auth.BearerToken"
@@ -69,7 +69,7 @@ class ActionRequest(serializers.Serializer[Any]):
     action = serializers.CharField(
         max_length=32, help_text="The engine's notation: take, pass, draw stock, draw discard, discard Kc, "
                                  "knock Kc, knock (big gin). One of the view's legal_actions.")
-    seq = serializers.IntegerField(min_value=0, help_text="The seq of the last state read on the match stream.")
+    seq = serializers.IntegerField(min_value=0, help_text="The seq of the last state read (match stream).")
     id = serializers.CharField(
         max_length=64, required=False,
         help_text="Optional retry key: the same id posted again is answered repeat=true, applied once.")
@@ -226,8 +226,8 @@ class View(serializers.Serializer[Any]):
     scores = serializers.ListField(child=serializers.IntegerField())
     hand_number = serializers.IntegerField()
     history = HistoryItem(many=True)
-    legal_actions = serializers.ListField(child=serializers.CharField(),
-                                          help_text="What the engine accepts now; empty unless this seat acts.")
+    legal_actions = serializers.ListField(
+        child=serializers.CharField(), help_text="What the engine accepts now (empty: not this seat's turn).")
     result = serializers.DictField(allow_null=True, help_text="HandResult.to_dict() once the hand ended.")
     opponent_hand = serializers.ListField(child=serializers.CharField(), allow_null=True)
 
@@ -313,17 +313,19 @@ BOT_ERRORS: dict[int, str] = {
 
 def bot_responses(ok: Any, status: int = 200) -> dict[int, Any]:
     """``responses=`` of a bot operation: ``ok`` at ``status``, and :data:`BOT_ERRORS`."""
-    return {status: ok, **{code: OpenApiResponse(BotError, description=text) for code, text in BOT_ERRORS.items()}}
+    refusals = {code: OpenApiResponse(BotError, description=text) for code, text in BOT_ERRORS.items()}
+    return {status: ok, **refusals}
 
 
 # -- the postprocessing hook -----------------------------------------------------------------------
 
-_STREAMS = {
+_STREAMS: dict[str, dict[str, Any]] = {
     "/api/v1/bot/stream/events/": {
         "operationId": "bot_stream_events",
         "summary": "The account's event stream (ndjson)",
         "description": (
-            "One JSON object per line, `application/x-ndjson`, for as long as the client reads. On connect: a "
+            "One JSON object per line, `application/x-ndjson`, for as long as the client reads. On connect: "
+            "a "
             "`matchStart` for every match the account is playing and a `challenge` for every open challenge; "
             "then `challenge`, `challengeClosed`, `matchStart`, `matchFinish` as they happen. A blank line "
             "every 7 s keeps the connection alive (skip it); no line for 30 s: reconnect. At most 2 streams "
@@ -357,7 +359,7 @@ def _components(serializer_classes: list[type[serializers.Serializer[Any]]]) -> 
     auto.method = "GET"
     auto.path = BOT_PREFIX
     auto.view = APIView()
-    auto.view.request = None
+    auto.view.request = None  # type: ignore[assignment]  # no request: build_serializer_context reads it
     refs = [auto.resolve_serializer(cls, "response").ref for cls in serializer_classes]
     return refs, auto.registry.build({})
 
@@ -374,7 +376,9 @@ def _without_enum_ids(schema: Any) -> Any:
 
 def _line_type(cls: type[serializers.Serializer[Any]]) -> str:
     """The ``type`` of a line object (its one choice)."""
-    return str(next(iter(cls().fields["type"].choices)))
+    field = cls().fields["type"]
+    assert isinstance(field, serializers.ChoiceField)
+    return str(next(iter(field.choices)))
 
 
 def _error(description: str) -> dict[str, Any]:

@@ -74,7 +74,8 @@ def test_the_view_phases_are_the_engines() -> None:
     assert bot_schema.View().fields["phase"].choices == {p.value: p.value for p in Phase}
 
 
-def test_every_bot_operation_needs_the_bearer_token_and_documents_its_refusals(schema: dict[str, Any]) -> None:
+def test_every_bot_operation_needs_the_bearer_token_and_documents_its_refusals(
+        schema: dict[str, Any]) -> None:
     assert schema["components"]["securitySchemes"]["BotToken"] == {
         "type": "http", "scheme": "bearer", "bearerFormat": "gin_ + 40 characters",
         "description": bot_schema.SECURITY_SCHEME["description"]}
