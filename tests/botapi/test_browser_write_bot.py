@@ -25,8 +25,8 @@ def test_the_write_bot_page_under_the_csp(daphne_server: Any, browser: Any, page
                                       extra_http_headers={"Accept-Language": language})
         tab = context.new_page()
         errors: list[str] = []
-        tab.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
-        tab.on("pageerror", lambda exc: errors.append(str(exc)))
+        tab.on("console", lambda msg, errors=errors: errors.append(msg.text) if msg.type == "error" else None)
+        tab.on("pageerror", lambda exc, errors=errors: errors.append(str(exc)))
         tab.add_init_script(VIOLATIONS)
         tab.goto(daphne_server.url + "/")
         tab.get_by_test_id("footer-write-bot").click()
