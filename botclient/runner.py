@@ -15,6 +15,7 @@ when they break; the match stream's first line repeats the current state, so not
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import time
 from collections import Counter
@@ -83,7 +84,8 @@ class Stats:
 
     - ``actions_posted``: actions the server accepted (``repeat`` answers included);
     - ``latencies``: seconds from posting an action to reading the next state of its match;
-    - ``errors``: refusals and failures by code (``stale_seq``, ``unreachable``, ``stream_gone``, ...);
+    - ``errors``: refusals and failures by code (``stale_seq``, ``unreachable``, ...), and streams that
+      broke (``stream_gone``: silent or failed; ``stream_ended``: closed before their end);
     - ``matches_started``, ``matches_finished``: matches played, and ended by a final state.
     """
 
@@ -112,7 +114,7 @@ class Stats:
             ordered = sorted(self.latencies)
         if not ordered:
             return None
-        rank = max(1, min(len(ordered), round(q * len(ordered) + 0.5)))
+        rank = max(1, min(len(ordered), math.ceil(q * len(ordered) - 1e-9)))  # nearest rank
         return ordered[rank - 1]
 
 
@@ -173,6 +175,7 @@ class Runner:
                         break
                 else:
                     log.info("the event stream ended; opening it again")
+                    self.stats.record(error="stream_ended")
             except StreamGone as exc:
                 log.warning("event stream gone (%s); opening it again in %.1f s", exc, delay)
                 self.stats.record(error="stream_gone")
@@ -256,6 +259,7 @@ class Runner:
                         if state.get("status") in FINAL_STATUSES:
                             return
                     log.info("match %s: the stream ended before the last state; again", match_id)
+                    self.stats.record(error="stream_ended")
                 except StreamGone as exc:
                     log.warning("match %s: stream gone (%s); again in %.1f s", match_id, exc, delay)
                     self.stats.record(error="stream_gone")
