@@ -84,7 +84,8 @@ class Stats:
 
     - ``actions_posted``: actions the server accepted (``repeat`` answers included);
     - ``latencies``: seconds from posting an action to reading the next state of its match;
-    - ``errors``: refusals and failures by code (``stale_seq``, ``unreachable``, ...), and streams that
+    - ``errors``: refusals and failures by code (``stale_seq``, ``unreachable``, ``bot_error``: the view
+      could not be read or the bot raised ``ValueError`` on it, ...), and streams that
       broke (``stream_gone``: silent or failed; ``stream_ended``: closed before their end);
     - ``matches_started``, ``matches_finished``: matches played, and ended by a final state.
     """
@@ -255,7 +256,13 @@ class Runner:
                         state = self._state_of(game, line)
                         if state is None:
                             continue
-                        self.on_state(bot, game, state)
+                        try:
+                            self.on_state(bot, game, state)
+                        except ValueError:
+                            # A view this client cannot read, or a bot that fails on it: the turn timer
+                            # moves for this seat; the match goes on with the next state.
+                            log.exception("match %s: no move at seq %s", match_id, state.get("seq"))
+                            self.stats.record(error="bot_error")
                         if state.get("status") in FINAL_STATUSES:
                             return
                     log.info("match %s: the stream ended before the last state; again", match_id)

@@ -106,6 +106,7 @@ class FakeSite:
         self.matches: dict[str, FakeMatch] = {}
         self.answers: dict[str, str] = {}  # challenge id -> "accept" / "decline"
         self.requests: list[tuple[str, str]] = []
+        self.posts: list[tuple[str, dict[str, Any]]] = []  # (path, body) of every POST
         self.bot = True
         self.drop_match_stream_after: int | None = None
         self.drop_event_stream_after: int | None = None
@@ -303,6 +304,8 @@ class FakeSite:
                 parts = self.route()
                 length = int(self.headers.get("Content-Length", "0"))
                 body = json.loads(self.rfile.read(length) or b"{}")
+                with site.lock:
+                    site.posts.append((self.path, body))
                 if not self.authorised():
                     return
                 if parts == ["account", "upgrade"]:

@@ -6,18 +6,21 @@ from __future__ import annotations
 
 import random
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 
 import pytest
 
 from botclient.__main__ import load_factory, main
 from botclient.http import ApiError, Connection, StreamGone
 from botclient.runner import AcceptPolicy, Runner, Stats
+from engine.actions import Action
 from engine.bots import make_bot
 from engine.deck import seeded_deck
 from engine.events import Event
 from engine.match import MatchState
 from engine.rules import RuleSet
+from engine.view import PlayerView
 from tests.botclient.fakesite import GOOD_TOKEN, FakeMatch, FakeSite
 
 WAIT = 120.0  # seconds a whole match may take on a loaded machine (a condition, not a measure)
@@ -220,3 +223,70 @@ def test_load_factory() -> None:
                           ("engine.bots:LEVELS", "is not callable")):
         with pytest.raises(ValueError, match=message):
             load_factory(spec, 3)
+
+
+def wait_for(site: FakeSite, condition: Callable[[], bool]) -> None:
+    """Wait (generously) until ``condition()`` holds, checked when the fake site changes or every 50 ms."""
+    deadline = time.monotonic() + WAIT
+    with site.lock:
+        while not condition():
+            assert time.monotonic() < deadline, "the condition never held"
+            site.lock.wait(0.05)
+
+
+def test_the_pool_is_joined_again_while_waiting(site: FakeSite) -> None:
+    runner = Runner(connection(site), lambda: make_bot(3, seed=5), backoff=0.05, rejoin_every=0.0)
+    runner.join_pool("bots-100")
+    thread = threading.Thread(target=runner.run, daemon=True)
+    thread.start()
+    joins = ("POST", "/api/v1/bot/pool/bots-100/join/")
+    wait_for(site, lambda: site.requests.count(joins) >= 3)  # re-joined on the stream's keep-alives
+    runner.stop()
+    thread.join(WAIT)
+    assert not thread.is_alive() and runner.stats.errors == {}
+
+
+def test_challenge_house_and_pool_from_the_command_line(site: FakeSite) -> None:
+    match = site.add_match("m1", seat=0, deck_seed=5)
+    code = main(["--url", site.url, "--token", GOOD_TOKEN, "--matches", "1", "--level", "1",
+                 "--challenge", "alice", "--house", "2", "--pool", "bots-100", "--no-rated",
+                 "--target", "50", "--turn-timer", "60"])
+    assert code == 0 and match.state.is_over and match.refused == []
+    settings = {"target": 50, "turn_timer": 60, "rated": False}
+    assert [(path, body) for path, body in site.posts if "/action/" not in path] == [
+        ("/api/v1/bot/pool/bots-100/join/", {}),
+        ("/api/v1/bot/challenge/alice/", settings),
+        ("/api/v1/bot/match/house/", {"level": 2, **settings}),
+    ]
+
+
+class Broken:
+    """A bot that fails on its first position, then plays as level 3."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.bot = make_bot(3, seed=1)
+
+    def choose(self, view: PlayerView) -> Action:
+        self.calls += 1
+        if self.calls == 1:
+            raise ValueError("cannot think today")
+        return self.bot.choose(view)
+
+
+def test_a_failing_bot_is_logged_and_the_match_goes_on(site: FakeSite) -> None:
+    match = site.add_match("m1", seat=0, deck_seed=6)
+    first = match.states[-1]["seq"]
+    runner = Runner(connection(site), Broken, max_matches=1, backoff=0.05)
+    thread = threading.Thread(target=runner.run, daemon=True)
+    thread.start()
+    wait_for(site, lambda: runner.stats.errors.get("bot_error") == 1)
+    with site.lock:  # the turn timer plays the seat: a state the bot then moves on
+        timer_move = make_bot(3, seed=9).choose(match.state.view(0))
+        match.state.apply(timer_move, 0)
+        match.publish()
+        match.advance()
+        site.lock.notify_all()
+    thread.join(WAIT)
+    assert not thread.is_alive() and match.state.is_over and match.refused == []
+    assert match.applied[0][0] > first and runner.stats.errors == {"bot_error": 1}
