@@ -110,10 +110,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         factory = load_factory(args.bot, args.level)
+        connection = Connection(args.url, args.token)
     except ValueError as exc:
         print(f"botclient: {exc}", file=sys.stderr)
         return 2
-    connection = Connection(args.url, args.token)
     runner = Runner(connection, factory, accept=AcceptPolicy.named(args.accept), max_matches=args.matches)
     settings = {"target": args.target, "turn_timer": args.turn_timer, "rated": args.rated}
     try:

@@ -82,6 +82,8 @@ class Connection:
       ``move_in_flight`` (waiting ``Retry-After``, else ``backoff``) or a connection error (waiting
       ``backoff`` doubled each time, at most ``max_backoff``). ``sleep`` is ``time.sleep`` (tests
       pass their own).
+
+    :raises ValueError: ``base_url`` is not an http(s) URL.
     """
 
     def __init__(
@@ -96,6 +98,8 @@ class Connection:
         max_backoff: float = 8.0,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
+        if urllib.parse.urlsplit(base_url).scheme not in ("http", "https"):
+            raise ValueError(f"the site's URL starts with http:// or https://, got {base_url!r}")
         self.base_url = base_url.rstrip("/")
         self.token = token
         self.timeout = timeout

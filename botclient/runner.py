@@ -306,6 +306,10 @@ class Runner:
                 or state.get("to_move") != game.seat or not view_data.get("legal_actions")
                 or seq in game.played):
             return
+        unanswered = game.unanswered.pop(seq, None)
+        if unanswered is not None:  # a post that got no answer: the same action under the same id
+            self.post_action(game, unanswered, seq)
+            return
         view = view_from_dict(view_data)
         action = bot.choose(view)
         if action not in view.legal_actions:
@@ -315,7 +319,10 @@ class Runner:
 
     def post_action(self, game: _Game, action: str, seq: int) -> None:
         """Post ``action`` for ``seq``; a refusal is logged and counted (``stale_seq``: the next state
-        decides again)."""
+        decides again). A failure that is no refusal (an unreachable server, a 429 still refused after
+        the retries, a 5xx) keeps the action: read again (the stream opened anew repeats the state), the
+        state gets it again under the same ``id``, which the server answers as a ``repeat`` if the first
+        post did reach it."""
         body = {"action": action, "seq": seq, "id": f"{game.match_id}-{seq}"}
         game.played.add(seq)
         game.posted_seq, game.posted_at = seq, time.monotonic()
@@ -324,6 +331,11 @@ class Runner:
         except ApiError as exc:
             game.posted_at = None
             self.stats.record(error=exc.code)
+            if exc.status == 0 or exc.status == 429 or exc.status >= 500:
+                # Not a refusal of the move: the same state read again (the stream opened anew) sends
+                # it again under the same id, which the server answers as a repeat if it got it.
+                game.played.discard(seq)
+                game.unanswered[seq] = action
             if exc.code == "stale_seq":
                 log.info("match %s: seq %s is stale; waiting for the next state", game.match_id, seq)
             else:
@@ -388,12 +400,14 @@ class Runner:
 
 @dataclass
 class _Game:
-    """What a match thread remembers of its match: the seat, the last state read, the ``seq`` it
-    played, when its last post left (for the latency)."""
+    """What a match thread remembers of its match: the seat, the last state read, the ``seq`` values it
+    played, the actions posted without an answer by ``seq`` (sent again, not chosen again, when that
+    state is read again), when its last post left (for the latency)."""
 
     match_id: str
     seat: Any = None
     last_seq: int | None = None
     played: set[int] = field(default_factory=set)
+    unanswered: dict[int, str] = field(default_factory=dict)
     posted_seq: int | None = None
     posted_at: float | None = None

@@ -59,6 +59,7 @@ class FakeMatch:
     refused: list[str] = field(default_factory=list)  # codes answered to the BOT's action posts
     retry_ids: dict[str, dict[str, Any]] = field(default_factory=dict)
     stream_opens: int = 0
+    cut_streams: bool = False  # cut the open match streams at their next keep-alive (the server went away)
 
     def __post_init__(self) -> None:
         self.state = MatchState(self.rules, 0)
@@ -112,6 +113,7 @@ class FakeSite:
         self.drop_event_stream_after: int | None = None
         self.answer_429: list[tuple[str, str | None]] = []
         self.stale_at: int | None = None
+        self.drop_answer: bool = False  # apply the next action, then break the connection unanswered
         self.event_stream_opens = 0
         self.closing = False
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
@@ -284,6 +286,10 @@ class FakeSite:
                             if not pending:
                                 site.lock.wait(site.keepalive)
                         if not pending:
+                            if match.cut_streams:
+                                match.cut_streams = False
+                                self.cut()
+                                return
                             self.line(None)
                             continue
                         for state in pending:
@@ -363,6 +369,10 @@ class FakeSite:
                     answer = {"seq": seq, "last_seq": len(match.states), "repeat": False}
                     if isinstance(body.get("id"), str):
                         match.retry_ids[body["id"]] = answer
+                    if site.drop_answer:
+                        site.drop_answer = False
+                        self.cut()
+                        return
                 self.answer(200, answer)
 
         return Handler

@@ -8,6 +8,7 @@ import random
 import threading
 import time
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 
@@ -290,3 +291,50 @@ def test_a_failing_bot_is_logged_and_the_match_goes_on(site: FakeSite) -> None:
     thread.join(WAIT)
     assert not thread.is_alive() and match.state.is_over and match.refused == []
     assert match.applied[0][0] > first and runner.stats.errors == {"bot_error": 1}
+
+
+def test_a_post_that_never_arrived_is_sent_again_with_the_same_id(site: FakeSite) -> None:
+    """The server goes away as an action is posted (no answer, the stream breaks): once the reopened
+    stream repeats the state, the client sends the same action again under the same retry id, without
+    asking the bot again (so the match is still exactly the in-process one)."""
+    match = site.add_match("m1", seat=0, deck_seed=7)
+    seq = match.states[-1]["seq"]
+    conn = connection(site, sleep=lambda _: None, retries=0)
+    runner = Runner(conn, lambda: make_bot(3, seed=5), max_matches=1, backoff=0.05)
+    real_post = conn.post_json
+    lost: list[dict[str, Any]] = []
+
+    def post(path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+        if not lost:
+            lost.append(dict(body or {}))
+            with site.lock:
+                match.cut_streams = True
+            raise ApiError(0, "unreachable", "connection refused")
+        return real_post(path, body)
+
+    conn.post_json = post  # type: ignore[method-assign]
+    stats = run(runner)
+    assert lost == [{"action": lost[0]["action"], "seq": seq, "id": f"m1-{seq}"}]
+    assert match.applied[0] == (seq, lost[0]["action"]) and match.refused == []
+    assert match.stream_opens == 2 and stats.errors == {"unreachable": 1, "stream_ended": 1}
+    assert match.state.events == offline(site.rules, 0, 7, 5, 2)
+
+
+def test_a_bad_url_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--url", "127.0.0.1:8000", "--token", GOOD_TOKEN]) == 2
+    assert capsys.readouterr().err == (
+        "botclient: the site's URL starts with http:// or https://, got '127.0.0.1:8000'\n")
+
+
+def test_an_answer_lost_after_the_move_is_a_repeat(site: FakeSite) -> None:
+    """The connection breaks after the server applied a move: the request is sent again with the same
+    id and the server answers it as a repeat, applying nothing twice."""
+    match = site.add_match("m1", seat=0, deck_seed=7)
+    seq = match.states[-1]["seq"]
+    action = str(match.state.legal_actions()[0])
+    site.drop_answer = True
+    slept: list[float] = []
+    conn = connection(site, sleep=slept.append)
+    answer = conn.post_json("match/m1/action/", {"action": action, "seq": seq, "id": "m1-x"})
+    assert answer == {"seq": seq, "last_seq": len(match.states), "repeat": True}
+    assert match.applied == [(seq, action)] and slept == [0.05]
