@@ -19,7 +19,8 @@ import math
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import closing
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -167,14 +168,10 @@ class Runner:
         delay = self.backoff
         while not self.stopped.is_set():
             try:
-                for event in self.connection.stream("stream/events/", keepalives=True):
-                    delay = self.backoff
-                    if event is not None:
-                        self.handle_event(event)
-                    self._keep_in_pool()
-                    if self.stopped.is_set():
-                        break
-                else:
+                with closing(self.connection.stream("stream/events/", keepalives=True)) as events:
+                    ended = self._read_events(events)
+                delay = self.backoff  # it was open: a new break starts the backoff again
+                if ended:
                     log.info("the event stream ended; opening it again")
                     self.stats.record(error="stream_ended")
             except StreamGone as exc:
@@ -190,6 +187,16 @@ class Runner:
         for thread in list(self.threads.values()):
             thread.join()
         return self.stats
+
+    def _read_events(self, events: Iterator[dict[str, Any] | None]) -> bool:
+        """Handle the event stream's lines until :meth:`stop`; whether the stream ended by itself."""
+        for event in events:
+            if event is not None:
+                self.handle_event(event)
+            self._keep_in_pool()
+            if self.stopped.is_set():
+                return False
+        return True
 
     def stop(self) -> None:
         """Ask :meth:`run` to return (after the next line or keep-alive of the event stream)."""
@@ -250,21 +257,12 @@ class Runner:
         try:
             while True:
                 try:
-                    for line in self.connection.stream(f"match/{quote(match_id)}/stream/"):
-                        assert line is not None  # keep-alives are skipped
-                        delay = self.backoff
-                        state = self._state_of(game, line)
-                        if state is None:
-                            continue
-                        try:
-                            self.on_state(bot, game, state)
-                        except ValueError:
-                            # A view this client cannot read, or a bot that fails on it: the turn timer
-                            # moves for this seat; the match goes on with the next state.
-                            log.exception("match %s: no move at seq %s", match_id, state.get("seq"))
-                            self.stats.record(error="bot_error")
-                        if state.get("status") in FINAL_STATUSES:
-                            return
+                    with closing(self.connection.stream(f"match/{quote(match_id)}/stream/")) as lines:
+                        for line in lines:
+                            assert line is not None  # keep-alives are skipped
+                            delay = self.backoff
+                            if self._on_line(bot, game, line):
+                                return
                     log.info("match %s: the stream ended before the last state; again", match_id)
                     self.stats.record(error="stream_ended")
                 except StreamGone as exc:
@@ -280,6 +278,20 @@ class Runner:
                 delay = min(delay * 2, self.max_backoff)
         finally:
             self._match_over(match_id)
+
+    def _on_line(self, bot: Player, game: _Game, line: dict[str, Any]) -> bool:
+        """Play on one match stream line; whether it was the match's last state."""
+        state = self._state_of(game, line)
+        if state is None:
+            return False
+        try:
+            self.on_state(bot, game, state)
+        except ValueError:
+            # A view this client cannot read, or a bot that fails on it: the turn timer moves for this
+            # seat; the match goes on with the next state.
+            log.exception("match %s: no move at seq %s", game.match_id, state.get("seq"))
+            self.stats.record(error="bot_error")
+        return state.get("status") in FINAL_STATUSES
 
     def _state_of(self, game: _Game, line: dict[str, Any]) -> dict[str, Any] | None:
         """The state a match stream line carries (``matchFull``'s ``state``, or a ``state`` line)."""
