@@ -17,7 +17,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from http.client import HTTPException, HTTPResponse
 from typing import Any
 
@@ -175,7 +175,9 @@ class Connection:
         """``POST path`` with the JSON ``body`` (``{}`` when None) -> the answer (see :meth:`request`)."""
         return self.request("POST", path, {} if body is None else body)
 
-    def stream(self, path: str, *, keepalives: bool = False) -> Iterator[dict[str, Any] | None]:
+    def stream(
+        self, path: str, *, keepalives: bool = False
+    ) -> Generator[dict[str, Any] | None, None, None]:
         """The ndjson stream at ``path``: one parsed JSON object per line, blank keep-alive lines
         skipped (yielded as ``None`` when ``keepalives``, so a reader can check its own stop flag).
         Ends when the server ends the stream.
