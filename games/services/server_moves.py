@@ -25,7 +25,6 @@ from games.models import Match, MatchStatus, ResultReason
 from games.services.abandon import end_abandoned
 from games.services.errors import GameError
 from games.services.finish import Left
-from games.signals import turn_expired
 from games.services.play import (
     broadcast_on_commit,
     cache_on_commit,
@@ -38,6 +37,7 @@ from games.services.play import (
     store_marker,
     write_one,
 )
+from games.signals import turn_expired
 from games.write_sql import DRIVE_FIELDS, match_drive_row
 
 

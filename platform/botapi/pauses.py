@@ -105,8 +105,9 @@ def record_timeout(*, user: User, match: Match, now: datetime) -> bool:
     user.bot_paused_until = until
     listed = ", ".join(str(pk) for pk in sorted(matches))
     system_report(reported=user, reason=ReportReason.BOT_TIMEOUTS, match=match,
-                  comment=f"BOT paused after repeated timeouts: the turn timer played for it in {len(matches)} "
-                          f"matches within 24 hours (matches {listed}); paused until {until.isoformat()}.")
+                  comment=f"BOT paused after repeated timeouts: the turn timer played for it in "
+                          f"{len(matches)} matches within 24 hours (matches {listed}); paused until "
+                          f"{until.isoformat()}.")
     return True
 
 
@@ -140,6 +141,6 @@ def note_throttled(token: ApiToken, now: datetime | None = None) -> bool:
     if count != abuse_throttles() + 1:
         return False
     system_report(reported=token.user, reason=ReportReason.BOT_THROTTLED,
-                  comment=f"BOT API token {token.prefix}… ({token.name}) throttled more than {abuse_throttles()} "
-                          f"times within the hour from {now:%Y-%m-%d %H}:00 UTC.")
+                  comment=f"BOT API token {token.prefix}… ({token.name}) throttled more than "
+                          f"{abuse_throttles()} times within the hour from {now:%Y-%m-%d %H}:00 UTC.")
     return True

@@ -182,7 +182,8 @@ def seek_accept(*, user: User, seek_id: int, now: datetime | None = None) -> Mat
     second then finds it accepted and gets ``seek_taken``. The same player accepting twice (two tabs):
     the second gets the match the first started (nothing changes, nothing is pushed).
 
-    :raises GameError: ``people_only`` (a BOT account), ``seek_not_found``, ``seek_own``, ``seek_taken``, ``seek_gone``, ``seek_expired``
+    :raises GameError: ``people_only`` (a BOT account), ``seek_not_found``, ``seek_own``, ``seek_taken``,
+        ``seek_gone``, ``seek_expired``
         (also an open seek past its ``expires_at`` the sweep has not reached yet), ``seek_guest_range``,
         ``seek_out_of_range``, ``seek_creator_busy`` (a rated seek whose creator started a rated match
         since), ``busy.check_free``'s codes for ``user`` and ``busy.check_pair``'s (``opponent_marked``,
