@@ -243,3 +243,28 @@ async def test_the_pool_socket_refuses_people_at_the_bot_pool_and_bots_anywhere(
     frame, close = await _refused(robo, f"/ws/pool/{people_pool.slug}/")
     assert (frame["code"], close) == ("people_only", 4403)
     assert await database_sync_to_async(PoolEntry.objects.count)() == 0
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_join_served_by_daphne_starts_the_wave_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A sync view runs in a thread asgiref started from the server's event loop: the loop is started
+    (or woken) there; called without one (a WSGI test client), nothing starts."""
+    import asyncio
+
+    from asgiref.sync import sync_to_async
+
+    from lobby import waves
+
+    started = asyncio.Event()
+    loops: list[Any] = []
+
+    def fake_start() -> bool:
+        loops.append(asyncio.get_running_loop())
+        started.set()
+        return True
+
+    monkeypatch.setattr(waves, "ensure_running", fake_start)
+    assert waves.ensure_running_from_thread() is False  # this thread is no view's
+    assert await sync_to_async(waves.ensure_running_from_thread)() is True
+    await asyncio.wait_for(started.wait(), timeout=30)
+    assert loops == [asyncio.get_running_loop()]
