@@ -11,7 +11,8 @@ class BotApiConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from botapi import pauses
+        # The BotToken security scheme (a drf-spectacular extension registers itself when defined).
+        from botapi import pauses, schema  # noqa: F401
         from games.signals import turn_expired
 
         # inside the timer's transaction: a pause commits with the timeout that caused it (docs/bot-api.md)
