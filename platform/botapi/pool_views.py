@@ -26,6 +26,8 @@ from __future__ import annotations
 from typing import Any
 
 from django.utils import translation
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
 from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -34,6 +36,7 @@ from rest_framework.views import APIView
 from botapi.auth import BearerToken, check_bot, scope
 from botapi.errors import BotApiError
 from botapi.pauses import check_not_paused
+from botapi.schema import bot_responses
 from games.services import GameError
 from lobby import pools, waves
 from lobby.errors import said
@@ -43,6 +46,22 @@ def _refused(exc: GameError) -> BotApiError:
     """A lobby refusal as the bot API answers it (same code, English message)."""
     with translation.override("en"):
         return BotApiError(exc.code, said(exc))
+
+
+class PoolJoinAnswer(serializers.Serializer[Any]):
+    pool = serializers.SlugField(help_text="The pool's slug (bots-100).")
+    status = serializers.ChoiceField(choices=["waiting", "paired"],
+                                     help_text="waiting; paired: the wait ended moments ago in `match`.")
+    waiting_since = serializers.DateTimeField(allow_null=True, help_text="When this wait began.")
+    expires_at = serializers.DateTimeField(
+        allow_null=True, help_text="The wait ends then unless joined again (BOTAPI_POOL_WAIT_SECONDS).")
+    match = serializers.IntegerField(allow_null=True, help_text="The match of a wait that ended paired.")
+
+
+class PoolLeaveAnswer(serializers.Serializer[Any]):
+    pool = serializers.SlugField()
+    left = serializers.BooleanField(help_text="True: the wait ended now; false: the account was not waiting.")
+    match = serializers.IntegerField(allow_null=True, help_text="The match its wait ended in.")
 
 
 class PoolView(APIView):
@@ -58,6 +77,8 @@ class PoolView(APIView):
 
 
 class PoolJoinView(PoolView):
+    @extend_schema(operation_id="bot_pool_join", request=None, responses=bot_responses(PoolJoinAnswer),
+                   tags=["bot"], summary="Wait in the BOT pool (the match comes as matchStart)")
     def post(self, request: Request, slug: str) -> Response:
         """Wait in (or stay in) the BOT pool ``slug`` (module docstring)."""
         user: Any = request.user
@@ -78,6 +99,8 @@ class PoolJoinView(PoolView):
 
 
 class PoolLeaveView(PoolView):
+    @extend_schema(operation_id="bot_pool_leave", request=None, responses=bot_responses(PoolLeaveAnswer),
+                   tags=["bot"], summary="Stop waiting in the BOT pool")
     def post(self, request: Request, slug: str) -> Response:
         """Stop waiting in the BOT pool ``slug`` (module docstring). Not waiting: ``left`` false."""
         user: Any = request.user
