@@ -119,20 +119,37 @@ def lock_people(*users: User | None) -> dict[int, str]:
                 .values_list("pk", "standing"))
 
 
+def pair_rated_cap(*, user_id: int, other_id: int) -> int:
+    """The daily cap of rated matches between ``user_id`` and ``other_id``: ``games.conf.pair_cap`` (two
+    BOT accounts: ``GAMES_BOT_PAIR_RATED_PER_DAY``; else the people's ``GAMES_PAIR_RATED_PER_DAY``). One
+    query."""
+    bots = User.objects.filter(pk__in=(user_id, other_id), bot_account=True).count()
+    return conf.pair_cap(both_bot_accounts=bots == 2 and user_id != other_id)
+
+
 def pair_rated_full(*, user_id: int, other_id: int, now: Any = None) -> bool:
-    """Whether ``user_id`` and ``other_id`` have started ``games.conf.pair_rated_per_day()`` rated
-    matches against each other within ``games.conf.PAIR_RATED_WINDOW`` before ``now`` (default: the
-    clock), so no further rated one may start now (``games.selectors.rated_pair_count`` counts)."""
+    """Whether ``user_id`` and ``other_id`` have started their daily cap (:func:`pair_rated_cap`) of
+    rated matches against each other within ``games.conf.PAIR_RATED_WINDOW`` before ``now`` (default:
+    the clock), so no further rated one may start now (``games.selectors.rated_pair_count`` counts)."""
     since = (now or timezone.now()) - conf.PAIR_RATED_WINDOW
-    return rated_pair_count(user_id=user_id, other_id=other_id, since=since) >= conf.pair_rated_per_day()
+    cap = pair_rated_cap(user_id=user_id, other_id=other_id)
+    return rated_pair_count(user_id=user_id, other_id=other_id, since=since) >= cap
 
 
 def pairs_at_rated_cap(*, user_ids: Collection[int], now: Any = None) -> set[tuple[int, int]]:
     """The pairs ``(lower id, higher id)`` among ``user_ids`` for which :func:`pair_rated_full` holds now:
-    what a rated pool's wave never pairs (``lobby.matching.pair_wave``'s ``avoid``)."""
+    what a rated pool's wave never pairs (``lobby.matching.pair_wave``'s ``avoid``). Two queries (the
+    counts, and which users are BOT accounts when a pair has reached the people's cap)."""
     since = (now or timezone.now()) - conf.PAIR_RATED_WINDOW
-    cap = conf.pair_rated_per_day()
-    return {pair for pair, n in rated_pair_counts(user_ids=user_ids, since=since).items() if n >= cap}
+    counts = rated_pair_counts(user_ids=user_ids, since=since)
+    people_cap = conf.pair_rated_per_day()
+    over = {pair: n for pair, n in counts.items() if n >= min(people_cap, conf.bot_pair_rated_per_day())}
+    if not over:
+        return set()
+    bots = set(User.objects.filter(pk__in={u for pair in over for u in pair}, bot_account=True)
+               .values_list("pk", flat=True))
+    return {pair for pair, n in over.items()
+            if n >= conf.pair_cap(both_bot_accounts=pair[0] in bots and pair[1] in bots)}
 
 
 def check_rated_free(*, user: User, opponent: User | None = None, own_table: bool = False) -> None:
@@ -166,7 +183,8 @@ def check_rated_free(*, user: User, opponent: User | None = None, own_table: boo
     if own_table and (table := waiting_rated_table_id(user_id=user.pk)) is not None:
         raise RatedRefused("rated_table_waiting", match_id=table)
     if person is not None and pair_rated_full(user_id=user.pk, other_id=person.pk):
-        raise RatedRefused("pair_rated_limit", name=person.public_name, limit=conf.pair_rated_per_day())
+        raise RatedRefused("pair_rated_limit", name=person.public_name,
+                           limit=pair_rated_cap(user_id=user.pk, other_id=person.pk))
 
 
 @transaction.atomic

@@ -12,4 +12,8 @@ class BotApiConfig(AppConfig):
 
     def ready(self) -> None:
         # The BotToken security scheme (a drf-spectacular extension registers itself when defined).
-        from botapi import schema  # noqa: F401
+        from botapi import pauses, schema  # noqa: F401
+        from games.signals import turn_expired
+
+        # inside the timer's transaction: a pause commits with the timeout that caused it (docs/bot-api.md)
+        turn_expired.connect(pauses.on_turn_expired, dispatch_uid="botapi.pauses.on_turn_expired")

@@ -17,6 +17,7 @@ STATUS_OF: dict[str, int] = {
     "no_such_match": 404,
     "no_such_player": 404,
     "challenge_not_found": 404,
+    "no_such_pool": 404,
     "move_in_flight": 429,
     "throttled": 429,
 }

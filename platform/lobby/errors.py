@@ -39,6 +39,11 @@ MESSAGES: dict[str, str] = {
     "pool_sockets": N_("at most {limit} pool connections per player: close another tab"),
     "pool_ip_limit": N_("at most {limit} pool connections per address: close another tab"),
     "pool_rate_limited": N_("too many messages; this one was ignored"),
+    # who may enter a pool (lobby.pools.check_door; docs/lobby.md "Who may join", docs/bot-api.md)
+    "bots_pool_only": N_("this pool is for BOT accounts only"),
+    "people_only": N_("BOT accounts play through the bot API, in the BOT pool: people's pools and open"
+                      " challenges are for people"),
+    "bot_api_only": N_("a BOT account joins the BOT pool through the bot API, not from the browser"),
     # open challenges (the lobby's seeks: lobby.seeks, lobby.seek_consumers; docs/lobby.md "Open challenges")
     "seek_not_found": N_("no such open challenge"),
     "seek_taken": N_("someone else accepted this challenge first"),
