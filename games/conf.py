@@ -90,3 +90,22 @@ def pair_rated_per_day() -> int:
     """``GAMES_PAIR_RATED_PER_DAY`` (default :data:`PAIR_RATED_PER_DAY`): rated matches one pair of people
     may start per :data:`PAIR_RATED_WINDOW`."""
     return max(0, int(getattr(settings, "GAMES_PAIR_RATED_PER_DAY", PAIR_RATED_PER_DAY)))
+
+
+BOT_ACTIVE_MATCHES = 8
+"""Default of ``GAMES_BOT_ACTIVE_MATCHES``: active matches a BOT account (docs/bot-api.md) may play at
+once. A program plays many boards in parallel as easily as one; a person keeps one active rated match
+(``services.active_rated_match_id``), also when the opponent is a BOT."""
+
+BOT_TURN_TIMER = 30
+"""Seconds per action of a match with a BOT account when none was chosen (docs/bot-api.md "Fair
+limits"): every such match has a turn timer, so a program that hangs loses on time."""
+
+BOT_TURN_TIMER_MAX = 120
+"""The longest turn timer of a match with a BOT account (a program needs no more to decide)."""
+
+
+def bot_active_matches() -> int:
+    """``GAMES_BOT_ACTIVE_MATCHES`` (default :data:`BOT_ACTIVE_MATCHES`, at least 1): active matches one
+    BOT account may play at once."""
+    return max(1, int(getattr(settings, "GAMES_BOT_ACTIVE_MATCHES", BOT_ACTIVE_MATCHES)))

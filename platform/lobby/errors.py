@@ -57,6 +57,8 @@ MESSAGES: dict[str, str] = {
     "challenge_guest": N_("guests cannot be challenged: they have no profile"),
     "challenge_bot": N_("house bots are not challenged: play one from Play a bot"),
     "challenge_blocked": N_("{name} does not accept challenges"),
+    # the same code, for a BOT account's challenge to a person who has not turned on BOT challenges
+    "challenge_blocked_bot": N_("{name} does not accept challenges from BOT accounts"),
     "challenge_target_busy": N_("{name} is playing a match now: try again later"),
     "challenge_pending": N_("you have already challenged {name}: wait for the answer"),
     "challenge_limit": N_("you have {limit} challenges waiting for an answer already"),
@@ -82,12 +84,22 @@ def refuse(code: str, **params: Any) -> GameError:
     return error
 
 
+def refuse_as(code: str, key: str, **params: Any) -> GameError:
+    """:func:`refuse` with the message of ``key`` (another entry of :data:`MESSAGES`) under ``code``: one
+    code, a more precise sentence (``refuse_as("challenge_blocked", "challenge_blocked_bot", name=...)``)."""
+    error = refuse(key, **params)
+    error.code = code
+    error.message_key = key  # type: ignore[attr-defined]
+    return error
+
+
 def said(error: GameError) -> str:
-    """``error``'s message in the active language: :func:`text` for a lobby code raised by :func:`refuse`,
-    else its own (English) message."""
+    """``error``'s message in the active language: :func:`text` for a lobby code raised by :func:`refuse`
+    (or :func:`refuse_as`: its own sentence), else its own (English) message."""
     params = getattr(error, "params", None)
-    if error.code in MESSAGES and params is not None:
-        return text(error.code, **params)
+    key = getattr(error, "message_key", error.code)
+    if key in MESSAGES and params is not None:
+        return text(key, **params)
     return error.message
 
 
