@@ -85,7 +85,8 @@ def test_every_illegal_post_is_refused_with_the_engines_code_and_changes_nothing
             candidates = ["take", "pass", "draw stock", "draw discard", "knock", "fold", "discard Zz",
                           *(f"{verb} {card}" for verb in ("discard", "knock") for card in sorted(cards))]
             for text in candidates:
-                expected = "malformed_action" if text in ("fold", "discard Zz") else _engine_code(state, text, seat)
+                malformed = text in ("fold", "discard Zz")
+                expected = "malformed_action" if malformed else _engine_code(state, text, seat)
                 if expected is None:
                     continue
                 before = _snapshot(match.pk)
@@ -151,7 +152,8 @@ def test_stale_and_future_seq_are_refused(two_bots: Any) -> None:
     (b'{"action": "pass", "seq": 1, "id": "a\\u0000"}', "application/json", "NUL"),
     (b'{"action": "pass", "seq": 1, "x": "\x00"}', "application/json", "NUL"),
     (b'{"action": "pass", "seq": 1, "id": ""}', "application/json", "'id' must be 1 to 64"),
-    (('{"action": "pass", "seq": 1, "id": "' + "x" * 65 + '"}').encode(), "application/json", "'id' must be 1 to 64"),
+    (('{"action": "pass", "seq": 1, "id": "' + "x" * 65 + '"}').encode(), "application/json",
+     "'id' must be 1 to 64"),
     (b"action=pass&seq=1", "application/x-www-form-urlencoded", "Content-Type: application/json"),
     (('{"action": "pass", "seq": 1, "pad": "' + "x" * 4100 + '"}').encode(), "application/json", "over 4096"),
 ])
@@ -245,7 +247,8 @@ def test_house_match_has_a_timer_and_the_chosen_settings(make_bot: Any, house_bo
     assert got["opponent"]["house_bot_level"] == 2 and got["opponent"]["bot_account"] is False
     response = api.post("match/house/", {"level": 5, "target": 50, "rated": False, "turn_timer": 120})
     match = Match.objects.get(pk=response.json()["match"]["id"])
-    assert (match.turn_timer_seconds, match.rated, match.rules["target"], match.bot_level) == (120, False, 50, 5)
+    assert (match.turn_timer_seconds, match.rated, match.rules["target"], match.bot_level) == (
+        120, False, 50, 5)
 
 
 @pytest.mark.parametrize(("body", "code"), [
