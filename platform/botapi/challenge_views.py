@@ -7,8 +7,6 @@ send or accept (``bot_paused``), but may still decline and cancel.
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.utils import timezone
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -87,13 +85,13 @@ def _end(request: Request, challenge_id: int, *, role: str) -> Response:
     ``{"id", "status": "declined"|"cancelled"}``."""
     user = _bot(request, playing=False)
     body(request)
-    roles: dict[str, Any] | None = (Challenge.objects.filter(pk=challenge_id)
-                                    .values("challenger_id", "challenged_id").first())
-    if roles is None or roles[f"{role}_id"] != user.pk:
+    row = (Challenge.objects.filter(pk=challenge_id).values_list("challenger_id", "challenged_id").first())
+    sides = dict(zip(("challenger", "challenged"), row, strict=True)) if row is not None else {}
+    if sides.get(role) != user.pk:
         # the other side's verb (declining one's own challenge, cancelling one made to us) is refused
         # as a challenge this account cannot answer that way
         raise BotApiError("challenge_not_found", "no such challenge" + (
-            "" if roles is None or user.pk not in roles.values()
+            "" if user.pk not in sides.values()
             else f": only its {'challenged player' if role == 'challenged' else 'challenger'} may do this"))
     try:
         challenges.challenge_decline(user=user, challenge_id=challenge_id, strict=True)
