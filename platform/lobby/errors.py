@@ -39,6 +39,9 @@ MESSAGES: dict[str, str] = {
     "pool_sockets": N_("at most {limit} pool connections per player: close another tab"),
     "pool_ip_limit": N_("at most {limit} pool connections per address: close another tab"),
     "pool_rate_limited": N_("too many messages; this one was ignored"),
+    # not a code: challenge_blocked's sentence when a BOT account challenges a person who has not turned
+    # on BOT challenges (lobby.challenges, refuse_as; docs/bot-api.md "Who plays whom")
+    "challenge_blocked_bot": N_("{name} does not accept challenges from BOT accounts"),
     # open challenges (the lobby's seeks: lobby.seeks, lobby.seek_consumers; docs/lobby.md "Open challenges")
     "seek_not_found": N_("no such open challenge"),
     "seek_taken": N_("someone else accepted this challenge first"),
@@ -57,8 +60,6 @@ MESSAGES: dict[str, str] = {
     "challenge_guest": N_("guests cannot be challenged: they have no profile"),
     "challenge_bot": N_("house bots are not challenged: play one from Play a bot"),
     "challenge_blocked": N_("{name} does not accept challenges"),
-    # the same code, for a BOT account's challenge to a person who has not turned on BOT challenges
-    "challenge_blocked_bot": N_("{name} does not accept challenges from BOT accounts"),
     "challenge_target_busy": N_("{name} is playing a match now: try again later"),
     "challenge_pending": N_("you have already challenged {name}: wait for the answer"),
     "challenge_limit": N_("you have {limit} challenges waiting for an answer already"),

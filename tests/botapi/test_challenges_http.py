@@ -4,12 +4,13 @@ a BOT account always has a turn timer (30 s when none chosen, at most 120); acce
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
 
 from tests.botapi.conftest import BotApi, error_of
+from tests.botapi.conftest import pair as _pair
 
 pytestmark = pytest.mark.django_db
 
@@ -25,7 +26,7 @@ def test_a_bot_may_not_challenge_a_person_who_does_not_accept_bot_challenges(
 ) -> None:
     from lobby.models import Challenge
 
-    _robo, token = make_bot("robo")
+    _robo, token = _pair(make_bot("robo"))
     response = BotApi(token).post("challenge/alice/", {"rated": True})
     assert error_of(response) == (400, "challenge_blocked")
     assert response.json()["message"] == "alice does not accept challenges from BOT accounts"
@@ -38,7 +39,7 @@ def test_a_bot_challenges_a_person_who_accepts_and_the_timer_is_forced(make_bot:
     from lobby import challenges
     from lobby.models import Challenge
 
-    robo, token = make_bot("robo")
+    robo, token = _pair(make_bot("robo"))
     _accepts_bots(alice)
     response = BotApi(token).post("challenge/alice/", {"rated": True, "target": 50})
     assert response.status_code == 201, response.json()
@@ -50,7 +51,7 @@ def test_a_bot_challenges_a_person_who_accepts_and_the_timer_is_forced(make_bot:
         "id": challenge.pk, "direction": "out", "preset": "classic", "target": 50, "turn_timer": 30,
         "rated": True}
     assert got["challenger"]["bot_account"] is True and got["challenged"]["username"] == "alice"
-    assert got["expires_at"] == challenge.expires_at.isoformat()
+    assert datetime.fromisoformat(got["expires_at"].replace("Z", "+00:00")) == challenge.expires_at
     match = challenges.challenge_accept(user=alice, challenge_id=challenge.pk)
     assert (match.player0_id, match.player1_id, match.turn_timer_seconds, match.rated) == (
         robo.pk, alice.pk, 30, True)
@@ -60,7 +61,7 @@ def test_a_person_challenges_a_bot_which_accepts_over_http(make_bot: Any, alice:
     from lobby import challenges
     from lobby.seeks import Settings
 
-    robo, token = make_bot("robo")
+    robo, token = _pair(make_bot("robo"))
     challenge = challenges.challenge_create(challenger=alice, challenged=robo,
                                             choice=Settings("classic", 100, None, False))
     assert challenge.turn_timer_seconds == 30  # a casual challenge, but a BOT is in it: a timer
@@ -77,8 +78,8 @@ def test_bot_against_bot_and_the_timers_bounds(make_bot: Any) -> None:
     from games.models import Match
     from lobby.models import Challenge
 
-    robo, token = make_bot("robo")
-    robo2, token2 = make_bot("robo2")
+    robo, token = _pair(make_bot("robo"))
+    robo2, token2 = _pair(make_bot("robo2"))
     assert error_of(BotApi(token).post("challenge/robo2/", {"turn_timer": 300})) == (400, "bad_settings")
     assert error_of(BotApi(token).post("challenge/robo2/", {"turn_timer": 45})) == (400, "bad_settings")
     assert Challenge.objects.count() == 0
@@ -97,8 +98,8 @@ def test_house_bots_unknown_players_and_paused_bots(make_bot: Any, house_bots: A
 
     from lobby.models import Challenge
 
-    robo, token = make_bot("robo")
-    _robo2, _token2 = make_bot("robo2")
+    robo, token = _pair(make_bot("robo"))
+    _robo2, _token2 = _pair(make_bot("robo2"))
     api = BotApi(token)
     assert error_of(api.post(f"challenge/{house_bots[0].username}/")) == (400, "challenge_bot")
     assert error_of(api.post("challenge/nobody-here/")) == (404, "no_such_player")
@@ -112,8 +113,8 @@ def test_house_bots_unknown_players_and_paused_bots(make_bot: Any, house_bots: A
 def test_decline_and_cancel_by_the_right_side_only(make_bot: Any) -> None:
     from lobby.models import Challenge, ChallengeStatus
 
-    _robo, token = make_bot("robo")
-    _robo2, token2 = make_bot("robo2")
+    _robo, token = _pair(make_bot("robo"))
+    _robo2, token2 = _pair(make_bot("robo2"))
     challenger, challenged = BotApi(token), BotApi(token2)
     first = challenger.post("challenge/robo2/").json()["challenge"]["id"]
     assert error_of(challenger.post(f"challenge/{first}/decline/")) == (404, "challenge_not_found")
@@ -141,7 +142,7 @@ def test_a_bot_playing_a_match_is_still_challenged_until_its_cap(
     from lobby.seeks import Settings
 
     settings.GAMES_BOT_ACTIVE_MATCHES = 2
-    robo, token = make_bot("robo")
+    robo, token = _pair(make_bot("robo"))
     casual = Settings("classic", 100, None, False)
     house = services.match_create_vs_bot(user=robo, level=1, rules_preset="classic", target=100,
                                          turn_timer=30)
@@ -157,3 +158,22 @@ def test_a_bot_playing_a_match_is_still_challenged_until_its_cap(
     services.match_create_vs_bot(user=bob, level=1, rules_preset="classic", target=100)
     assert error_of(BotApi(token).post("challenge/bob/")) == (400, "challenge_target_busy")  # bob plays
     assert BotApi(token).post("challenge/carol/").json()["error"] == "challenge_blocked"
+
+
+def test_the_bot_refusal_is_said_in_the_readers_language(make_bot: Any, alice: Any) -> None:
+    """A person's page shows the refusal's own sentence (``lobby.errors.said``), in pt-BR too."""
+    from django.utils import translation
+
+    from games.services import GameError
+    from lobby import challenges
+    from lobby.errors import said
+    from lobby.seeks import Settings
+
+    robo = make_bot("robo").user
+    with pytest.raises(GameError) as refused:
+        challenges.challenge_create(challenger=robo, challenged=alice, choice=Settings())
+    assert refused.value.code == "challenge_blocked"
+    with translation.override("pt-br"):
+        assert said(refused.value) == "alice não aceita desafios de contas BOT"
+    with translation.override("en"):
+        assert said(refused.value) == "alice does not accept challenges from BOT accounts"

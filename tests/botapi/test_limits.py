@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from tests.botapi.conftest import BotApi, error_of
+from tests.botapi.conftest import pair as _pair
 
 pytestmark = pytest.mark.django_db
 
@@ -18,7 +19,7 @@ def test_the_token_rate_refuses_the_next_request_with_retry_after(
     make_bot: Any, make_token: Any, settings: Any
 ) -> None:
     settings.BOTAPI_TOKEN_RATE = "3/min"
-    robo, token = make_bot("robo")
+    robo, token = _pair(make_bot("robo"))
     api = BotApi(token)
     for _ in range(3):
         assert api.get("account/").status_code == 200
@@ -46,7 +47,7 @@ def test_requests_without_a_live_token_are_counted_per_ip(make_bot: Any, setting
     refused = BotApi("gin_" + "z" * 40).get("account/")
     assert error_of(refused) == (429, "throttled") and int(refused["Retry-After"]) >= 1
     # a live token is counted on its own, not in the address's count
-    _robo, token = make_bot("robo")
+    _robo, token = _pair(make_bot("robo"))
     assert BotApi(token).get("account/").status_code == 200
 
 
@@ -56,7 +57,7 @@ def test_a_cache_outage_lets_requests_through(
     from rest_framework.throttling import SimpleRateThrottle
 
     settings.BOTAPI_TOKEN_RATE = "1/min"
-    _robo, token = make_bot("robo")
+    _robo, token = _pair(make_bot("robo"))
 
     class Down:
         def get(self, *args: Any, **kwargs: Any) -> Any:

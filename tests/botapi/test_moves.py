@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from tests.botapi.conftest import BotApi, error_of
+from tests.botapi.conftest import pair as _pair
 
 pytestmark = pytest.mark.django_db
 
@@ -56,7 +57,7 @@ def _engine_code(state: Any, text: str, seat: int) -> str | None:
 
 @pytest.fixture
 def two_bots(make_bot: Callable[..., tuple[Any, str]]) -> tuple[tuple[Any, BotApi], tuple[Any, BotApi]]:
-    (robo, t0), (robo2, t1) = make_bot("robo"), make_bot("robo2")
+    (robo, t0), (robo2, t1) = _pair(make_bot("robo")), _pair(make_bot("robo2"))
     return (robo, BotApi(t0)), (robo2, BotApi(t1))
 
 
@@ -178,7 +179,7 @@ def test_who_may_post_a_move(two_bots: Any, make_bot: Any, make_token: Any, alic
     state = _state(match.pk)
     action = str(state.legal_actions(state.current_player)[0])
     before = _snapshot(match.pk)
-    _third, token = make_bot("robo3")
+    _third, token = _pair(make_bot("robo3"))
     body = {"action": action, "seq": before[0]}
     assert error_of(BotApi(token).post(f"match/{match.pk}/action/", body)) == (403, "not_seated")
     assert error_of(api0.post(f"match/{match.pk + 1000}/action/", body)) == (404, "no_such_match")
@@ -235,7 +236,7 @@ def test_resign_ends_the_match_and_later_moves_are_match_over(two_bots: Any) -> 
 def test_house_match_has_a_timer_and_the_chosen_settings(make_bot: Any, house_bots: Any) -> None:
     from games.models import Match
 
-    robo, token = make_bot("robo")
+    robo, token = _pair(make_bot("robo"))
     api = BotApi(token)
     response = api.post("match/house/", {"level": 2})
     assert response.status_code == 201, response.json()
@@ -261,7 +262,7 @@ def test_house_match_has_a_timer_and_the_chosen_settings(make_bot: Any, house_bo
 def test_house_match_refusals_create_nothing(make_bot: Any, house_bots: Any, body: Any, code: str) -> None:
     from games.models import Match
 
-    _robo, token = make_bot("robo")
+    _robo, token = _pair(make_bot("robo"))
     assert error_of(BotApi(token).post("match/house/", body)) == (400, code)
     assert Match.objects.count() == 0
 
@@ -275,7 +276,7 @@ def test_a_bot_plays_several_matches_at_once_up_to_the_cap(
     from games.models import Match, MatchStatus
 
     settings.GAMES_BOT_ACTIVE_MATCHES = 3
-    robo, token = make_bot("robo")
+    robo, token = _pair(make_bot("robo"))
     api = BotApi(token)
     ids = [api.post("match/house/", {"level": 1, "rated": rated}).json()["match"]["id"] for rated in
            (True, False, True)]
@@ -298,8 +299,8 @@ async def test_the_table_socket_refuses_a_bot_accounts_moves(make_bot: Any) -> N
 
     from tests.games.wsclient import connect, recv
 
-    (robo, _t0), (robo2, _t1) = await database_sync_to_async(make_bot)("robo"), await database_sync_to_async(
-        make_bot)("robo2")
+    robo = (await database_sync_to_async(make_bot)("robo")).user
+    robo2 = (await database_sync_to_async(make_bot)("robo2")).user
     match = await database_sync_to_async(_bot_match)(robo, robo2)
     before = await database_sync_to_async(_snapshot)(match.pk)
     comm, _state_msg = await connect(robo, match.pk)

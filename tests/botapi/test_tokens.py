@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from tests.botapi.conftest import BotApi, error_of
+from tests.botapi.conftest import pair as _pair
 
 pytestmark = pytest.mark.django_db
 
@@ -34,7 +35,7 @@ def test_a_revoked_token_is_refused_at_once(make_bot: Any) -> None:
     from accounts.models import ApiToken
     from accounts.tokens import token_revoke
 
-    robo, token = make_bot("robo")
+    robo, token = _pair(make_bot("robo"))
     api = BotApi(token)
     assert api.get("account/").status_code == 200
     token_revoke(user=robo, token_id=ApiToken.objects.get(user=robo).pk)
@@ -59,8 +60,8 @@ def test_scopes_gate_each_endpoint(make_bot: Any, make_token: Any, house_bots: A
     from games.models import Match
     from lobby.models import Challenge
 
-    robo, _token = make_bot("robo")
-    robo2, _token2 = make_bot("robo2")
+    robo, _token = _pair(make_bot("robo"))
+    robo2, _token2 = _pair(make_bot("robo2"))
     match = services.match_create_seated(player0=robo, player1=robo2, turn_timer=60)
     last_seq = match.last_seq
     no_play = BotApi(make_token(robo, scopes=["challenge:write"], name="c"))
