@@ -9,3 +9,7 @@ class BotApiConfig(AppConfig):
     name = "botapi"
     verbose_name = _("Bot API")
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        # The BotToken security scheme (a drf-spectacular extension registers itself when defined).
+        from botapi import schema  # noqa: F401

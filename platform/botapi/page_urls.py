@@ -1,0 +1,13 @@
+"""Pages about the bot API (namespace ``botpages``): "Write a bot" (``/developers/bots/``)."""
+
+from __future__ import annotations
+
+from django.urls import URLPattern, URLResolver, path
+
+from botapi import page_views
+
+app_name = "botpages"
+
+urlpatterns: list[URLPattern | URLResolver] = [
+    path("developers/bots/", page_views.write_bot, name="write_bot"),
+]
