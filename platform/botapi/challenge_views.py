@@ -8,6 +8,7 @@ send or accept (``bot_paused``), but may still decline and cancel.
 from __future__ import annotations
 
 from django.utils import timezone
+from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -17,6 +18,7 @@ from botapi.auth import check_bot, scope
 from botapi.base import BotView, body, field
 from botapi.errors import BotApiError, from_game_error
 from botapi.objects import challenge_object, match_object
+from botapi.schema import ChallengeAnswer, ChallengeEnded, ChallengeRequest, MatchAnswer, bot_responses
 from games.services import GameError
 from lobby import challenges
 from lobby.models import Challenge, ChallengeStatus
@@ -44,6 +46,8 @@ class ChallengeCreateView(BotView):
 
     permission_classes = [scope("challenge:write")]
 
+    @extend_schema(operation_id="bot_challenge", request=ChallengeRequest,
+                   responses=bot_responses(ChallengeAnswer, status=201), tags=["bot"])
     def post(self, request: Request, username: str) -> Response:
         user = _bot(request, playing=True)
         data = body(request)
@@ -69,6 +73,8 @@ class ChallengeAcceptView(BotView):
 
     permission_classes = [scope("challenge:write")]
 
+    @extend_schema(operation_id="bot_challenge_accept", request=None, responses=bot_responses(MatchAnswer),
+                   tags=["bot"])
     def post(self, request: Request, challenge_id: int) -> Response:
         user = _bot(request, playing=True)
         body(request)
@@ -106,6 +112,8 @@ class ChallengeDeclineView(BotView):
 
     permission_classes = [scope("challenge:write")]
 
+    @extend_schema(operation_id="bot_challenge_decline", request=None,
+                   responses=bot_responses(ChallengeEnded), tags=["bot"])
     def post(self, request: Request, challenge_id: int) -> Response:
         return _end(request, challenge_id, role="challenged")
 
@@ -115,5 +123,7 @@ class ChallengeCancelView(BotView):
 
     permission_classes = [scope("challenge:write")]
 
+    @extend_schema(operation_id="bot_challenge_cancel", request=None,
+                   responses=bot_responses(ChallengeEnded), tags=["bot"])
     def post(self, request: Request, challenge_id: int) -> Response:
         return _end(request, challenge_id, role="challenger")

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from django.core.cache import cache
+from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -23,6 +24,17 @@ from botapi.auth import check_bot, scope, token_of
 from botapi.base import MAX_ID_LENGTH, MAX_SEQ, BotView, body, field
 from botapi.errors import BotApiError, from_game_error
 from botapi.objects import match_object
+from botapi.schema import (
+    Account,
+    ActionAnswer,
+    ActionRequest,
+    HouseMatchRequest,
+    MatchAnswer,
+    ResignAnswer,
+    ResignRequest,
+    UpgradeAnswer,
+    bot_responses,
+)
 from botapi.upgrade import bot_upgrade
 from games import conf as game_conf
 from games import services
@@ -39,6 +51,7 @@ class AccountView(BotView):
     """``GET account/`` (any scope): ``{"username", "name", "bot", "paused_until" (ISO 8601 or null),
     "rating" (whole points), "provisional", "scopes"}``."""
 
+    @extend_schema(operation_id="bot_account", responses=bot_responses(Account), tags=["bot"])
     def get(self, request: Request) -> Response:
         user: User = request.user  # type: ignore[assignment]  # BearerToken authenticated it
         token = token_of(request)
@@ -58,6 +71,8 @@ class UpgradeView(BotView):
 
     permission_classes = [scope("bot:play")]
 
+    @extend_schema(operation_id="bot_upgrade", request=None, responses=bot_responses(UpgradeAnswer),
+                   tags=["bot"])
     def post(self, request: Request) -> Response:
         body(request)  # an empty body, or an object (nothing read): a malformed one is still refused
         user = bot_upgrade(request.user)  # type: ignore[arg-type]
@@ -112,6 +127,8 @@ class ActionView(BotView):
 
     permission_classes = [scope("bot:play")]
 
+    @extend_schema(operation_id="bot_action", request=ActionRequest, responses=bot_responses(ActionAnswer),
+                   tags=["bot"])
     def post(self, request: Request, match_id: int) -> Response:
         user: User = request.user  # type: ignore[assignment]
         check_bot(user)
@@ -136,6 +153,8 @@ class ResignView(BotView):
 
     permission_classes = [scope("bot:play")]
 
+    @extend_schema(operation_id="bot_resign", request=ResignRequest, responses=bot_responses(ResignAnswer),
+                   tags=["bot"])
     def post(self, request: Request, match_id: int) -> Response:
         user: User = request.user  # type: ignore[assignment]
         check_bot(user)
@@ -157,6 +176,8 @@ class HouseView(BotView):
 
     permission_classes = [scope("bot:play")]
 
+    @extend_schema(operation_id="bot_house", request=HouseMatchRequest,
+                   responses=bot_responses(MatchAnswer, status=201), tags=["bot"])
     def post(self, request: Request) -> Response:
         user: User = request.user  # type: ignore[assignment]
         check_bot(user)
