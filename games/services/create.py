@@ -15,7 +15,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import Q
+from django.db.models import Exists, Q
 from django.utils import timezone
 
 from accounts.models import Standing, User
@@ -95,9 +95,22 @@ def _create_once(*, user: User, submission: uuid.UUID | None, create: Callable[[
 
 
 def active_rated_match_id(*, user_id: int) -> int | None:
-    """The id of an active rated match ``user_id`` is seated in (either seat; the oldest), or None."""
-    return (Match.objects.filter(Q(player0_id=user_id) | Q(player1_id=user_id), status=MatchStatus.ACTIVE,
-                                 rated=True).order_by("pk").values_list("pk", flat=True).first())
+    """The id of the active match that keeps ``user_id`` from starting another rated one, or None.
+
+    A person: an active rated match they are seated in (either seat; the oldest), whoever the opponent
+    (a BOT account too). A BOT account (``User.bot_account``, docs/bot-api.md) plays up to
+    ``conf.bot_active_matches()`` matches at once, rated or not: its oldest active match once it plays
+    that many, else None. One query, whoever the user."""
+    cap = conf.bot_active_matches()
+    bot = Exists(User.objects.filter(pk=user_id, bot_account=True))
+    rows = list(Match.objects.filter(Q(player0_id=user_id) | Q(player1_id=user_id), status=MatchStatus.ACTIVE)
+                .filter(Q(rated=True) | bot).annotate(bot=bot).order_by("pk").values_list("pk", "bot")[:cap])
+    if not rows:
+        return None
+    first, is_bot_account = rows[0]
+    if not is_bot_account:
+        return int(first)
+    return int(first) if len(rows) >= cap else None
 
 
 def waiting_rated_table_id(*, user_id: int) -> int | None:
@@ -190,7 +203,7 @@ def check_rated_free(*, user: User, opponent: User | None = None, own_table: boo
 @transaction.atomic
 def match_create_vs_bot(
     *, user: User, level: int, rules_preset: str, target: int, rated: bool = True,
-    submission: uuid.UUID | None = None, one_active: bool = False,
+    submission: uuid.UUID | None = None, one_active: bool = False, turn_timer: int | None = None,
 ) -> Match:
     """Create and start a match of ``user`` (seat 0) against the house bot of ``level`` (seat 1).
 
@@ -200,10 +213,13 @@ def match_create_vs_bot(
 
     :param submission: the create form's one-time token: a repeat returns the match it created
         (see ``_create_once``).
+    :param turn_timer: seconds per action (15..600), or None: a rated match's
+        :data:`games.conf.RATED_TURN_TIMER`, a casual one's none (the bot API's ``match/house/`` gives
+        every BOT account's match one).
     :param one_active: refuse a rated match while ``user`` is seated in another active rated match
         (lichess's rule; the site's forms pass True): the user's row is locked first, so two racing
         requests (two tabs, Back then Start again) are serialized and the second sees the first's match.
-    :raises GameError: ``bad_field`` (level not 1..5, unknown preset, target not 50/100),
+    :raises GameError: ``bad_field`` (level not 1..5, unknown preset, target not 50/100, timer),
         ``not_authenticated`` (anonymous or bot user), ``no_bot`` (house bots not created).
     :raises RatedRefused: ``account_marked``: a rated match for an account not in good standing (casual
         stays open to it; docs/fairplay.md).
@@ -214,6 +230,7 @@ def match_create_vs_bot(
     if type(level) is not int or not 1 <= level <= 5:
         raise GameError("bad_field", f"bot level must be 1..5, got {level!r}")
     rules = _rules(rules_preset, target)
+    _check_turn_timer(turn_timer)
     try:
         bot = house_bot_get(level=level)
     except User.DoesNotExist:
@@ -231,7 +248,8 @@ def match_create_vs_bot(
         match = Match.objects.create(
             rules=rules.to_dict(), preset=rules_preset, player0=user, player1=bot, bot_level=level,
             bot_seats=[1], status=MatchStatus.ACTIVE, scores=[0, 0], timeout_strikes=[0, 0], rated=rated,
-            turn_timer_seconds=conf.RATED_TURN_TIMER if rated else None, submission=submission,
+            turn_timer_seconds=turn_timer or (conf.RATED_TURN_TIMER if rated else None),
+            submission=submission,
         )
         first = 1 if rules.first_dealer == "computer" else secrets.randbelow(2)
         start_match(match, first_dealer=first)

@@ -97,7 +97,7 @@ class ChallengeRequest(serializers.Serializer[Any]):
     turn_timer = serializers.IntegerField(
         required=False, min_value=1, max_value=MAX_TURN_TIMER,
         help_text="Seconds per move (default 30; a match with a BOT account always has a timer).")
-    rated = serializers.BooleanField(required=False, help_text="Rated (default true).")
+    rated = serializers.BooleanField(required=False, help_text="Rated (default false).")
     preset = serializers.CharField(required=False, help_text="A rules preset: classic (default), table, "
                                                              "brazilian, oklahoma, hoyle, two_deck.")
 
@@ -106,9 +106,24 @@ class HouseMatchRequest(serializers.Serializer[Any]):
     """``POST match/house/``: play a house bot now."""
 
     level = serializers.IntegerField(min_value=1, max_value=5)
-    target = serializers.IntegerField(required=False, min_value=1)
-    rated = serializers.BooleanField(required=False)
-    turn_timer = serializers.IntegerField(required=False, min_value=1, max_value=MAX_TURN_TIMER)
+    target = serializers.IntegerField(required=False, min_value=1, help_text="50 or 100 (default 100).")
+    rated = serializers.BooleanField(required=False, help_text="Rated (default true).")
+    turn_timer = serializers.IntegerField(required=False, min_value=15, max_value=MAX_TURN_TIMER,
+                                          help_text="Seconds per move (default 30).")
+    preset = serializers.CharField(required=False, help_text="A rules preset (default classic).")
+
+
+class ResignRequest(serializers.Serializer[Any]):
+    """``POST match/{id}/resign/``: the body may be empty."""
+
+    id = serializers.CharField(max_length=64, required=False, help_text="Optional retry key.")
+
+
+class ChallengeEnded(serializers.Serializer[Any]):
+    """``POST challenge/{id}/decline/`` and ``cancel/``: the challenge is closed."""
+
+    id = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=["declined", "cancelled"])
 
 
 @extend_schema_serializer(component_name="BotPlayer")

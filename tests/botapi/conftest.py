@@ -1,28 +1,68 @@
-"""Fixtures of the bot API tests (docs/bot-api.md).
+"""Fixtures for the bot API's tests: BOT accounts with tokens.
 
-``make_token(user, scopes=("bot:play", "challenge:write"))``: a live token's text for ``user``
-(``accounts.tokens.token_create``). ``make_bot(username)``: a member upgraded to a BOT account
-(``bot_account`` set, as the upgrade does), returned with a token of both scopes: ``(user, token)``.
-``bot_api``: ``bot_api(token)`` is a :class:`BotApi` client sending ``Authorization: Bearer <token>``
-(None: no header). ``alice`` / ``bob`` / ``carol`` (members), ``guest``, ``house_bots``, ``no_pauses``
-and ``short_lived_connections``: tests/fixtures.py. ``clean_cache`` (autouse): an empty cache before and
-after each test (the limits' counts, the move locks).
+``make_bot(username, scopes=..., bot=True)``: a member made a BOT account (``bot_account`` True unless
+``bot`` is False) with a live token made by ``accounts.tokens.token_create``; returns a :class:`Bot`
+(``user``, ``token`` text, ``headers`` for Django's test clients). ``bot_a`` / ``bot_b``: two of them.
+``make_token(user, scopes=("bot:play", "challenge:write"), name="test")``: another live token's text.
+``BotApi(token)``: Django's test client speaking to ``/api/v1/bot/`` with that token (None: no header);
+``error_of(response)``: ``(status, error code)``. ``clean_cache`` (autouse): an empty cache before and
+after each test (the limits' counts, the move locks). ``alice`` / ``bob`` / ``carol`` (members),
+``house_bots``, ``no_pauses`` and ``short_lived_connections`` (autouse): tests/fixtures.py.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
-from tests.fixtures import alice, bob, carol, guest, house_bots, no_pauses, short_lived_connections
+from tests.fixtures import alice, bob, carol, house_bots, no_pauses, short_lived_connections
 
-__all__ = ["alice", "bob", "carol", "guest", "house_bots", "no_pauses", "short_lived_connections"]  # fixtures
+__all__ = ["alice", "bob", "carol", "house_bots", "no_pauses", "short_lived_connections"]  # fixtures
 
-BOTH_SCOPES = ("bot:play", "challenge:write")
+ALL_SCOPES = ("bot:play", "challenge:write")
 PREFIX = "/api/v1/bot/"
+
+
+@dataclass
+class Bot:
+    user: Any
+    token: str
+
+    @property
+    def headers(self) -> dict[str, str]:
+        """For ``Client.get(..., headers=...)``."""
+        return {"Authorization": f"Bearer {self.token}"}
+
+
+@pytest.fixture
+def make_bot(db: None) -> Callable[..., Bot]:
+    from accounts.models import User
+    from accounts.tokens import token_create
+    from tests.factories import UserFactory
+
+    def make(username: str, scopes: Iterable[str] = ALL_SCOPES, bot: bool = True) -> Bot:
+        user = UserFactory(username=username)
+        if bot:
+            User.objects.filter(pk=user.pk).update(bot_account=True)
+            user.refresh_from_db()
+        _, text = token_create(user=user, name=f"{username}'s bot", scopes=scopes)
+        return Bot(user, text)
+
+    return make
+
+
+@pytest.fixture
+def bot_a(make_bot: Callable[..., Bot]) -> Bot:
+    return make_bot("bota")
+
+
+@pytest.fixture
+def bot_b(make_bot: Callable[..., Bot]) -> Bot:
+    return make_bot("botb")
 
 
 @pytest.fixture(autouse=True)
@@ -36,7 +76,7 @@ def clean_cache() -> Iterator[None]:
 
 @pytest.fixture
 def make_token(db: None) -> Callable[..., str]:
-    def make(user: Any, scopes: Sequence[str] = BOTH_SCOPES, name: str = "test") -> str:
+    def make(user: Any, scopes: Sequence[str] = ALL_SCOPES, name: str = "test") -> str:
         from accounts.tokens import token_create
 
         return token_create(user=user, name=name, scopes=scopes)[1]
@@ -44,23 +84,10 @@ def make_token(db: None) -> Callable[..., str]:
     return make
 
 
-@pytest.fixture
-def make_bot(db: None, make_token: Callable[..., str]) -> Callable[..., tuple[Any, str]]:
-    def make(username: str) -> tuple[Any, str]:
-        from tests.factories import UserFactory
-
-        user = UserFactory(username=username)
-        user.bot_account = True  # what the upgrade makes (botapi.upgrade): a fresh member, now a BOT
-        user.save(update_fields=["bot_account"])
-        return user, make_token(user)
-
-    return make
-
-
 class BotApi:
-    """The Django test client speaking to ``/api/v1/bot/`` with a token. ``get(path)``,
-    ``post(path, data)`` (``data``: JSON-encoded; ``raw``: the body's bytes as given); ``path`` is
-    relative to the API's root. Returns the response (``.json()`` for the body)."""
+    """Django's test client speaking to ``/api/v1/bot/`` with a token: ``get(path)``, ``post(path,
+    data)`` (``data`` JSON-encoded; ``raw``: the body's bytes as given); ``path`` is relative to the
+    API's root. Returns the response (``.json()`` for the body)."""
 
     def __init__(self, token: str | None) -> None:
         from django.test import Client
@@ -77,11 +104,11 @@ class BotApi:
         return self.client.post(PREFIX + path, data=payload, content_type=content_type, headers=self.headers)
 
 
-@pytest.fixture
-def bot_api() -> Callable[[str | None], BotApi]:
-    return BotApi
-
-
 def error_of(response: Any) -> tuple[int, str]:
     """``(status, error code)`` of a refused request."""
     return response.status_code, response.json()["error"]
+
+
+def pair(bot: Bot) -> tuple[Any, str]:
+    """``(user, token)`` of a :class:`Bot`."""
+    return bot.user, bot.token
