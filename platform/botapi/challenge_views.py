@@ -7,7 +7,6 @@ send or accept (``bot_paused``), but may still decline and cancel.
 
 from __future__ import annotations
 
-from django.utils import timezone
 from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -18,6 +17,7 @@ from botapi.auth import check_bot, scope
 from botapi.base import BotView, body, field
 from botapi.errors import BotApiError, from_game_error
 from botapi.objects import challenge_object, match_object
+from botapi.pauses import check_not_paused
 from botapi.schema import ChallengeAnswer, ChallengeEnded, ChallengeRequest, MatchAnswer, bot_responses
 from games.services import GameError
 from lobby import challenges
@@ -26,15 +26,13 @@ from lobby.seeks import Settings
 
 
 def _bot(request: Request, *, playing: bool) -> User:
-    """The request's BOT account; ``playing`` (send, accept): not paused.
+    """The request's BOT account; ``playing`` (send, accept): not paused (``botapi.pauses``).
 
     :raises BotApiError: ``not_bot``, ``bot_paused``."""
     user: User = request.user  # type: ignore[assignment]  # BearerToken authenticated it
     check_bot(user)
-    paused = user.bot_paused_until
-    if playing and paused is not None and paused > timezone.now():
-        raise BotApiError("bot_paused", f"this BOT account is paused until {paused.isoformat()} (it let its"
-                                        " turn timer run out too often): try again then")
+    if playing:
+        check_not_paused(user)
     return user
 
 

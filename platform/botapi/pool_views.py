@@ -28,12 +28,11 @@ from typing import Any
 from django.utils import translation
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
-from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
-from botapi.auth import BearerToken, check_bot, scope
+from botapi.auth import check_bot, scope
+from botapi.base import BotView
 from botapi.errors import BotApiError
 from botapi.pauses import check_not_paused
 from botapi.schema import bot_responses
@@ -64,16 +63,10 @@ class PoolLeaveAnswer(serializers.Serializer[Any]):
     match = serializers.IntegerField(allow_null=True, help_text="The match its wait ended in.")
 
 
-class PoolView(APIView):
-    """Token-only, ``challenge:write``, English answers."""
+class PoolView(BotView):
+    """Token-only, ``challenge:write``, English answers, the per-token limits (``botapi.base``)."""
 
-    authentication_classes = [BearerToken]
-    parser_classes = [JSONParser]
     permission_classes = [scope("challenge:write")]
-
-    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
-        translation.activate("en")
-        super().initial(request, *args, **kwargs)
 
 
 class PoolJoinView(PoolView):

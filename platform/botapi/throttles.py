@@ -20,6 +20,7 @@ from rest_framework.request import Request
 from rest_framework.throttling import AnonRateThrottle, SimpleRateThrottle
 
 from botapi.auth import token_of
+from botapi.pauses import note_throttled
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +60,17 @@ class TokenThrottle(_FailOpen, SimpleRateThrottle):
         if token is None:
             return None  # counted by AnonIpThrottle only
         return self.cache_format % {"scope": self.scope, "ident": token.pk}
+
+    def throttle_failure(self) -> bool:
+        # A token refused again and again goes to the fair-play queue (botapi.pauses.note_throttled).
+        token = getattr(self, "_token", None)
+        if token is not None:
+            note_throttled(token)
+        return False
+
+    def allow_request(self, request: Request, view: Any) -> bool:
+        self._token = token_of(request)
+        return super().allow_request(request, view)
 
 
 class AnonIpThrottle(_FailOpen, AnonRateThrottle):

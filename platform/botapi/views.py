@@ -24,6 +24,7 @@ from botapi.auth import check_bot, scope, token_of
 from botapi.base import MAX_ID_LENGTH, MAX_SEQ, BotView, body, field
 from botapi.errors import BotApiError, from_game_error
 from botapi.objects import match_object
+from botapi.pauses import check_not_paused
 from botapi.schema import (
     Account,
     ActionAnswer,
@@ -181,6 +182,7 @@ class HouseView(BotView):
     def post(self, request: Request) -> Response:
         user: User = request.user  # type: ignore[assignment]
         check_bot(user)
+        check_not_paused(user)
         data = body(request)
         level = field(data, "level", int, required=True)
         target = field(data, "target", int, default=100)

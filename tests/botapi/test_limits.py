@@ -73,3 +73,19 @@ def test_a_cache_outage_lets_requests_through(
             assert api.get("account/").status_code == 200
     assert sum("cache unavailable (ConnectionError), request allowed" in r.getMessage()
                for r in caplog.records) == 3
+
+
+def test_a_token_throttled_again_and_again_goes_to_the_fair_play_queue(make_bot: Any, settings: Any) -> None:
+    """The throttle's refusals are counted per token (``botapi.pauses.note_throttled``): past
+    ``BOTAPI_ABUSE_THROTTLES`` in the hour, one system report of the account, and only one."""
+    from fairplay.models import Report, ReportReason
+
+    settings.BOTAPI_TOKEN_RATE = "1/min"
+    settings.BOTAPI_ABUSE_THROTTLES = 2
+    robo, token = _pair(make_bot("robo"))
+    api = BotApi(token)
+    assert api.get("account/").status_code == 200
+    codes = [error_of(api.get("account/")) for _ in range(5)]
+    assert codes == [(429, "throttled")] * 5
+    reports = list(Report.objects.filter(reported=robo).values_list("reason", "reporter_id"))
+    assert reports == [(ReportReason.BOT_THROTTLED, None)]
