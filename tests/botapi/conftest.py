@@ -112,3 +112,9 @@ def error_of(response: Any) -> tuple[int, str]:
 def pair(bot: Bot) -> tuple[Any, str]:
     """``(user, token)`` of a :class:`Bot`."""
     return bot.user, bot.token
+
+
+@pytest.fixture
+def bot_api() -> Callable[[str | None], BotApi]:
+    """:class:`BotApi` itself: ``bot_api(token).post(path, data)``."""
+    return BotApi

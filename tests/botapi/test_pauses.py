@@ -20,7 +20,7 @@ from games import services
 from games.live import load
 from games.models import Match, MatchStatus
 from lobby.models import Playban
-from tests.botapi.conftest import error_of
+from tests.botapi.conftest import error_of, pair
 from tests.botapi.pool_fixtures import bot_pool
 
 __all__ = ["bot_pool"]  # fixtures
@@ -56,7 +56,7 @@ def _paused(user: User) -> bool:
 def test_two_matches_do_not_pause_the_third_does_and_files_the_report(
     make_bot: Callable[..., tuple[Any, str]], alice: Any,
 ) -> None:
-    bot, _ = make_bot("robo")
+    bot, _ = pair(make_bot("robo"))
     first, second, third = (_timed_match(bot, alice) for _ in range(3))
     _expire_bot_turn(first, bot)
     _expire_bot_turn(second, bot)
@@ -83,7 +83,7 @@ def test_two_matches_do_not_pause_the_third_does_and_files_the_report(
 def test_one_match_counts_once_however_many_turns_the_timer_plays(
     make_bot: Callable[..., tuple[Any, str]], alice: Any,
 ) -> None:
-    bot, _ = make_bot("robo")
+    bot, _ = pair(make_bot("robo"))
     match = _timed_match(bot, alice)
     for _ in range(3):  # three timer moves in one match: the third loses it on time (or both away)
         match.refresh_from_db()
@@ -101,7 +101,7 @@ def test_one_match_counts_once_however_many_turns_the_timer_plays(
 def test_only_the_matches_since_the_last_pause_ended_count(
     make_bot: Callable[..., tuple[Any, str]], alice: Any,
 ) -> None:
-    bot, _ = make_bot("robo")
+    bot, _ = pair(make_bot("robo"))
     matches = [_timed_match(bot, alice) for _ in range(4)]
     for match in matches[:3]:
         _expire_bot_turn(match, bot)
@@ -129,7 +129,7 @@ def test_a_person_is_never_paused(alice: Any, bob: Any) -> None:
 def test_a_bot_losing_a_rated_match_on_time_gets_no_playban(
     make_bot: Callable[..., tuple[Any, str]], alice: Any,
 ) -> None:
-    bot, _ = make_bot("robo")
+    bot, _ = pair(make_bot("robo"))
     match = services.match_create_seated(player0=bot, player1=alice, turn_timer=30, rated=True)
     while True:
         match.refresh_from_db()
@@ -143,7 +143,7 @@ def test_a_bot_losing_a_rated_match_on_time_gets_no_playban(
 def test_check_not_paused_and_the_pool_refuse_a_paused_bot(
     make_bot: Callable[..., tuple[Any, str]], bot_api: Any, bot_pool: Any,
 ) -> None:
-    bot, token = make_bot("robo")
+    bot, token = pair(make_bot("robo"))
     pauses.check_not_paused(bot)  # not paused: nothing
     until = timezone.now() + timedelta(minutes=30)
     User.objects.filter(pk=bot.pk).update(bot_paused_until=until)
@@ -163,7 +163,7 @@ def test_a_token_throttled_over_the_limit_is_reported_once(
     from accounts.models import ApiToken
 
     settings.BOTAPI_ABUSE_THROTTLES = 5
-    bot, _ = make_bot("robo")
+    bot, _ = pair(make_bot("robo"))
     token = ApiToken.objects.get(user=bot)
     now = timezone.now().replace(minute=10)
     filed = [pauses.note_throttled(token, now=now + timedelta(seconds=i)) for i in range(8)]
@@ -178,7 +178,7 @@ def test_the_queue_counts_the_sites_report(make_bot: Callable[..., tuple[Any, st
     from fairplay.models import PlayerSignal
     from fairplay.tasks import signals_refresh
 
-    bot, _ = make_bot("robo")
+    bot, _ = pair(make_bot("robo"))
     for match in [_timed_match(bot, alice) for _ in range(3)]:
         _expire_bot_turn(match, bot)
     signals_refresh()

@@ -18,7 +18,7 @@ from games.services import GameError
 from lobby import pools, seeks
 from lobby.models import EntryStatus, PoolEntry, Seek
 from lobby.seeks import Settings
-from tests.botapi.conftest import error_of
+from tests.botapi.conftest import error_of, pair
 from tests.botapi.pool_fixtures import bot_pool, people_pool
 
 __all__ = ["bot_pool", "people_pool"]  # fixtures
@@ -39,8 +39,8 @@ def _iso(text: str) -> datetime:
 def test_two_bots_join_over_http_and_a_wave_pairs_them_rated(
     make_bot: Callable[..., tuple[Any, str]], bot_api: Any, bot_pool: Any,
 ) -> None:
-    robo, robo_token = make_bot("robo")
-    tron, tron_token = make_bot("tron")
+    robo, robo_token = pair(make_bot("robo"))
+    tron, tron_token = pair(make_bot("tron"))
     answer = bot_api(robo_token).post("pool/bots-100/join/")
     assert answer.status_code == 200
     body = answer.json()
@@ -68,7 +68,7 @@ def test_two_bots_join_over_http_and_a_wave_pairs_them_rated(
 def test_a_join_while_waiting_keeps_the_wait_and_moves_its_expiry(
     make_bot: Callable[..., tuple[Any, str]], bot_pool: Any,
 ) -> None:
-    robo, _ = make_bot("robo")
+    robo, _ = pair(make_bot("robo"))
     start = timezone.now()
     first = pools.pool_join(user=robo, slug="bots-100", via_api=True, now=start).entry
     assert pools.expires_at(first) == start + timedelta(seconds=120)
@@ -88,7 +88,7 @@ def test_a_stale_entry_expires_after_the_setting(
     make_bot: Callable[..., tuple[Any, str]], bot_pool: Any, settings: Any,
 ) -> None:
     settings.BOTAPI_POOL_WAIT_SECONDS = 10
-    robo, _ = make_bot("robo")
+    robo, _ = pair(make_bot("robo"))
     start = timezone.now()
     entry = pools.pool_join(user=robo, slug="bots-100", via_api=True, now=start).entry
     # a person's entry would leave after 30 s unseen; a BOT's after the setting, whatever its socket
@@ -103,7 +103,7 @@ def test_a_stale_entry_expires_after_the_setting(
 def test_no_house_bot_fills_a_bots_wait(
     make_bot: Callable[..., tuple[Any, str]], bot_pool: Any, house_bots: Any,
 ) -> None:
-    robo, _ = make_bot("robo")
+    robo, _ = pair(make_bot("robo"))
     start = timezone.now()
     entry = pools.pool_join(user=robo, slug="bots-100", via_api=True, bot_fallback=True, now=start).entry
     assert entry.bot_fallback is False
@@ -113,7 +113,7 @@ def test_no_house_bot_fills_a_bots_wait(
 
 
 def test_leave_over_http(make_bot: Callable[..., tuple[Any, str]], bot_api: Any, bot_pool: Any) -> None:
-    robo, token = make_bot("robo")
+    robo, token = pair(make_bot("robo"))
     assert bot_api(token).post("pool/bots-100/leave/").json() == {"pool": "bots-100", "left": False,
                                                                    "match": None}
     bot_api(token).post("pool/bots-100/join/")
@@ -127,7 +127,7 @@ def test_refusals_over_http(
     make_bot: Callable[..., tuple[Any, str]], make_token: Callable[..., str], bot_api: Any, bot_pool: Any,
     people_pool: Any, alice: Any,
 ) -> None:
-    robo, token = make_bot("robo")
+    robo, token = pair(make_bot("robo"))
     assert error_of(bot_api(None).post("pool/bots-100/join/")) == (401, "not_authenticated")
     assert error_of(bot_api(make_token(robo, scopes=("bot:play",))).post("pool/bots-100/join/")) == (
         403, "missing_scope")
@@ -144,7 +144,7 @@ def test_the_door_of_each_pool(
     make_bot: Callable[..., tuple[Any, str]], bot_pool: Any, people_pool: Any, alice: Any, guest: Any,
     house_bots: Any,
 ) -> None:
-    robo, _ = make_bot("robo")
+    robo, _ = pair(make_bot("robo"))
     assert _code(lambda: pools.pool_join(user=alice, slug="bots-100")) == "bots_pool_only"
     assert _code(lambda: pools.pool_join(user=alice, slug="bots-100", via_api=True)) == "bots_pool_only"
     assert _code(lambda: pools.pool_join(user=guest, slug="bots-100")) == "bots_pool_only"
@@ -158,7 +158,7 @@ def test_the_door_of_each_pool(
 def test_bots_do_not_open_or_accept_open_challenges(
     make_bot: Callable[..., tuple[Any, str]], alice: Any,
 ) -> None:
-    robo, _ = make_bot("robo")
+    robo, _ = pair(make_bot("robo"))
     choice = Settings(preset="classic", target=100, turn_timer=60, rated=False)
     assert _code(lambda: seeks.seek_create(user=robo, choice=choice)) == "people_only"
     seek = seeks.seek_create(user=alice, choice=choice)
@@ -176,8 +176,8 @@ def test_two_bots_meet_rated_up_to_their_own_daily_cap(
     make_bot: Callable[..., tuple[Any, str]], bot_pool: Any, settings: Any,
 ) -> None:
     settings.GAMES_BOT_PAIR_RATED_PER_DAY = 5
-    robo, _ = make_bot("robo")
-    tron, _ = make_bot("tron")
+    robo, _ = pair(make_bot("robo"))
+    tron, _ = pair(make_bot("tron"))
     _rated_matches(robo, tron, 4)  # over the people's 3, under the BOTs' 5
     assert services.pair_rated_cap(user_id=robo.pk, other_id=tron.pk) == 5
     assert not services.pair_rated_full(user_id=robo.pk, other_id=tron.pk)
@@ -201,7 +201,7 @@ def test_two_bots_meet_rated_up_to_their_own_daily_cap(
 def test_a_bot_and_a_person_keep_the_peoples_cap(
     make_bot: Callable[..., tuple[Any, str]], alice: Any,
 ) -> None:
-    robo, _ = make_bot("robo")
+    robo, _ = pair(make_bot("robo"))
     _rated_matches(robo, alice, 3)
     assert services.pair_rated_cap(user_id=robo.pk, other_id=alice.pk) == 3
     assert services.pair_rated_full(user_id=alice.pk, other_id=robo.pk)
@@ -232,7 +232,7 @@ async def test_the_pool_socket_refuses_people_at_the_bot_pool_and_bots_anywhere(
     from tests.lobby.test_pools_socket import _refused
 
     monkeypatch.setattr(waves, "ensure_running", lambda: False)
-    robo, _ = await database_sync_to_async(make_bot)("robo")
+    robo = (await database_sync_to_async(make_bot)("robo")).user
     frame, close = await _refused(alice, "/ws/pool/bots-100/")
     assert frame == {"type": "error", "code": "bots_pool_only",
                      "message": "this pool is for BOT accounts only"} and close == 4403
