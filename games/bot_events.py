@@ -25,5 +25,6 @@ def announce(match: Match, event: str) -> None:
     ids = [user.pk for user in (match.player0, match.player1)
            if user is not None and getattr(user, "bot_account", False)]
     if ids:
-        send_on_commit([(bot_events_group(user_id), {"type": "bot.match", "event": event, "match_id": match.pk})
-                        for user_id in ids])
+        send_on_commit([
+            (bot_events_group(user_id), {"type": "bot.match", "event": event, "match_id": match.pk})
+            for user_id in ids])

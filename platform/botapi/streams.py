@@ -36,6 +36,7 @@ from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.http.response import HttpResponseBase
 from django.utils import timezone
 from rest_framework.request import Request
 
@@ -122,7 +123,7 @@ class _Listener:
 
     async def open(self) -> None:
         assert self.layer is not None, "the bot API's streams need a channel layer (CHANNEL_LAYERS)"
-        self.channel = await self.layer.new_channel("botapi.")
+        self.channel = await self.layer.new_channel()
         for group in self.groups:
             await self.layer.group_add(group, self.channel)
 
@@ -164,7 +165,7 @@ class _Beat:
 # --- the match stream ----------------------------------------------------------------------------------
 
 
-async def match_stream(request: HttpRequest, match_id: int) -> HttpResponse:
+async def match_stream(request: HttpRequest, match_id: int) -> HttpResponseBase:
     """``GET /api/v1/bot/match/<id>/stream/``: the match as this BOT's seat sees it (module docstring).
 
     Refusals: ``not_authenticated``, ``bad_token`` (401), ``missing_scope``, ``not_bot``, ``not_seated``
@@ -270,7 +271,8 @@ class EventTracker:
         still_open = states.open_challenges_read(self.user_id, now)
         for challenge in still_open:
             if challenge.pk not in self.open and challenge.pk not in self.closed:
-                lines.append({"type": "challenge", "challenge": states.challenge_object(challenge, self.user_id)})
+                lines.append({"type": "challenge",
+                              "challenge": states.challenge_object(challenge, self.user_id)})
                 self.open.add(challenge.pk)
         gone = self.open - {c.pk for c in still_open}
         if gone:
@@ -315,7 +317,7 @@ class EventTracker:
         return []
 
 
-async def stream_events(request: HttpRequest) -> HttpResponse:
+async def stream_events(request: HttpRequest) -> HttpResponseBase:
     """``GET /api/v1/bot/stream/events/``: the account's event stream (module docstring).
 
     Refusals: ``not_authenticated``, ``bad_token`` (401), ``missing_scope``, ``not_bot`` (403),

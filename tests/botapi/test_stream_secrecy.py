@@ -88,7 +88,8 @@ def replay(match: Match) -> tuple[dict[int, dict[str, Any]], dict[int, list[list
     return at, ended
 
 
-async def test_no_concealed_card_on_either_seats_stream(bot_a: Bot, bot_b: Bot, seeded_decks: list[int]) -> None:
+async def test_no_concealed_card_on_either_seats_stream(bot_a: Bot, bot_b: Bot,
+                                                        seeded_decks: list[int]) -> None:
     match = await in_thread(services.match_create_seated)(player0=bot_a.user, player1=bot_b.user,
                                                           rules_preset="oklahoma")
     # A long match: HANDS hands are played, then a resignation ends it.

@@ -99,7 +99,7 @@ async def test_match_stream_plays_a_match_to_its_end(bot_a: Bot, bot_b: Bot) -> 
         assert applied.last_seq > seq
         seq = applied.last_seq
         for seat in (0, 1):
-            line = await streams[seat].until(lambda o: o["type"] == "state" and o["seq"] >= seq)
+            line = await streams[seat].until(lambda o, seq=seq: o["type"] == "state" and o["seq"] >= seq)
             assert line["seq"] == seq and line["status"] == "active"
             views[seat] = line["view"]
         to_move = line["to_move"]
@@ -140,7 +140,8 @@ async def test_a_reconnect_starts_with_match_full_at_the_current_seq(bot_a: Bot,
     full = await again.obj()
     current = await in_thread(Match.objects.get)(pk=match.pk)
     live = await in_thread(load)(current)
-    assert full is not None and full["type"] == "matchFull" and full["state"]["seq"] == seq == current.last_seq
+    assert full is not None and full["type"] == "matchFull"
+    assert full["state"]["seq"] == seq == current.last_seq
     assert full["state"]["view"] == live.state.view(0).to_dict()
     assert len(full["state"]["view"]["history"]) == len(live.state.hand.history)
     await again.close()
@@ -214,7 +215,8 @@ async def test_refusals_before_the_stream(make_bot: Any, bot_a: Bot, bot_b: Bot)
         (match_path(match.pk + 1000), bot_a.token, 404, "no_such_match"),
     ]:
         response, stream = await open_stream(path, token_text)
-        assert stream is None and (response.status_code, json.loads(response.content)["error"]) == (status, code)
+        assert stream is None
+        assert (response.status_code, json.loads(response.content)["error"]) == (status, code)
 
 
 async def test_at_most_two_event_streams_per_account(bot_a: Bot, bot_b: Bot) -> None:

@@ -11,7 +11,8 @@ from push import groups
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = ("games", "replays", "tournaments", "platform", "scripts")
 # The prefixes of push.groups' builders, written as an f-string's start ("match_{", 'pool_entry_{').
-BUILT = re.compile(r"""f["'](match|watch|user|tournament|lobby_user|notices|pool|pool_entry|analysis|bot_events)_\{""")
+BUILT = re.compile(
+    r"""f["'](match|watch|user|tournament|lobby_user|notices|pool|pool_entry|analysis|bot_events)_\{""")
 
 
 def test_the_names_are_what_a_running_system_knows() -> None:
