@@ -18,6 +18,7 @@ from games.live import load
 from games.models import Match
 from lobby import challenges
 from lobby.seeks import Settings
+from push.groups import bot_events_group
 from tests.botapi.conftest import Bot
 from tests.botapi.streamreader import Stream, open_stream
 from tests.factories import UserFactory
@@ -306,3 +307,19 @@ async def test_event_stream_catches_up_what_a_lost_push_missed(bot_a: Bot, bot_b
     assert line is not None and (line["type"], line["match"]["id"], line["match"]["winner"]) == (
         "matchFinish", match.pk, 1)
     await stream.close()
+
+
+def test_games_tells_only_the_bot_accounts_of_a_match(bot_a: Bot, monkeypatch: pytest.MonkeyPatch) -> None:
+    from games import bot_events
+
+    sent: list[Any] = []
+    monkeypatch.setattr(bot_events, "send_on_commit", sent.extend)
+    carol, dan = UserFactory(username="carol"), UserFactory(username="dan")
+    people = services.match_create_seated(player0=carol, player1=dan)
+    services.match_resign(match_id=people.pk, user=dan, msg_id="r")
+    assert sent == []  # no BOT account: nothing
+    mixed = services.match_create_seated(player0=carol, player1=bot_a.user)
+    services.match_resign(match_id=mixed.pk, user=carol, msg_id="r")
+    group = bot_events_group(bot_a.user.pk)
+    assert sent == [(group, {"type": "bot.match", "event": "start", "match_id": mixed.pk}),
+                    (group, {"type": "bot.match", "event": "finish", "match_id": mixed.pk})]
