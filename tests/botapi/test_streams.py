@@ -323,3 +323,26 @@ def test_games_tells_only_the_bot_accounts_of_a_match(bot_a: Bot, monkeypatch: p
     group = bot_events_group(bot_a.user.pk)
     assert sent == [(group, {"type": "bot.match", "event": "start", "match_id": mixed.pk}),
                     (group, {"type": "bot.match", "event": "finish", "match_id": mixed.pk})]
+
+
+def test_daphne_serves_the_match_stream_line_by_line(daphne_server_factory: Any, bot_a: Bot,
+                                                      bot_b: Bot) -> None:
+    import urllib.request
+
+    server = daphne_server_factory(BOTAPI_KEEPALIVE_SECONDS="0.5")
+    match = seated(bot_a, bot_b)
+    request = urllib.request.Request(f"{server.url}{match_path(match.pk)}", headers=bot_a.headers)
+    with urllib.request.urlopen(request, timeout=60) as response:
+        assert response.status == 200 and response.headers["Content-Type"] == "application/x-ndjson"
+        full = json.loads(response.readline())
+        assert (full["type"], full["seat"], full["state"]["seq"]) == ("matchFull", 0, match.last_seq)
+        assert response.readline() == b"\n"  # a keep-alive line, sent on its own
+        state = load(match).state
+        seat = state.current_player
+        applied = services.match_apply_action(
+            match_id=match.pk, user=(bot_a, bot_b)[seat].user, action_text=choose(state.view(seat).to_dict()),
+            client_seq=match.last_seq, msg_id="d1")
+        while (line := response.readline()) == b"\n":
+            pass
+        moved = json.loads(line)
+        assert (moved["type"], moved["seq"]) == ("state", applied.last_seq)
