@@ -346,3 +346,30 @@ def test_daphne_serves_the_match_stream_line_by_line(daphne_server_factory: Any,
             pass
         moved = json.loads(line)
         assert (moved["type"], moved["seq"]) == ("state", applied.last_seq)
+
+
+def test_daphne_frees_an_event_stream_when_its_client_goes_away(daphne_server: Any, bot_a: Bot) -> None:
+    import time
+    import urllib.error
+    import urllib.request
+
+    def open_events() -> Any:
+        request = urllib.request.Request(f"{daphne_server.url}{EVENTS}", headers=bot_a.headers)
+        return urllib.request.urlopen(request, timeout=60)
+
+    first, second = open_events(), open_events()
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        open_events()
+    assert refused.value.code == 429 and json.loads(refused.value.read())["error"] == "too_many_streams"
+    first.close()  # the client goes away: Daphne tells Django, whose generator ends and frees the slot
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            third = open_events()
+            break
+        except urllib.error.HTTPError as exc:
+            assert exc.code == 429 and time.monotonic() < deadline, "the slot was never freed"
+            time.sleep(0.2)
+    assert third.status == 200
+    third.close()
+    second.close()
