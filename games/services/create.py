@@ -24,7 +24,7 @@ from engine.deck import sub_seed
 from engine.events import Event
 from engine.match import cut_for_deal
 from engine.rules import PRESETS, RuleSet
-from games import conf
+from games import bot_events, conf
 from games.live import LiveMatch, load
 from games.models import Match, MatchStatus
 from games.selectors import rated_pair_count, rated_pair_counts
@@ -68,6 +68,7 @@ def start_match(match: Match, *, first_dealer: int) -> LiveMatch:
     store_events(match, live, [*first, deal_hand(live, seed)])
     cache_on_commit(match, live)
     refresh_match(match, live, dealt=True)
+    bot_events.announce(match, "start")  # a BOT account's event stream: matchStart
     return live
 
 

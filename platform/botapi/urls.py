@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import URLPattern, URLResolver, path
 
-from botapi import challenge_views, pool_views, views
+from botapi import challenge_views, pool_views, streams, views
 
 app_name = "botapi"
 
@@ -23,4 +23,6 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("challenge/<int:challenge_id>/cancel/", challenge_views.ChallengeCancelView.as_view(),
          name="challenge_cancel"),
     path("challenge/<str:username>/", challenge_views.ChallengeCreateView.as_view(), name="challenge"),
+    path("stream/events/", streams.stream_events, name="stream_events"),
+    path("match/<int:match_id>/stream/", streams.match_stream, name="match_stream"),
 ]
