@@ -19,9 +19,9 @@ from typing import Any
 
 import pytest
 
-from tests.fixtures import alice, bob, carol, house_bots, no_pauses, short_lived_connections
+from tests.fixtures import alice, bob, carol, guest, house_bots, no_pauses, short_lived_connections
 
-__all__ = ["alice", "bob", "carol", "house_bots", "no_pauses", "short_lived_connections"]  # fixtures
+__all__ = ["alice", "bob", "carol", "guest", "house_bots", "no_pauses", "short_lived_connections"]  # fixtures
 
 ALL_SCOPES = ("bot:play", "challenge:write")
 PREFIX = "/api/v1/bot/"

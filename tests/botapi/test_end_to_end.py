@@ -49,7 +49,7 @@ def test_bot_vs_bot_through_the_reference_client_is_rated_once_in_the_bot_rankin
     for thread in threads:
         thread.start()
     challenge = runners[0].challenge("e2e-bea", target=100, turn_timer=60, rated=True)
-    assert challenge["challenge"]["challenged"]["username"] == "e2e-bea"
+    assert (challenge["challenged"]["username"], challenge["rated"]) == ("e2e-bea", True)
     for thread in threads:
         thread.join(MATCH_WAIT_S)
     for runner in runners:
@@ -68,13 +68,13 @@ def test_bot_vs_bot_through_the_reference_client_is_rated_once_in_the_bot_rankin
         assert set(runner.stats.errors) <= {"stale_seq", "stream_ended"}, runner.stats.errors
         assert runner.stats.matches_finished == 1
 
-    changes = list(RatingChange.objects.filter(match=match).order_by("user_id"))
-    assert [c.user_id for c in changes] == sorted([ann.pk, bea.pk])
+    changes = list(RatingChange.objects.filter(match=match).order_by("player_id"))
+    assert [c.player_id for c in changes] == sorted([ann.pk, bea.pk])
     winner = (ann, bea)[match.winner]
-    by_user = {c.user_id: c for c in changes}
+    by_user = {c.player_id: c for c in changes}
     assert by_user[winner.pk].after > by_user[winner.pk].before == 1500.0
     rows = {r.user_id: r.rating for r in PlayerRating.objects.filter(user__in=[ann, bea])}
-    assert rows == {c.user_id: c.after for c in changes}
+    assert rows == {c.player_id: c.after for c in changes}
 
     # Exactly once: a re-delivered rating task changes nothing.
     assert rating_services.match_rate(match_id=match.pk) == []

@@ -17,6 +17,7 @@ from games import services
 from games.live import load
 from games.models import Match
 from lobby import challenges
+from lobby.models import LobbyPreference
 from lobby.seeks import Settings
 from push.groups import bot_events_group
 from tests.botapi.conftest import Bot
@@ -269,7 +270,7 @@ async def test_event_stream_on_connect_then_live(bot_a: Bot, bot_b: Bot) -> None
     c = offered["challenge"]
     assert (c["id"], c["direction"], c["challenger"]["username"], c["challenged"]["username"]) == (
         made.pk, "in", "carol", "bota")
-    assert (c["preset"], c["target"], c["turn_timer"], c["rated"]) == ("classic", 100, None, False)
+    assert (c["preset"], c["target"], c["turn_timer"], c["rated"]) == ("classic", 100, 30, False)  # a BOT match always has a timer
     assert c["expires_at"].endswith("Z")
 
     # live: the challenge declined, a new one, a match ended, another started
@@ -279,6 +280,9 @@ async def test_event_stream_on_connect_then_live(bot_a: Bot, bot_b: Bot) -> None
     assert await stream.obj() == {"type": "matchFinish", "match": {
         "id": playing.pk, "seat": 0, "status": "finished", "winner": 0, "result_reason": "resign",
         "scores": [0, 0]}}
+    # carol lets BOT accounts challenge her (off by default: docs/bot-api.md "Who plays whom")
+    await in_thread(LobbyPreference.objects.update_or_create)(user=carol,
+                                                              defaults={"accepts_bot_challenges": True})
     again = await in_thread(_challenge)(bot_a.user, carol)  # made by the BOT: direction out
     line = await stream.obj()
     assert line is not None and line["type"] == "challenge"
