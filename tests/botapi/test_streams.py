@@ -270,7 +270,8 @@ async def test_event_stream_on_connect_then_live(bot_a: Bot, bot_b: Bot) -> None
     c = offered["challenge"]
     assert (c["id"], c["direction"], c["challenger"]["username"], c["challenged"]["username"]) == (
         made.pk, "in", "carol", "bota")
-    assert (c["preset"], c["target"], c["turn_timer"], c["rated"]) == ("classic", 100, 30, False)  # a BOT match always has a timer
+    # a match with a BOT account always has a turn timer (30 s when none was chosen)
+    assert (c["preset"], c["target"], c["turn_timer"], c["rated"]) == ("classic", 100, 30, False)
     assert c["expires_at"].endswith("Z")
 
     # live: the challenge declined, a new one, a match ended, another started
