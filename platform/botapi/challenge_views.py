@@ -16,7 +16,7 @@ from accounts.selectors import player_get
 from botapi.auth import check_bot, scope
 from botapi.base import BotView, body, field
 from botapi.errors import BotApiError, from_game_error
-from botapi.objects import challenge_object, match_object
+from botapi.objects import challenge_object, match_object_of
 from botapi.pauses import check_not_paused
 from botapi.schema import ChallengeAnswer, ChallengeEnded, ChallengeRequest, MatchAnswer, bot_responses
 from games.services import GameError
@@ -61,7 +61,7 @@ class ChallengeCreateView(BotView):
             challenge = challenges.challenge_create(challenger=user, challenged=target, choice=choice)
         except GameError as exc:
             raise from_game_error(exc) from None
-        return Response({"challenge": challenge_object(challenge, user)}, status=201)
+        return Response({"challenge": challenge_object(challenge, user.pk)}, status=201)
 
 
 class ChallengeAcceptView(BotView):
@@ -80,7 +80,7 @@ class ChallengeAcceptView(BotView):
             match = challenges.challenge_accept(user=user, challenge_id=challenge_id)
         except GameError as exc:
             raise from_game_error(exc) from None
-        return Response({"match": match_object(match, user)})
+        return Response({"match": match_object_of(match, user.pk)})
 
 
 def _end(request: Request, challenge_id: int, *, role: str) -> Response:

@@ -18,6 +18,7 @@ from typing import Any
 
 from django.db.models import Q
 
+from botapi.objects import iso
 from botapi.players import player_object
 from engine.cards import card_names
 from engine.hand import HandState
@@ -31,12 +32,6 @@ PROTOCOL_VERSION = 1
 
 OVER = (MatchStatus.FINISHED, MatchStatus.ABORTED)
 """A match in one of these statuses never changes again: its stream ends after its last state."""
-
-
-def _iso(value: datetime | None) -> str | None:
-    if value is None:
-        return None
-    return value.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def live_of(match: Match) -> LiveMatch | None:
@@ -90,7 +85,7 @@ def state_line(match: Match, seat: int, live: LiveMatch | None) -> dict[str, Any
         "scores": list(match.scores or [0, 0]),
         "hand_number": state.hand_number if state is not None else 0,
         "to_move": state.current_player if active and state is not None else None,
-        "turn_deadline": _iso(match.turn_deadline) if match.status == MatchStatus.ACTIVE else None,
+        "turn_deadline": iso(match.turn_deadline) if match.status == MatchStatus.ACTIVE else None,
         "winner": match.winner,
         "result_reason": match.result_reason or None,
         "view": view,
@@ -119,18 +114,6 @@ def match_full(match: Match, seat: int, live: LiveMatch | None = None) -> dict[s
     }
 
 
-def match_object(match: Match, seat: int) -> dict[str, Any]:
-    """``M``: ``{"id", "seat", "opponent" (P), "rated", "target", "turn_timer"}`` (players loaded)."""
-    return {
-        "id": match.pk,
-        "seat": seat,
-        "opponent": player_object(match.player1 if seat == 0 else match.player0),
-        "rated": match.rated,
-        "target": match.rules.get("target"),
-        "turn_timer": match.turn_timer_seconds,
-    }
-
-
 def finish_object(match: Match, seat: int) -> dict[str, Any]:
     """The event stream's ``matchFinish`` match: ``{"id", "seat", "status", "winner", "result_reason",
     "scores"}``."""
@@ -141,23 +124,6 @@ def finish_object(match: Match, seat: int) -> dict[str, Any]:
         "winner": match.winner,
         "result_reason": match.result_reason or None,
         "scores": list(match.scores or [0, 0]),
-    }
-
-
-def challenge_object(challenge: Challenge, user_id: int) -> dict[str, Any]:
-    """``C``, a challenge as the account ``user_id`` (one of its two players) sees it: ``{"id",
-    "direction" ("in": made to it, "out": made by it), "challenger" (P), "challenged" (P), "preset",
-    "target", "turn_timer", "rated", "expires_at" (ISO 8601 UTC)}`` (players loaded)."""
-    return {
-        "id": challenge.pk,
-        "direction": "out" if challenge.challenger_id == user_id else "in",
-        "challenger": player_object(challenge.challenger),
-        "challenged": player_object(challenge.challenged),
-        "preset": challenge.preset,
-        "target": challenge.target,
-        "turn_timer": challenge.turn_timer_seconds,
-        "rated": challenge.rated,
-        "expires_at": _iso(challenge.expires_at),
     }
 
 

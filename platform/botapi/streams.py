@@ -41,7 +41,7 @@ from django.utils import timezone
 from rest_framework.request import Request
 
 from accounts.models import ApiToken, User
-from botapi import states
+from botapi import objects, states
 from botapi.auth import BearerToken
 from botapi.errors import BotApiError
 from games import ratelimit
@@ -248,7 +248,7 @@ class EventTracker:
         seat = match.seat_of(self.user_id)
         lines = []
         if match.pk not in self.matches:
-            lines.append({"type": "matchStart", "match": states.match_object(match, seat)})
+            lines.append({"type": "matchStart", "match": objects.match_object(match, seat)})
             self._remember(self.matches, match.pk, False)
         if match.status in states.OVER and not self.matches[match.pk]:
             lines.append({"type": "matchFinish", "match": states.finish_object(match, seat)})
@@ -272,7 +272,7 @@ class EventTracker:
         for challenge in still_open:
             if challenge.pk not in self.open and challenge.pk not in self.closed:
                 lines.append({"type": "challenge",
-                              "challenge": states.challenge_object(challenge, self.user_id)})
+                              "challenge": objects.challenge_object(challenge, self.user_id)})
                 self.open.add(challenge.pk)
         gone = self.open - {c.pk for c in still_open}
         if gone:
@@ -311,7 +311,7 @@ class EventTracker:
             if row is None or row.status != ChallengeStatus.OPEN or row.expires_at <= timezone.now():
                 return []
             self.open.add(challenge_id)
-            return [{"type": "challenge", "challenge": states.challenge_object(row, self.user_id)}]
+            return [{"type": "challenge", "challenge": objects.challenge_object(row, self.user_id)}]
         if kind == "challenge_closed":
             return self._closed(int(payload.get("id", 0)), str(payload.get("status", "")))
         return []

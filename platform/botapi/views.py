@@ -23,7 +23,7 @@ from accounts.models import User
 from botapi.auth import check_bot, scope, token_of
 from botapi.base import MAX_ID_LENGTH, MAX_SEQ, BotView, body, field
 from botapi.errors import BotApiError, from_game_error
-from botapi.objects import match_object
+from botapi.objects import match_object_of
 from botapi.pauses import check_not_paused
 from botapi.schema import (
     Account,
@@ -203,4 +203,4 @@ class HouseView(BotView):
             if exc.code == "bad_field":
                 raise BotApiError("bad_settings", exc.message) from None
             raise from_game_error(exc) from None
-        return Response({"match": match_object(match, user)}, status=201)
+        return Response({"match": match_object_of(match, user.pk)}, status=201)
