@@ -40,7 +40,7 @@ from django.utils import timezone
 from accounts.models import User
 from games.models import Match, MatchEvent
 
-PLAYER_FIELDS = ("id", "username", "display_name", "is_bot", "is_guest", "bot_level")
+PLAYER_FIELDS = ("id", "username", "display_name", "is_bot", "is_guest", "bot_level", "bot_account")
 """The user fields a write and the ``state`` payload read of a player (``User.public_name`` and
 ``games.payloads.player``; ``games.services.server_moves._bot_level``)."""
 

@@ -374,7 +374,8 @@ def _end_reason(record: dict[str, Any], end: dict[str, Any]) -> str:
 def viewer_data(verified: VerifiedReplay, *, whole: bool = True) -> dict[str, Any]:
     """What the replay page's JavaScript draws, from a verified record (site match or uploaded file)::
 
-        {"match": {"id", "preset", "rules", "target", "players": [{"seat", "name", "is_bot", "bot_level"}],
+        {"match": {"id", "preset", "rules", "target", "players": [{"seat", "name", "is_bot", "bot_level"}]
+                   (a site match's players also "bot_account": :func:`replay_build`),
                    "winner", "reason" (target/resign/timeout/left), "scores" (final), "hand_scores",
                    "hands_won"},
          "hands": [hand_view(...) of each hand]}
@@ -456,7 +457,12 @@ def replay_build(*, match: Match, use_cache: bool = True) -> Built:
         if isinstance(hit, Built):
             return hit
     _, verified = _verified(match, _log(match, rows), frames=True, live_cache=use_cache)
-    built = built_of(viewer_data(verified))
+    data = viewer_data(verified)
+    # The record names its players only; a site match's seats say which is a BOT account (marked BOT on
+    # the replay as at the table; an account never stops being one, so the cached build stays right).
+    for player, user in zip(data["match"]["players"], (match.player0, match.player1), strict=False):
+        player["bot_account"] = bool(user is not None and user.bot_account)
+    built = built_of(data)
     if use_cache:
         cache.set(key, built, CACHE_SECONDS)
     return built

@@ -102,7 +102,7 @@ def test_bot_rankings_page(field: dict[str, Any]) -> None:
     assert html.count('class="bot-badge"') == 3 + 0  # the three BOT accounts; the viewer is anonymous
     assert html.count('data-testid="anchor"') == 5
     pt = Client(headers={"accept-language": "pt-br"}).get("/rankings/bots/").content.decode()
-    assert "âncora" in pt and "Conta BOT: um programa que joga pela API de bots" in pt
+    assert "âncora" in pt and "Conta de robô: um programa que joga pela API de robôs" in pt
     people = Client().get("/rankings/").content.decode()
     assert 'href="/rankings/bots/"' in people
     assert 'data-username="b1"' not in people and 'data-username="p1"' in people
