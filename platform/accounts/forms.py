@@ -83,7 +83,9 @@ class TokenForm(forms.Form):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["scopes"].choices = [(code, f"{code}: {text}") for code, text in SCOPES.items()]
+        scopes = self.fields["scopes"]
+        assert isinstance(scopes, forms.MultipleChoiceField)
+        scopes.choices = [(code, f"{code}: {text}") for code, text in SCOPES.items()]
 
     def clean_name(self) -> str:
         name: str = self.cleaned_data["name"]

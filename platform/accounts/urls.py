@@ -1,5 +1,5 @@
-"""Account URLs (namespace ``accounts``): ``signup``, ``login``, ``logout`` (POST), ``guest`` (POST), ``tokens`` (the API tokens
-page), ``token_revoke`` (POST)."""
+"""Account URLs (namespace ``accounts``): ``signup``, ``login``, ``logout`` (POST), ``guest`` (POST),
+``tokens`` (the API tokens page), ``token_revoke`` (POST)."""
 
 from django.contrib.auth import views as auth_views
 from django.urls import path

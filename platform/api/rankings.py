@@ -20,6 +20,8 @@ SEARCH_MAX = 50
 
 
 BOARDS = ("people", "bots")
+BOT_ROW_KEYS = ("rank", "username", "name", "rating", "rated_matches", "wins", "losses", "provisional",
+                "bot_account", "anchor", "house_bot_level")
 
 
 class RankingsQuery(PageQuery):
@@ -88,8 +90,7 @@ class RankingsView(ApiView):
         if query["board"] == "bots":
             page = page_of(bot_board(), page=query["page"], limit=query["limit"])
             bots = [
-                {key: r[key] for key in ("rank", "username", "name", "rating", "rated_matches", "wins", "losses",
-                                         "provisional", "bot_account", "anchor", "house_bot_level")}
+                {key: r[key] for key in BOT_ROW_KEYS}
                 | {"change_30d": None, "wins_30d": None, "losses_30d": None}
                 for r in page.object_list
             ]

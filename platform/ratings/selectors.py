@@ -103,7 +103,8 @@ def _bot_account_ids() -> QuerySet[User, Any]:
 
 def _board(*, tab: str, provisional: bool, now: datetime | None = None) -> QuerySet[PlayerRating]:
     """The people's board ``tab``: rated, not hidden, not a BOT account (they have :func:`bot_board`)."""
-    qs = PlayerRating.objects.filter(rated_matches__gt=0, hidden=False).exclude(user_id__in=_bot_account_ids())
+    qs = PlayerRating.objects.filter(rated_matches__gt=0, hidden=False).exclude(
+        user_id__in=_bot_account_ids())
     if not provisional:
         qs = qs.filter(rated_matches__gte=elo.PROVISIONAL_MATCHES)
     if tab == "30d":
@@ -289,7 +290,7 @@ def ranks_of(players: list[tuple[int, float]], *, provisional: bool = False) -> 
     # CAST: a float bound client-side is a numeric literal on PostgreSQL, and float8 = numeric compares
     # as numeric, which no rating index serves.
     values = ", ".join(["(%s, CAST(%s AS DOUBLE PRECISION), %s)"] * len(players))
-    users, user_pk = User._meta.db_table, User._meta.pk.column  # type: ignore[union-attr]
+    users, user_pk = User._meta.db_table, User._meta.pk.column
     sql = f"""
         WITH f(user_id, rating, bucket) AS (VALUES {values}),
         above(bucket, n) AS (

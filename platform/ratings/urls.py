@@ -1,4 +1,5 @@
-"""Ratings URLs (namespace ``ratings``): the rankings (people's, BOT accounts'), the profiles, a match's rating change."""
+"""Ratings URLs (namespace ``ratings``): the rankings (people's, BOT accounts'), the profiles, a match's
+rating change."""
 
 from __future__ import annotations
 

@@ -33,7 +33,8 @@ def member() -> User:
 
 def test_create_shows_the_token_once(member: User) -> None:
     client = _client(member)
-    response = client.post("/accounts/tokens/", {"name": "laptop bot", "scopes": ["bot:play", "challenge:write"]})
+    response = client.post("/accounts/tokens/",
+                           {"name": "laptop bot", "scopes": ["bot:play", "challenge:write"]})
     assert response.status_code == 200
     assert response["Cache-Control"] == "no-store"
     html = response.content.decode()
@@ -76,7 +77,8 @@ def test_revoke(member: User) -> None:
 @pytest.mark.parametrize("data, field, message", [
     ({"name": "", "scopes": ["bot:play"]}, "name", "This field is required."),
     ({"name": "   ", "scopes": ["bot:play"]}, "name", "This field is required."),
-    ({"name": "x" * 61, "scopes": ["bot:play"]}, "name", "Ensure this value has at most 60 characters (it has 61)."),
+    ({"name": "x" * 61, "scopes": ["bot:play"]}, "name",
+     "Ensure this value has at most 60 characters (it has 61)."),
     ({"name": "ok"}, "scopes", "Choose at least one scope."),
     ({"name": "ok", "scopes": ["bot:play", "admin:all"]}, "scopes",
      "Select a valid choice. admin:all is not one of the available choices."),
@@ -114,7 +116,8 @@ def test_the_token_limit_is_the_form_s_error(member: User) -> None:
         token_create(user=member, name=f"t{n}", scopes=["bot:play"])
     response = _client(member).post("/accounts/tokens/", {"name": "one more", "scopes": ["bot:play"]})
     assert response.status_code == 400
-    assert "You have 20 live tokens, the most an account may hold: revoke one first." in response.content.decode()
+    said = "You have 20 live tokens, the most an account may hold: revoke one first."
+    assert said in response.content.decode()
     assert ApiToken.objects.filter(user=member).count() == TOKENS_PER_ACCOUNT
 
 

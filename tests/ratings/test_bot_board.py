@@ -20,8 +20,8 @@ pytestmark = pytest.mark.django_db
 
 
 def _rated(user: Any, rating: float, matches: int = 12) -> None:
-    PlayerRating.objects.create(user=user, rating=rating, peak=rating, rated_matches=matches, wins=matches - 2,
-                                losses=2)
+    PlayerRating.objects.create(user=user, rating=rating, peak=rating, rated_matches=matches,
+                                wins=matches - 2, losses=2)
 
 
 def _bot_account(make_member: Callable[[str], Any], name: str) -> Any:
@@ -87,8 +87,8 @@ def test_bot_board_interleaves_bot_accounts_and_anchors(field: dict[str, Any]) -
 
 def _page_rows(html: str) -> list[tuple[str, str, bool]]:
     """(username, rank cell, anchor) of each BOT board row."""
-    found = re.findall(r'data-testid="board-row" data-username="([^"]+)"( class="anchor" data-anchor="1")?>\s*'
-                       r'<td class="num">(\d*)</td>', html)
+    found = re.findall(r'data-testid="board-row" data-username="([^"]+)"'
+                       r'( class="anchor" data-anchor="1")?>\s*<td class="num">(\d*)</td>', html)
     return [(name, rank, bool(anchor)) for name, anchor, rank in found]
 
 

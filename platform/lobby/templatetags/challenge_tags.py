@@ -1,7 +1,8 @@
 """``{% load challenge_tags %}``: the profile's direct-challenge box (docs/lobby.md "Direct challenges").
 
 ``{% challenge_box player is_me %}``: on your own profile, the "let others challenge me" switch and, for
-a person, "accept challenges from BOT accounts" (two queries); on another member's profile, for a signed-in viewer, the "Challenge" form, or, when that member
+a person, "accept challenges from BOT accounts" (two queries); on another member's profile, for a
+signed-in viewer, the "Challenge" form, or, when that member
 switched off "let others challenge me" (one query), a disabled "Challenge" button with the reason
 (``challenge_blocked``'s sentence; the server refuses a form sent anyway, as before).
 """
