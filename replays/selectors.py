@@ -374,8 +374,8 @@ def _end_reason(record: dict[str, Any], end: dict[str, Any]) -> str:
 def viewer_data(verified: VerifiedReplay, *, whole: bool = True) -> dict[str, Any]:
     """What the replay page's JavaScript draws, from a verified record (site match or uploaded file)::
 
-        {"match": {"id", "preset", "rules", "target", "players": [{"seat", "name", "is_bot", "bot_level"}]
-                   (a site match's players also "bot_account": :func:`replay_build`),
+        {"match": {"id", "preset", "rules", "target", "players": [{"seat", "name", "is_bot", "bot_level",
+                   "bot_account" (False here: a file does not say; :func:`replay_build` sets a site match's)}],
                    "winner", "reason" (target/resign/timeout/left), "scores" (final), "hand_scores",
                    "hands_won"},
          "hands": [hand_view(...) of each hand]}
@@ -404,7 +404,7 @@ def viewer_data(verified: VerifiedReplay, *, whole: bool = True) -> dict[str, An
             "rules": record["rules"], "target": rules.target,
             "players": [
                 {"seat": p["seat"], "name": p["name"], "is_bot": p.get("bot_level") is not None,
-                 "is_guest": False, "bot_level": p.get("bot_level")}
+                 "is_guest": False, "bot_level": p.get("bot_level"), "bot_account": False}
                 for p in record["players"]
             ],
             "winner": end["winner"], "reason": _end_reason(record, end),
