@@ -375,7 +375,7 @@ def viewer_data(verified: VerifiedReplay, *, whole: bool = True) -> dict[str, An
     """What the replay page's JavaScript draws, from a verified record (site match or uploaded file)::
 
         {"match": {"id", "preset", "rules", "target", "players": [{"seat", "name", "is_bot", "bot_level",
-                   "bot_account" (False here: a file does not say; :func:`replay_build` sets a site match's)}],
+                   "bot_account" (False: a file does not say; :func:`replay_build` sets a site match's)}],
                    "winner", "reason" (target/resign/timeout/left), "scores" (final), "hand_scores",
                    "hands_won"},
          "hands": [hand_view(...) of each hand]}
