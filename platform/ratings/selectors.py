@@ -460,7 +460,8 @@ class ChartPoint(NamedTuple):
 
 
 _CHART_COLUMNS = ("match_id", "before", "after", "won", "at", "opponent__username", "opponent__display_name",
-                  "opponent__is_bot", "opponent__bot_level", "match__result_reason", "match__private_event")
+                  "opponent__is_bot", "opponent__bot_level", "match__result_reason", "match__private_event",
+                  "opponent__bot_account")
 
 
 def _public_name(username: str | None, display_name: str | None, is_bot: bool | None,
@@ -503,9 +504,8 @@ def profile_get(*, user: User, own: bool = False) -> dict[str, Any] | None:
     names: dict[str | None, str] = {}  # one name per distinct opponent, not per row
     shown = elo.shown
     points = []
-    for xy, (match_id, before, after, won, at, username_, display, is_bot, level, _reason, private) in zip(
-        drawn.points[1:], rows, strict=True
-    ):
+    for xy, (match_id, before, after, won, at, username_, display, is_bot, level, _reason, private,
+             _bot_account) in zip(drawn.points[1:], rows, strict=True):
         shown_before, shown_after = shown(before), shown(after)
         if private and not own:
             points.append(ChartPoint(xy.x, xy.y, shown_after, shown_before, shown_after - shown_before,
@@ -517,7 +517,7 @@ def profile_get(*, user: User, own: bool = False) -> dict[str, Any] | None:
         points.append(ChartPoint(xy.x, xy.y, shown_after, shown_before, shown_after - shown_before,
                                  match_id, won, name, at))
     matches = []
-    for (match_id, before, after, won, at, username_, *_rest, reason, private), point in zip(
+    for (match_id, before, after, won, at, username_, *_rest, reason, private, bot_account), point in zip(
         reversed(rows[-LAST_MATCHES:]), reversed(points[-LAST_MATCHES:]), strict=True
     ):
         if private and not own:
@@ -527,7 +527,7 @@ def profile_get(*, user: User, own: bool = False) -> dict[str, Any] | None:
             "opponent_url": None if username_ is None else profile_url(username_),
             "before": point.before, "after": point.rating, "change": elo.shown_change(before, after),
             "at": datetime.fromtimestamp(at, tz=UTC), "replay_url": replay_url(match_id),
-            "result_reason": reason,
+            "result_reason": reason, "opponent_bot_account": bool(bot_account),
         })
     # rank_get() without its first query: the rating is at hand. A marked or closed account has no
     # rank (its row is hidden: docs/fairplay.md); its standing is on the user row already read.

@@ -5,6 +5,7 @@ from BOT accounts" preference, saved where "let others challenge me" is."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -95,3 +96,22 @@ def test_a_bot_account_is_not_offered_the_preference(robo: Any) -> None:
     page = _client(robo).get("/u/robo/").content.decode()
     assert 'data-testid="accepts-challenges"' in page
     assert 'data-testid="accepts-bot-challenges"' not in page
+
+
+def test_profile_match_list_marks_a_bot_account_opponent(robo: Any) -> None:
+    from games.models import Match, MatchStatus
+    from ratings.models import PlayerRating, RatingChange
+
+    person = UserFactory(username="person")
+    other = UserFactory(username="other")
+    for opponent, before in ((robo, 1500.0), (other, 1510.0)):
+        match = Match.objects.create(rules={}, player0=person, player1=opponent, status=MatchStatus.FINISHED,
+                                     rated=True, winner=0, scores=[100, 0])
+        RatingChange.objects.create(match=match, player=person, opponent=opponent, before=before,
+                                    after=before + 10, delta=10, k=20, expected=0.5, opponent_rating=1500,
+                                    won=True)
+    PlayerRating.objects.create(user=person, rating=1520, peak=1520, rated_matches=2, wins=2, losses=0)
+    html = _client(person).get("/u/person/").content.decode()
+    cells = re.findall(r'<td class="opponent">(.*?)<span class="narrow-only', html, re.S)
+    marks = [("robo" in c, "other" in c, BADGE in c) for c in cells]
+    assert marks == [(False, True, False), (True, False, True)]  # newest first
