@@ -17,8 +17,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from engine.cards import Card, card_name, from_mask, to_mask
-from engine.errors import DuplicateCardError, EngineError, IllegalActionError
+from engine.cards import Card, card_name, from_mask, parse_card, to_mask
+from engine.errors import DuplicateCardError, EngineError, IllegalActionError, InvalidCardError
 from engine.layoffs import DefenderResult, Layoff, defense_of_mask
 from engine.melds import (
     Arrangement,
@@ -32,6 +32,7 @@ from engine.melds import (
 from engine.rules import RuleSet
 
 HandKind = Literal["knock", "gin", "big_gin", "undercut", "dead"]
+HAND_KINDS: tuple[HandKind, ...] = ("knock", "gin", "big_gin", "undercut", "dead")
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +80,87 @@ class HandResult:
             "defender_unmatched": [card_name(c) for c in self.defender_unmatched],
             "layoffs": [x.to_dict() for x in self.layoffs],
         }
+
+    @classmethod
+    def from_dict(cls, data: Any) -> HandResult:
+        """The result written by :meth:`to_dict` (``HandResult.from_dict(r.to_dict()) == r``).
+
+        :raises ValueError: (an ``EngineError``, code ``invalid_result``) not a dict, a key missing,
+            a value of the wrong type, an unknown kind, a bad card or a set of cards that is no meld;
+            the message names the key.
+        """
+        if not isinstance(data, dict):
+            raise _bad_result(f"a hand result must be an object, got {type(data).__name__}")
+        kind = _result_key(data, "kind", str)
+        if kind not in HAND_KINDS:
+            raise _bad_result(f"unknown hand result kind {kind!r}; kinds: {', '.join(HAND_KINDS)}")
+        seats = {key: _result_seat(data, key) for key in ("knocker", "winner")}
+        numbers = {
+            key: _result_key(data, key, int)
+            for key in ("points", "bonus", "multiplier", "knocker_deadwood", "defender_deadwood")
+        }
+        layoffs = []
+        for item in _result_key(data, "layoffs", list):
+            if not isinstance(item, dict) or type(item.get("meld")) is not int:
+                raise _bad_result(f"a layoff is {{\"card\": name, \"meld\": index}}, got {item!r}")
+            layoffs.append(Layoff(_result_card(item.get("card"), "layoffs"), item["meld"]))
+        return cls(
+            kind=kind,  # checked against HAND_KINDS above
+            knocker=seats["knocker"],
+            winner=seats["winner"],
+            knocker_melds=_result_melds(data, "knocker_melds"),
+            knocker_unmatched=_result_cards(data, "knocker_unmatched"),
+            defender_melds=_result_melds(data, "defender_melds"),
+            defender_unmatched=_result_cards(data, "defender_unmatched"),
+            layoffs=tuple(layoffs),
+            **numbers,
+        )
+
+
+def _bad_result(message: str) -> EngineError:
+    return EngineError(message, code="invalid_result")
+
+
+def _result_key(data: dict[str, Any], key: str, kind: type) -> Any:
+    if key not in data:
+        raise _bad_result(f"hand result lacks {key!r}")
+    value = data[key]
+    if type(value) is not kind:
+        raise _bad_result(f"hand result field {key!r} must be {kind.__name__}, got {value!r}")
+    return value
+
+
+def _result_seat(data: dict[str, Any], key: str) -> int | None:
+    if key not in data:
+        raise _bad_result(f"hand result lacks {key!r}")
+    value = data[key]
+    if value is not None and (type(value) is not int or value not in (0, 1)):
+        raise _bad_result(f"hand result field {key!r} must be 0, 1 or null, got {value!r}")
+    return value  # checked just above
+
+
+def _result_card(token: Any, key: str) -> Card:
+    try:
+        return parse_card(token)
+    except InvalidCardError as exc:
+        raise _bad_result(f"hand result field {key!r}: {exc}") from None
+
+
+def _result_cards(data: dict[str, Any], key: str) -> tuple[Card, ...]:
+    return tuple(_result_card(token, key) for token in _result_key(data, key, list))
+
+
+def _result_melds(data: dict[str, Any], key: str) -> tuple[Meld, ...]:
+    melds = []
+    for names in _result_key(data, key, list):
+        if not isinstance(names, list):
+            raise _bad_result(f"hand result field {key!r} holds lists of card names, got {names!r}")
+        cards = [_result_card(token, key) for token in names]
+        try:
+            melds.append(Meld.of(cards))
+        except EngineError as exc:
+            raise _bad_result(f"hand result field {key!r}: {exc}") from None
+    return tuple(melds)
 
 
 def dead_hand() -> HandResult:

@@ -79,6 +79,13 @@ needs the brake. docs/fairplay.md."""
 PAIR_RATED_WINDOW = timedelta(hours=24)
 """The rolling period of :data:`PAIR_RATED_PER_DAY`."""
 
+BOT_PAIR_RATED_PER_DAY = 20
+"""Default of ``GAMES_BOT_PAIR_RATED_PER_DAY``: rated matches two BOT accounts (docs/bot-api.md) may
+start against each other per :data:`PAIR_RATED_WINDOW`. The BOT pool has few programs waiting at once, so
+the people's 3 would soon leave two BOTs nobody to meet; a BOT account plays only through the bot API and
+is rated in the BOT ranking apart, so farming it buys no place in the people's ranking. A BOT and a person
+keep the people's cap."""
+
 
 def rated_min_moves() -> int:
     """``GAMES_RATED_MIN_MOVES`` (default :data:`RATED_MIN_MOVES`): own moves per seat before a
@@ -90,3 +97,32 @@ def pair_rated_per_day() -> int:
     """``GAMES_PAIR_RATED_PER_DAY`` (default :data:`PAIR_RATED_PER_DAY`): rated matches one pair of people
     may start per :data:`PAIR_RATED_WINDOW`."""
     return max(0, int(getattr(settings, "GAMES_PAIR_RATED_PER_DAY", PAIR_RATED_PER_DAY)))
+
+
+def bot_pair_rated_per_day() -> int:
+    """``GAMES_BOT_PAIR_RATED_PER_DAY`` (default :data:`BOT_PAIR_RATED_PER_DAY`): rated matches two BOT
+    accounts may start against each other per :data:`PAIR_RATED_WINDOW`."""
+    return max(0, int(getattr(settings, "GAMES_BOT_PAIR_RATED_PER_DAY", BOT_PAIR_RATED_PER_DAY)))
+
+
+def pair_cap(*, both_bot_accounts: bool) -> int:
+    """The daily cap of rated matches of one pair: :func:`bot_pair_rated_per_day` when both are BOT
+    accounts, else :func:`pair_rated_per_day`."""
+    return bot_pair_rated_per_day() if both_bot_accounts else pair_rated_per_day()
+BOT_ACTIVE_MATCHES = 8
+"""Default of ``GAMES_BOT_ACTIVE_MATCHES``: active matches a BOT account (docs/bot-api.md) may play at
+once. A program plays many boards in parallel as easily as one; a person keeps one active rated match
+(``services.active_rated_match_id``), also when the opponent is a BOT."""
+
+BOT_TURN_TIMER = 30
+"""Seconds per action of a match with a BOT account when none was chosen (docs/bot-api.md "Fair
+limits"): every such match has a turn timer, so a program that hangs loses on time."""
+
+BOT_TURN_TIMER_MAX = 120
+"""The longest turn timer of a match with a BOT account (a program needs no more to decide)."""
+
+
+def bot_active_matches() -> int:
+    """``GAMES_BOT_ACTIVE_MATCHES`` (default :data:`BOT_ACTIVE_MATCHES`, at least 1): active matches one
+    BOT account may play at once."""
+    return max(1, int(getattr(settings, "GAMES_BOT_ACTIVE_MATCHES", BOT_ACTIVE_MATCHES)))

@@ -305,7 +305,15 @@ class MatchConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavail
             raise GameError("bad_field", f"{name!r} must be 0..{MAX_SEQ}")
         return value
 
+    def _check_not_bot_account(self) -> None:
+        """A BOT account moves only through the bot API (docs/bot-api.md): its browser may watch its
+        table, never play on it (``bot_api_only``)."""
+        if getattr(self.user, "bot_account", False):
+            raise GameError("bot_api_only", "a BOT account plays through the bot API (/api/v1/bot/), not"
+                                            " the table's socket")
+
     async def on_action(self, message: dict[str, Any]) -> None:
+        self._check_not_bot_account()
         action = message.get("action")
         msg_id = self._field(message, "id", str)
         seq = self._field(message, "seq", int)
@@ -323,6 +331,7 @@ class MatchConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavail
         await self._state_if_unsent(result)
 
     async def on_resign(self, message: dict[str, Any]) -> None:
+        self._check_not_bot_account()
         msg_id = self._field(message, "id", str, required=False) or ""
         result = await db_call(services.match_resign)(
             match_id=self.match_id, user=self.user, msg_id=msg_id,
@@ -368,6 +377,7 @@ class MatchConsumer(NoConnectionSweepPerMessage, EndsCleanly, RefusesWhenUnavail
         end the match (rated: this player wins; casual: without a result). ``ack`` with ``outcome``
         (``win`` / ``end``), then the ``state`` of the ended match; refusals ``opponent_present``,
         ``claim_too_early``, ``not_between_people``, ``match_over``, ``not_started``."""
+        self._check_not_bot_account()
         msg_id = self._field(message, "id", str, required=False) or ""
         result = await db_call(services.match_claim)(match_id=self.match_id, user=self.user, msg_id=msg_id)
         await self._send({"type": "ack", "id": msg_id or None, "seq": result.seq, "repeat": result.repeat,

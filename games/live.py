@@ -1,6 +1,7 @@
 """The engine state of a stored match: rebuilt from its event rows, with a small in-process cache.
 
-Only ``games.services`` and ``games.selectors`` use this module. The cache is keyed by
+Only ``games.services`` and ``games.selectors`` use this module (and the bot API's streams,
+``botapi.states``, which read a seat's engine view from it). The cache is keyed by
 (match id, ``last_seq``) and its states are never mutated: a writer takes :meth:`LiveMatch.clone`
 and the cache only ever learns a new state after the transaction that stored it has committed, so
 a cached entry always equals what replaying the database up to its seq gives. The log is

@@ -11,6 +11,9 @@ raise: ``ratings`` enqueues its rating task here; tournaments may advance a roun
 
 ``match_left``: see below (sent inside the transaction, for playbans).
 
+``turn_expired``: see below (sent inside the transaction of each turn the timer played, for the bot
+API's pauses).
+
 Questions (sent with ``Signal.send``, each receiver's return value is its answer; read with
 :func:`answers`): ``outsider_may_see`` (``replays`` answers), ``private_match_asked`` (``tournaments``
 answers) and ``seat_rating_asked`` (``ratings`` answers), below.
@@ -32,6 +35,17 @@ receivers write commits or rolls back with the end (``lobby`` records its playba
 (``"abandoned"``: gone from the table, the opponent claimed or the server ended it; ``"timeouts"``: let
 the turn timer play ``TIMEOUT_STRIKES_TO_LOSE`` turns in a row) and ``now`` (the aware datetime of the
 end). A receiver that raises rolls the end back: keep them small and well tested."""
+
+turn_expired = Signal()
+"""Sent INSIDE the transaction in which the turn timer acted for a late seat
+(``games.services.match_expire_turn``): its automatic move, the loss on time at the
+``TIMEOUT_STRIKES_TO_LOSE``-th in a row, or the end of a match both seats let run out. Whatever receivers
+write commits with the timer's move or not at all; the timer's move is idempotent (its seq
+compare-and-set), so a turn is announced once. Arguments: ``match`` (the locked
+:class:`games.models.Match`, its events stored), ``seat`` (0/1, the late seat), ``user_id`` (that seat's
+player, None for an empty seat), ``outcome`` (``"auto_move"``, ``"lost_on_time"`` or ``"both_away"``) and
+``now`` (an aware datetime). ``botapi.pauses`` counts a BOT account's timeouts here (docs/bot-api.md "Fair
+limits"). A receiver that raises rolls the timer's move back: keep them small and well tested."""
 
 outsider_may_see = Signal()
 """Asked by ``games.selectors.may_see`` when ``user`` (maybe anonymous) is not a player of ``match``: may

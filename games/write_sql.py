@@ -42,7 +42,8 @@ from games.models import Match, MatchEvent
 
 PLAYER_FIELDS = ("id", "username", "display_name", "is_bot", "is_guest", "bot_level", "bot_account")
 """The user fields a write and the ``state`` payload read of a player (``User.public_name`` and
-``games.payloads.player``; ``games.services.server_moves._bot_level``)."""
+``games.payloads.player``; ``games.services.server_moves._bot_level``; ``bot_account``: a match's end
+tells its BOT accounts' event streams, ``games.services.finish``)."""
 
 CAS_FIELDS = ("last_seq", "scores", "status", "winner", "result_reason", "finished_at", "turn_deadline",
               "timeout_strikes", "server_move_at", "updated_at")

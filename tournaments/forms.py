@@ -101,6 +101,8 @@ class EventForm(forms.Form):
                                  required=False, max_length=200)
     bots_allowed = forms.BooleanField(label=gettext_lazy("House bots fill the field"), required=False,
                                       initial=True)
+    bot_accounts_allowed = forms.BooleanField(label=gettext_lazy("Allow BOT accounts"), required=False,
+                                              initial=False)
     min_players = _int(gettext_lazy("Minimum field"), required=True, initial=2)
     max_players = _int(gettext_lazy("Maximum field"), required=True, initial=64)
     club = forms.ModelChoiceField(label=gettext_lazy("Club"), queryset=Club.objects.none(), required=False,
@@ -128,7 +130,7 @@ class EventForm(forms.Form):
         values: dict[str, Any] = {key: data.get(key) for key in (
             "name", "format", "starts_at", "rounds", "duration_minutes", "rules_preset", "match_target",
             "turn_timer_seconds", "rated", "rating_min", "rating_max", "access", "bots_allowed",
-            "min_players", "max_players")}
+            "bot_accounts_allowed", "min_players", "max_players")}
         event = organise.EventFields(**values, entry_code=data.get("entry_code") or "",
                                      description=data.get("description") or "",
                                      club=data.get("club", self.fixed_club))
@@ -151,7 +153,7 @@ def initial_of(tournament: Tournament) -> dict[str, Any]:
     values = {key: getattr(event, key) for key in (
         "name", "description", "format", "starts_at", "rounds", "duration_minutes", "rules_preset",
         "match_target", "turn_timer_seconds", "rated", "rating_min", "rating_max", "access", "entry_code",
-        "bots_allowed", "min_players", "max_players")}
+        "bots_allowed", "bot_accounts_allowed", "min_players", "max_players")}
     values["entry_code"] = tournament.entry_code
     return values
 

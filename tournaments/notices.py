@@ -167,6 +167,7 @@ EDITED_FIELDS: dict[str, Callable[[], str]] = {
     "rating_max": lambda: _("highest rating"),
     "access": lambda: _("who may join"),
     "bots_allowed": lambda: _("house bots"),
+    "bot_accounts_allowed": lambda: _("BOT accounts"),
 }
 """The words of an ``edited`` notice for each of ``organise.NOTICE_FIELDS`` (the column names its ``text``
 lists, comma-separated), in the active language."""

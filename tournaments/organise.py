@@ -91,6 +91,7 @@ class EventFields:
     access: str = TournamentAccess.PUBLIC
     entry_code: str = ""
     bots_allowed: bool = True
+    bot_accounts_allowed: bool = False
     min_players: int = 2
     max_players: int = 64
     description: str = ""
@@ -98,7 +99,8 @@ class EventFields:
 
 
 NOTICE_FIELDS = ("starts_at", "format", "fixed_rounds", "duration_minutes", "rules_preset", "match_target",
-                 "turn_timer_seconds", "rated", "rating_min", "rating_max", "access", "bots_allowed")
+                 "turn_timer_seconds", "rated", "rating_min", "rating_max", "access", "bots_allowed",
+                 "bot_accounts_allowed")
 """Tournament fields whose change matters to a registered player: an edit of any of them sends each a
 notice (kind edited; its ``text`` lists the changed fields' names, comma-separated)."""
 
@@ -187,7 +189,8 @@ def _columns(event: EventFields) -> dict[str, object]:
         "rules_preset": event.rules_preset, "match_target": event.match_target,
         "turn_timer_seconds": event.turn_timer_seconds, "rated": event.rated,
         "rating_min": event.rating_min, "rating_max": event.rating_max, "access": event.access,
-        "bots_allowed": event.bots_allowed, "min_players": event.min_players,
+        "bots_allowed": event.bots_allowed, "bot_accounts_allowed": event.bot_accounts_allowed,
+        "min_players": event.min_players,
         "max_players": event.max_players, "description": event.description,
     }
 

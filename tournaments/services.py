@@ -176,7 +176,9 @@ def tournament_join(
     allowed: the tournament has not started yet (its pairing step deals with a player still busy then).
 
     :raises TournamentError: ``no_such_tournament``, ``not_authenticated``, ``guest`` (guests and bots),
-        ``standing`` (marked or closed for fair play), ``started`` (running or finished), ``cancelled``,
+        ``standing`` (marked or closed for fair play), ``bot_accounts_not_allowed`` (a BOT account, and
+        the organiser did not allow them: ``Tournament.bot_accounts_allowed``), ``started`` (running or
+        finished), ``cancelled``,
         ``full`` (``max_players`` reached), ``club_only`` (not a member of the event's club),
         ``code`` (a code event and a missing or wrong ``code``), ``rating_low`` / ``rating_high``
         (outside the event's rating range),
@@ -195,6 +197,9 @@ def tournament_join(
     existing = Registration.objects.filter(tournament=tournament, user=user).first()
     if existing is not None:
         return existing
+    if user.bot_account and not tournament.bot_accounts_allowed:
+        # a program enters only where the organiser said so (docs/tournaments.md, docs/bot-api.md)
+        raise TournamentError("bot_accounts_not_allowed", "this tournament does not accept BOT accounts")
     if tournament.status == TournamentStatus.CANCELLED:
         raise TournamentError("cancelled", "this tournament was cancelled")
     late = arena_play.arena_open_for_join(tournament, timezone.now())

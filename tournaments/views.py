@@ -40,6 +40,7 @@ ERRORS = {
     "code": lambda: _("This event needs its entry code: the code is missing or wrong."),
     "rating_low": lambda: _("Your rating is below this event's lowest rating."),
     "rating_high": lambda: _("Your rating is above this event's highest rating."),
+    "bot_accounts_not_allowed": lambda: _("This tournament does not accept BOT accounts."),
 }
 LEAVE_ERRORS = {"started": lambda: _("This tournament has started: you can no longer leave it.")}
 

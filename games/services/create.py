@@ -15,7 +15,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import Q
+from django.db.models import Exists, Q
 from django.utils import timezone
 
 from accounts.models import Standing, User
@@ -24,7 +24,7 @@ from engine.deck import sub_seed
 from engine.events import Event
 from engine.match import cut_for_deal
 from engine.rules import PRESETS, RuleSet
-from games import conf
+from games import bot_events, conf
 from games.live import LiveMatch, load
 from games.models import Match, MatchStatus
 from games.selectors import rated_pair_count, rated_pair_counts
@@ -68,6 +68,7 @@ def start_match(match: Match, *, first_dealer: int) -> LiveMatch:
     store_events(match, live, [*first, deal_hand(live, seed)])
     cache_on_commit(match, live)
     refresh_match(match, live, dealt=True)
+    bot_events.announce(match, "start")  # a BOT account's event stream: matchStart
     return live
 
 
@@ -95,9 +96,22 @@ def _create_once(*, user: User, submission: uuid.UUID | None, create: Callable[[
 
 
 def active_rated_match_id(*, user_id: int) -> int | None:
-    """The id of an active rated match ``user_id`` is seated in (either seat; the oldest), or None."""
-    return (Match.objects.filter(Q(player0_id=user_id) | Q(player1_id=user_id), status=MatchStatus.ACTIVE,
-                                 rated=True).order_by("pk").values_list("pk", flat=True).first())
+    """The id of the active match that keeps ``user_id`` from starting another rated one, or None.
+
+    A person: an active rated match they are seated in (either seat; the oldest), whoever the opponent
+    (a BOT account too). A BOT account (``User.bot_account``, docs/bot-api.md) plays up to
+    ``conf.bot_active_matches()`` matches at once, rated or not: its oldest active match once it plays
+    that many, else None. One query, whoever the user."""
+    cap = conf.bot_active_matches()
+    bot = Exists(User.objects.filter(pk=user_id, bot_account=True))
+    rows = list(Match.objects.filter(Q(player0_id=user_id) | Q(player1_id=user_id), status=MatchStatus.ACTIVE)
+                .filter(Q(rated=True) | bot).annotate(bot=bot).order_by("pk").values_list("pk", "bot")[:cap])
+    if not rows:
+        return None
+    first, is_bot_account = rows[0]
+    if not is_bot_account:
+        return int(first)
+    return int(first) if len(rows) >= cap else None
 
 
 def waiting_rated_table_id(*, user_id: int) -> int | None:
@@ -119,20 +133,37 @@ def lock_people(*users: User | None) -> dict[int, str]:
                 .values_list("pk", "standing"))
 
 
+def pair_rated_cap(*, user_id: int, other_id: int) -> int:
+    """The daily cap of rated matches between ``user_id`` and ``other_id``: ``games.conf.pair_cap`` (two
+    BOT accounts: ``GAMES_BOT_PAIR_RATED_PER_DAY``; else the people's ``GAMES_PAIR_RATED_PER_DAY``). One
+    query."""
+    bots = User.objects.filter(pk__in=(user_id, other_id), bot_account=True).count()
+    return conf.pair_cap(both_bot_accounts=bots == 2 and user_id != other_id)
+
+
 def pair_rated_full(*, user_id: int, other_id: int, now: Any = None) -> bool:
-    """Whether ``user_id`` and ``other_id`` have started ``games.conf.pair_rated_per_day()`` rated
-    matches against each other within ``games.conf.PAIR_RATED_WINDOW`` before ``now`` (default: the
-    clock), so no further rated one may start now (``games.selectors.rated_pair_count`` counts)."""
+    """Whether ``user_id`` and ``other_id`` have started their daily cap (:func:`pair_rated_cap`) of
+    rated matches against each other within ``games.conf.PAIR_RATED_WINDOW`` before ``now`` (default:
+    the clock), so no further rated one may start now (``games.selectors.rated_pair_count`` counts)."""
     since = (now or timezone.now()) - conf.PAIR_RATED_WINDOW
-    return rated_pair_count(user_id=user_id, other_id=other_id, since=since) >= conf.pair_rated_per_day()
+    cap = pair_rated_cap(user_id=user_id, other_id=other_id)
+    return rated_pair_count(user_id=user_id, other_id=other_id, since=since) >= cap
 
 
 def pairs_at_rated_cap(*, user_ids: Collection[int], now: Any = None) -> set[tuple[int, int]]:
     """The pairs ``(lower id, higher id)`` among ``user_ids`` for which :func:`pair_rated_full` holds now:
-    what a rated pool's wave never pairs (``lobby.matching.pair_wave``'s ``avoid``)."""
+    what a rated pool's wave never pairs (``lobby.matching.pair_wave``'s ``avoid``). Two queries (the
+    counts, and which users are BOT accounts when a pair has reached the people's cap)."""
     since = (now or timezone.now()) - conf.PAIR_RATED_WINDOW
-    cap = conf.pair_rated_per_day()
-    return {pair for pair, n in rated_pair_counts(user_ids=user_ids, since=since).items() if n >= cap}
+    counts = rated_pair_counts(user_ids=user_ids, since=since)
+    people_cap = conf.pair_rated_per_day()
+    over = {pair: n for pair, n in counts.items() if n >= min(people_cap, conf.bot_pair_rated_per_day())}
+    if not over:
+        return set()
+    bots = set(User.objects.filter(pk__in={u for pair in over for u in pair}, bot_account=True)
+               .values_list("pk", flat=True))
+    return {pair for pair, n in over.items()
+            if n >= conf.pair_cap(both_bot_accounts=pair[0] in bots and pair[1] in bots)}
 
 
 def check_rated_free(*, user: User, opponent: User | None = None, own_table: bool = False) -> None:
@@ -166,13 +197,14 @@ def check_rated_free(*, user: User, opponent: User | None = None, own_table: boo
     if own_table and (table := waiting_rated_table_id(user_id=user.pk)) is not None:
         raise RatedRefused("rated_table_waiting", match_id=table)
     if person is not None and pair_rated_full(user_id=user.pk, other_id=person.pk):
-        raise RatedRefused("pair_rated_limit", name=person.public_name, limit=conf.pair_rated_per_day())
+        raise RatedRefused("pair_rated_limit", name=person.public_name,
+                           limit=pair_rated_cap(user_id=user.pk, other_id=person.pk))
 
 
 @transaction.atomic
 def match_create_vs_bot(
     *, user: User, level: int, rules_preset: str, target: int, rated: bool = True,
-    submission: uuid.UUID | None = None, one_active: bool = False,
+    submission: uuid.UUID | None = None, one_active: bool = False, turn_timer: int | None = None,
 ) -> Match:
     """Create and start a match of ``user`` (seat 0) against the house bot of ``level`` (seat 1).
 
@@ -182,10 +214,13 @@ def match_create_vs_bot(
 
     :param submission: the create form's one-time token: a repeat returns the match it created
         (see ``_create_once``).
+    :param turn_timer: seconds per action (15..600), or None: a rated match's
+        :data:`games.conf.RATED_TURN_TIMER`, a casual one's none (the bot API's ``match/house/`` gives
+        every BOT account's match one).
     :param one_active: refuse a rated match while ``user`` is seated in another active rated match
         (lichess's rule; the site's forms pass True): the user's row is locked first, so two racing
         requests (two tabs, Back then Start again) are serialized and the second sees the first's match.
-    :raises GameError: ``bad_field`` (level not 1..5, unknown preset, target not 50/100),
+    :raises GameError: ``bad_field`` (level not 1..5, unknown preset, target not 50/100, timer),
         ``not_authenticated`` (anonymous or bot user), ``no_bot`` (house bots not created).
     :raises RatedRefused: ``account_marked``: a rated match for an account not in good standing (casual
         stays open to it; docs/fairplay.md).
@@ -196,6 +231,7 @@ def match_create_vs_bot(
     if type(level) is not int or not 1 <= level <= 5:
         raise GameError("bad_field", f"bot level must be 1..5, got {level!r}")
     rules = _rules(rules_preset, target)
+    _check_turn_timer(turn_timer)
     try:
         bot = house_bot_get(level=level)
     except User.DoesNotExist:
@@ -213,7 +249,8 @@ def match_create_vs_bot(
         match = Match.objects.create(
             rules=rules.to_dict(), preset=rules_preset, player0=user, player1=bot, bot_level=level,
             bot_seats=[1], status=MatchStatus.ACTIVE, scores=[0, 0], timeout_strikes=[0, 0], rated=rated,
-            turn_timer_seconds=conf.RATED_TURN_TIMER if rated else None, submission=submission,
+            turn_timer_seconds=turn_timer or (conf.RATED_TURN_TIMER if rated else None),
+            submission=submission,
         )
         first = 1 if rules.first_dealer == "computer" else secrets.randbelow(2)
         start_match(match, first_dealer=first)

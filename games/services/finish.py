@@ -34,7 +34,7 @@ from datetime import datetime
 from django.db import transaction
 from django.utils import timezone
 
-from games import presence
+from games import bot_events, presence
 from games.models import Match, MatchStatus
 from games.services.errors import GameError
 from games.signals import match_finished, match_left
@@ -72,6 +72,7 @@ def match_finish(
     if match.status == MatchStatus.FINISHED:
         match_id, rated = match.pk, match.rated
         transaction.on_commit(lambda: _send_finished(match_id, rated))
+    bot_events.announce(match, "finish")  # finished or aborted: a BOT account's event stream, matchFinish
 
 
 def record_result(match: Match, *, status: str, winner: int | None = None, reason: str | None = None) -> None:
@@ -96,8 +97,10 @@ def record_result(match: Match, *, status: str, winner: int | None = None, reaso
 
 def announce_finished(match: Match) -> None:
     """Send ``match_finished`` for ``match`` now (its end committed): the one-statement write's second
-    half (module docstring); every other write has :func:`match_finish` register it on commit."""
+    half (module docstring); every other write has :func:`match_finish` register it on commit. Its BOT
+    accounts' event streams are told too (``games.bot_events``)."""
     _send_finished(match.pk, match.rated)
+    bot_events.announce(match, "finish")
 
 
 def _send_finished(match_id: int, rated: bool) -> None:

@@ -37,6 +37,7 @@ from games.services.play import (
     store_marker,
     write_one,
 )
+from games.signals import turn_expired
 from games.write_sql import DRIVE_FIELDS, match_drive_row
 
 
@@ -222,11 +223,14 @@ def _expire_turn(match_id: int, expected_seq: int | None) -> int | None:
         if strikes[seat] >= lose and strikes[1 - seat] >= lose - 1:
             # Both away: the opponent's own last turns were timer moves too, so nobody "wins on time".
             end_abandoned(match, "both_away", seat=None, left=Left([0, 1], "timeouts"))
+            outcome = "both_away"
         elif strikes[seat] >= lose:
             store_marker(match, "timeout", {"seat": seat}, seat)
             store_events(match, live, [(e, {}) for e in live.state.resign(seat)], seat=seat, auto=True)
             reason, left = ResultReason.TIMEOUT, Left([seat], "timeouts")  # the engine's end is on time
+            outcome = "lost_on_time"
         else:
+            outcome = "auto_move"
             for action in safe_moves(live, seat):
                 events = play_action(live, action, seat, match.simulation_seed)
                 dealt = dealt or any(isinstance(e, DealEvent) for e, _ in events)
@@ -237,6 +241,8 @@ def _expire_turn(match_id: int, expected_seq: int | None) -> int | None:
         refresh_match(match, live, dealt=dealt, reason=reason, left=left)
         save_cas(match, start)
         broadcast_on_commit(match, live)
+        turn_expired.send(sender=Match, match=match, seat=seat, user_id=match.player_id(seat),
+                          outcome=outcome, now=timezone.now())
         return match.last_seq
 
 

@@ -38,10 +38,12 @@ class PoolsView(ApiView):
                    tags=["lobby"])
     def get(self, request: Request) -> Response:
         """The quick-pairing pools open now, in the site's order, each with how many players wait in it
-        (docs/lobby.md "Pools"). Two queries."""
+        (docs/lobby.md "Pools"). The BOT pool is not listed (docs/bot-api.md: BOT accounts find it
+        there). Two queries."""
         query = parse_query(PageQuery, request)
         waiting = Count("entries", filter=Q(entries__status=EntryStatus.WAITING))
-        pools = Pool.objects.filter(active=True).annotate(waiting=waiting).order_by("position", "pk")
+        pools = (Pool.objects.filter(active=True, bots_only=False).annotate(waiting=waiting)
+                 .order_by("position", "pk"))
         page = page_of(pools, page=query["page"], limit=query["limit"])
         rows = [{"slug": p.slug, "name": pool_label(p, "en"), "target": p.target,
                  "turn_timer_seconds": p.turn_timer_seconds, "rated": p.rated, "rules_preset": "classic",

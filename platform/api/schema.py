@@ -78,9 +78,10 @@ def no_auth_on_public_operations(result: dict[str, Any], generator: Any, request
     authentication and ``AllowAny`` (the ``{}``: no authentication needed). Every ``/api/v1/`` operation
     is such a public read: the session cookie only widens what two of them show to a logged-in player
     (their own private matches in a player's list, a private replay of theirs), as their descriptions
-    say. An operation whose ``security`` lacks ``{}`` (authentication required) keeps it.
+    say. An operation whose ``security`` lacks ``{}`` (authentication required) keeps it, and the schemes
+    it names stay (the bot API's ``BotToken``, ``botapi.schema.add_bot_api``); the others go.
     """
-    used = False
+    used: set[str] = set()
     for path in result.get("paths", {}).values():
         for operation in path.values():
             security = operation.get("security")
@@ -89,7 +90,10 @@ def no_auth_on_public_operations(result: dict[str, Any], generator: Any, request
             if {} in security:
                 del operation["security"]
             else:
-                used = True
-    if not used:
+                used.update(name for requirement in security for name in requirement)
+    schemes = result.get("components", {}).get("securitySchemes", {})
+    for name in set(schemes) - used:  # e.g. cookieAuth once only the bot API's BotToken is required
+        del schemes[name]
+    if not schemes:
         result.get("components", {}).pop("securitySchemes", None)
     return result

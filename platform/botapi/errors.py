@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from rest_framework.exceptions import APIException
 
+from web.errors import ApplicationError
+
 STATUS_OF: dict[str, int] = {
     "not_authenticated": 401,
     "bad_token": 401,
@@ -17,8 +19,10 @@ STATUS_OF: dict[str, int] = {
     "no_such_match": 404,
     "no_such_player": 404,
     "challenge_not_found": 404,
+    "no_such_pool": 404,
     "move_in_flight": 429,
     "throttled": 429,
+    "too_many_streams": 429,
 }
 """Codes whose HTTP status is not 400 (every other refusal of a request is 400)."""
 
@@ -33,3 +37,9 @@ class BotApiError(APIException):
         self.default_code = code
         self.code = code
         self.message = message
+
+
+def from_game_error(exc: ApplicationError) -> BotApiError:
+    """The refusal of a service (``games.services.GameError``, the lobby's refusals, ...) as the bot
+    API answers it: the same code and English message, the status of :data:`STATUS_OF`."""
+    return BotApiError(exc.code, exc.message)

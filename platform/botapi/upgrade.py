@@ -1,6 +1,4 @@
-"""The upgrade to a BOT account (docs/bot-api.md "Tokens and BOT accounts"): ``POST
-/api/v1/bot/account/upgrade/`` and the tokens page's button (``botapi.page_views.upgrade``) both call
-:func:`bot_upgrade`, so one rule decides."""
+"""Turning a member's account into a BOT account (docs/bot-api.md "Tokens and BOT accounts")."""
 
 from __future__ import annotations
 
@@ -12,47 +10,47 @@ from botapi.errors import BotApiError
 from games.models import Match, MatchStatus
 
 
-def _rated_against_person(user_id: int) -> bool:
-    """Whether ``user_id`` finished a rated match against a person (the other seat not a house bot)."""
-    return Match.objects.filter(
-        Q(player0_id=user_id, player1__is_bot=False) | Q(player1_id=user_id, player0__is_bot=False),
-        rated=True, status=MatchStatus.FINISHED,
-    ).exists()
-
-
-def _in_rated_match(user_id: int) -> bool:
-    """Whether ``user_id`` is seated in a rated match not over yet (waiting or in play)."""
-    return Match.objects.filter(
-        Q(player0_id=user_id) | Q(player1_id=user_id),
-        rated=True, status__in=(MatchStatus.WAITING, MatchStatus.ACTIVE),
-    ).exists()
-
-
-def is_fresh(user: User) -> bool:
-    """Whether ``user`` (a member, not a BOT account yet) may become a BOT account now (two queries)."""
-    return not _rated_against_person(user.pk) and not _in_rated_match(user.pk)
+def played_people_rated(user: User) -> bool:
+    """Whether ``user`` has finished a rated match against a person (any opponent but a house bot; a BOT
+    account counts as a person here: its owner chose to rate against it)."""
+    return (Match.objects.filter(status=MatchStatus.FINISHED, rated=True)
+            .filter(Q(player0=user, player1__is_bot=False) | Q(player1=user, player0__is_bot=False))
+            .exists())
 
 
 def bot_upgrade(user: User) -> User:
-    """Make ``user`` a BOT account, for good, and return it. A BOT account stays one: calling again
-    changes nothing (the same answer).
+    """Make ``user`` a BOT account, for good, and return it (saved). Idempotent: a BOT account stays
+    one and nothing changes.
 
-    :raises BotApiError: ``not_fresh`` (400): a guest or house bot, an account that has played a rated
-        match against a person, or one seated in a rated match now (a BOT account's rating is the BOT
-        ranking's: a person's rated history must not move there).
-    """
+    Only a *fresh* account: never a finished rated match against a person (its rating among people would
+    otherwise move into the BOT ranking), and no active rated match now. A guest or a house bot never
+    holds a token, so never gets here; refused all the same. The user's row is locked (two requests at
+    once: one upgrade).
+
+    :raises BotApiError: ``not_fresh`` (400), ``not_authenticated`` (a guest, a house bot, an inactive
+        account)."""
     with transaction.atomic():
-        locked = User.objects.select_for_update().get(pk=user.pk)  # two clicks, or the page and the API
+        locked = User.objects.select_for_update().get(pk=user.pk)
         if locked.bot_account:
             return locked
-        if locked.is_guest or locked.is_bot:
-            raise BotApiError("not_fresh", "only a member's account can become a BOT account")
-        if _rated_against_person(locked.pk):
-            raise BotApiError("not_fresh", "this account has played rated matches against people: "
-                                           "make a new account for your bot")
-        if _in_rated_match(locked.pk):
-            raise BotApiError("not_fresh", "finish your rated match first")
+        if locked.is_guest or locked.is_bot or not locked.is_active:
+            raise BotApiError("not_authenticated", "only a member's account can become a BOT account")
+        if played_people_rated(locked):
+            raise BotApiError("not_fresh", "this account has played rated matches against people: only a"
+                                           " fresh account can become a BOT account (make a new one)")
+        active = (Match.objects.filter(Q(player0=locked) | Q(player1=locked), status=MatchStatus.ACTIVE,
+                                       rated=True).values_list("pk", flat=True).first())
+        if active is not None:
+            raise BotApiError("not_fresh", f"finish your rated match {active} first")
         locked.bot_account = True
         locked.save(update_fields=["bot_account"])
-    user.bot_account = True
     return locked
+
+
+def is_fresh(user: User) -> bool:
+    """Whether ``user`` (a member, not a BOT account yet) may become a BOT account now: :func:`bot_upgrade`'s
+    rule, asked before offering the button (the tokens page, ``botapi.templatetags.bot_upgrade_tags``)."""
+    if played_people_rated(user):
+        return False
+    return not Match.objects.filter(Q(player0=user) | Q(player1=user), status=MatchStatus.ACTIVE,
+                                    rated=True).exists()

@@ -14,8 +14,8 @@ urlpatterns: list[URLPattern | URLResolver] = [
     # The bot API (docs/bot-api.md) before the public API's catch-all 404 under api/.
     path("api/v1/bot/", include("botapi.urls")),
     path("api/", include("api.urls")),
-    path("", include("botapi.page_urls")),  # the bot API's pages: the upgrade button, "Write a bot"
     path("internal/push/", push_views.receive, name="push-forward"),
+    path("", include("botapi.page_urls")),  # "Write a bot", the BOT upgrade button; before the catch-alls
     path("", include("home.urls")),
     path("", include("web.urls")),
     path("", include("games.urls")),

@@ -27,6 +27,9 @@ class ReportReason(models.TextChoices):
     SANDBAGGING = "sandbagging", _("Losing on purpose (sandbagging)")
     ABUSIVE_NAME = "name", _("Offensive username")
     OTHER = "other", _("Other")
+    # filed by the site itself (no reporter), for a BOT account (docs/bot-api.md "Fair limits")
+    BOT_TIMEOUTS = "bot_timeouts", _("BOT paused after repeated timeouts")
+    BOT_THROTTLED = "bot_throttle", _("BOT API token throttled repeatedly")
 
 
 class ReportPlace(models.TextChoices):
@@ -35,6 +38,7 @@ class ReportPlace(models.TextChoices):
     PROFILE = "profile", _("profile")
     TABLE = "table", _("table")
     REPLAY = "replay", _("replay")
+    SYSTEM = "system", _("the site itself")
 
 
 class ReportStatus(models.TextChoices):
@@ -44,11 +48,12 @@ class ReportStatus(models.TextChoices):
 
 
 class Report(models.Model):
-    """A report of ``reported`` by ``reporter``. ``match``: the match it was made about (from a table or a
+    """A report of ``reported`` by ``reporter`` (null: filed by the site itself, place ``system``:
+    ``fairplay.reporting.system_report``). ``match``: the match it was made about (from a table or a
     replay), else null. ``comment``: up to 1000 characters, optional. One open report per (reporter,
     reported, reason): a repeat is acknowledged the same way and stores nothing new."""
 
-    reporter = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+    reporter = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, null=True, blank=True,
                                  related_name="reports_made")
     reported = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
                                  related_name="reports_received")

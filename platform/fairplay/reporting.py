@@ -117,6 +117,18 @@ def report_make(*, reporter: User, reported: User, reason: str, comment: str, pl
     return report, True
 
 
+def system_report(*, reported: User, reason: str, comment: str, match: Match | None = None) -> Report:
+    """File a report made by the site itself (no reporter, place ``system``) about ``reported`` in the
+    moderation queue: ``reason`` a ``ReportReason`` value (``bot_timeouts``: a BOT account paused after
+    repeated timeouts, ``bot_throttle``: a BOT's token throttled over and over; docs/bot-api.md "Fair
+    limits"), ``comment`` the facts (cut to 1000 characters), ``match`` the match that tipped it, if any.
+    Each call files one report (each is an incident of its own). No assistance analysis is queued (a
+    BOT is a program: agreeing with level 5 is no evidence); the next ``signals_refresh`` puts the player
+    in the queue (an open report, counted as one reporter). Call inside the transaction that decided it."""
+    return Report.objects.create(reporter=None, reported=reported, reason=reason, comment=comment[:1000],
+                                 place=ReportPlace.SYSTEM, match=match)
+
+
 log = logging.getLogger(__name__)
 
 

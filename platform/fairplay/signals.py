@@ -278,7 +278,10 @@ def _player_rows(chunk: list[int], mine: dict[int, _Row], since: datetime, now: 
                 abandoned[loser] += 1
     drops = _drops(chunk, since, now)
     reporters = dict(Report.objects.filter(reported_id__in=chunk, status=ReportStatus.OPEN)
-                     .values_list("reported_id").annotate(n=Count("reporter_id", distinct=True))
+                     .values_list("reported_id")
+                     # each report the site filed itself (no reporter: a BOT's pause) counts as a reporter
+                     .annotate(n=Count("reporter_id", distinct=True)
+                               + Count("pk", filter=Q(reporter__isnull=True)))
                      .values_list("reported_id", "n"))
     assistance = dict(PlayerSignal.objects.filter(user_id__in=chunk).values_list("user_id", "assistance_z"))
     out = []

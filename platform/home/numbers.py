@@ -64,8 +64,9 @@ def matches_in_play() -> int:
 def pools_waiting() -> list[dict[str, Any]]:
     """The active pools in their order: ``slug``, ``name``, ``label`` (``lobby.labels.pool_label`` in the
     active language), ``target`` (points), ``turn_timer_seconds``, ``rated``, ``waiting`` (players waiting
-    now), ``url`` (its waiting screen). One query."""
-    pools = Pool.objects.filter(active=True).annotate(
+    now), ``url`` (its waiting screen). One query. The BOT pool (``Pool.bots_only``) is not people's:
+    never listed."""
+    pools = Pool.objects.filter(active=True, bots_only=False).annotate(
         waiting=Count("entries", filter=Q(entries__status=EntryStatus.WAITING))).order_by("position", "pk")
     return [{"slug": p.slug, "name": p.name, "label": pool_label(p), "target": p.target,
              "turn_timer_seconds": p.turn_timer_seconds,

@@ -4,8 +4,7 @@ pool join, an open challenge and its acceptance share, so each refuses the same 
 from __future__ import annotations
 
 from accounts.models import Standing, User
-from games.conf import pair_rated_per_day
-from games.services import active_rated_match_id, pair_rated_full
+from games.services import active_rated_match_id, pair_rated_cap, pair_rated_full
 from lobby import playbans
 from lobby.errors import refuse
 from lobby.labels import pool_label_lazy
@@ -57,12 +56,13 @@ def check_pair(*, user: User, other: User, rated: bool) -> None:
     ``user``, with both rows locked (``lobby.seeks.lock_users``).
 
     :raises GameError: ``opponent_marked`` (``other`` is not in good standing; ``params``: ``name``),
-        ``pair_rated_limit`` (the two started ``games.conf.pair_rated_per_day()`` rated matches against
-        each other in the last 24 hours; ``params``: ``name``, ``limit``).
+        ``pair_rated_limit`` (the two started their daily cap, ``games.services.pair_rated_cap``, of
+        rated matches against each other in the last 24 hours; ``params``: ``name``, ``limit``).
     """
     if not rated:
         return
     if not _in_good_standing(other.pk):
         raise refuse("opponent_marked", name=other.public_name)
     if pair_rated_full(user_id=user.pk, other_id=other.pk):
-        raise refuse("pair_rated_limit", name=other.public_name, limit=pair_rated_per_day())
+        raise refuse("pair_rated_limit", name=other.public_name,
+                     limit=pair_rated_cap(user_id=user.pk, other_id=other.pk))

@@ -15,6 +15,7 @@ person (a casual match against a house bot does not count: it can be left at any
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -25,10 +26,11 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import User
+from games import conf as game_conf
 from games import services as game_services
 from games.models import Match, MatchStatus
 from lobby import busy, challenge_push
-from lobby.errors import refuse
+from lobby.errors import refuse, refuse_as
 from lobby.models import Challenge, ChallengeStatus, LobbyPreference, Seek, SeekStatus
 from lobby.seeks import Settings, check_settings, lock_users
 from push.send import send_on_commit
@@ -51,13 +53,6 @@ def accepts_challenges(user: User) -> bool:
     return True if pref is None else bool(pref)
 
 
-def accepts_bot_challenges(user: User) -> bool:
-    """``LobbyPreference.accepts_bot_challenges`` of ``user``: "accept challenges from BOT accounts"
-    (docs/bot-api.md "Who plays whom"; False without a row: off by default)."""
-    pref = LobbyPreference.objects.filter(user=user).values_list("accepts_bot_challenges", flat=True).first()
-    return bool(pref)
-
-
 def set_accepts_challenges(*, user: User, accepts: bool, accepts_bots: bool | None = None) -> None:
     """Store ``user``'s "let others challenge me" and, unless None, "accept challenges from BOT
     accounts"."""
@@ -67,10 +62,35 @@ def set_accepts_challenges(*, user: User, accepts: bool, accepts_bots: bool | No
     LobbyPreference.objects.update_or_create(user=user, defaults=defaults)
 
 
-def playing_match_id(*, user_id: int) -> int | None:
-    """An active match ``user_id`` plays that makes them busy (module docstring), or None."""
-    return (Match.objects.filter(Q(player0_id=user_id) | Q(player1_id=user_id), status=MatchStatus.ACTIVE)
-            .filter(Q(rated=True) | Q(bot_seats=[])).order_by("pk").values_list("pk", flat=True).first())
+def accepts_bot_challenges(user: User) -> bool:
+    """``LobbyPreference.accepts_bot_challenges`` of ``user`` (False without a row: a person chooses to
+    be challenged by programs, docs/bot-api.md "Who plays whom")."""
+    pref = (LobbyPreference.objects.filter(user=user).values_list("accepts_bot_challenges", flat=True)
+            .first())
+    return bool(pref)
+
+
+def playing_match_id(*, user: User) -> int | None:
+    """An active match ``user`` plays that makes them busy (module docstring), or None. A BOT account
+    plays several at once: busy only at ``games.conf.bot_active_matches()`` (its oldest then)."""
+    if user.bot_account:
+        return game_services.active_rated_match_id(user_id=user.pk)
+    mine = Match.objects.filter(Q(player0_id=user.pk) | Q(player1_id=user.pk), status=MatchStatus.ACTIVE)
+    return mine.filter(Q(rated=True) | Q(bot_seats=[])).order_by("pk").values_list("pk", flat=True).first()
+
+
+def bot_settings(choice: Settings) -> Settings:
+    """``choice`` for a challenge with a BOT account on either side: always a turn timer
+    (``games.conf.BOT_TURN_TIMER`` when none was chosen, at most ``BOT_TURN_TIMER_MAX``; docs/bot-api.md
+    "Fair limits").
+
+    :raises GameError: ``bad_settings``: a timer over the most."""
+    if choice.turn_timer is None:
+        return replace(choice, turn_timer=game_conf.BOT_TURN_TIMER)
+    if type(choice.turn_timer) is int and choice.turn_timer > game_conf.BOT_TURN_TIMER_MAX:
+        raise refuse("bad_settings", detail=f"a match with a BOT account has a turn timer of at most"
+                                            f" {game_conf.BOT_TURN_TIMER_MAX} s")
+    return choice
 
 
 def payload(challenge: Challenge) -> dict[str, Any]:
@@ -93,13 +113,21 @@ def challenge_create(*, challenger: User, challenged: User, choice: Settings,
                      now: datetime | None = None) -> Challenge:
     """Challenge ``challenged`` to a match with ``choice``; they get a notice at once.
 
-    :raises GameError: ``challenge_self``, ``challenge_bot``, ``challenge_guest``, ``challenge_blocked``
-        (their "let others challenge me" is off), ``challenge_target_busy``, ``challenge_pending`` (an
+    A BOT account (docs/bot-api.md "Who plays whom") challenges a person only when that person accepts
+    BOT challenges (``LobbyPreference.accepts_bot_challenges``), any BOT account always; anyone may
+    challenge a BOT account; a challenge with a BOT account on either side always has a turn timer
+    (:func:`bot_settings`).
+
+    :raises GameError: ``challenge_self``, ``challenge_bot`` (a house bot), ``challenge_guest``,
+        ``challenge_blocked`` (their "let others challenge me" is off; or a BOT account challenges a
+        person who does not accept BOT challenges), ``challenge_target_busy``, ``challenge_pending`` (an
         open challenge to them already, also when two requests race), ``challenge_limit``,
         ``bad_settings``, ``busy.check_free``'s codes for ``challenger`` (no playban: a direct
         challenge is between two people who both choose it), and ``busy.check_pair``'s for the two
         (``opponent_marked``, ``pair_rated_limit``: refused at once rather than at the acceptance).
     """
+    if challenger.bot_account or challenged.bot_account:
+        choice = bot_settings(choice)
     choice = check_settings(choice)
     now = now or timezone.now()
     if challenger.pk == challenged.pk:
@@ -108,12 +136,14 @@ def challenge_create(*, challenger: User, challenged: User, choice: Settings,
         raise refuse("challenge_bot")
     if challenged.is_guest:
         raise refuse("challenge_guest")
+    if challenger.bot_account and not challenged.bot_account and not accepts_bot_challenges(challenged):
+        raise refuse_as("challenge_blocked", "challenge_blocked_bot", name=challenged.public_name)
     with transaction.atomic():
         lock_users(challenger)
         busy.check_free(user=challenger, rated=choice.rated, playban=False)
         if not challenged.is_active or not accepts_challenges(challenged):
             raise refuse("challenge_blocked", name=challenged.public_name)
-        if playing_match_id(user_id=challenged.pk) is not None:
+        if playing_match_id(user=challenged) is not None:
             raise refuse("challenge_target_busy", name=challenged.public_name)
         busy.check_pair(user=challenger, other=challenged, rated=choice.rated)
         open_sent = Challenge.objects.filter(challenger=challenger, status=ChallengeStatus.OPEN,

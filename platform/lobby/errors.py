@@ -39,6 +39,14 @@ MESSAGES: dict[str, str] = {
     "pool_sockets": N_("at most {limit} pool connections per player: close another tab"),
     "pool_ip_limit": N_("at most {limit} pool connections per address: close another tab"),
     "pool_rate_limited": N_("too many messages; this one was ignored"),
+    # who may enter a pool (lobby.pools.check_door; docs/lobby.md "Who may join", docs/bot-api.md)
+    "bots_pool_only": N_("this pool is for BOT accounts only"),
+    "people_only": N_("BOT accounts play through the bot API, in the BOT pool: people's pools and open"
+                      " challenges are for people"),
+    "bot_api_only": N_("a BOT account joins the BOT pool through the bot API, not from the browser"),
+    # not a code: challenge_blocked's sentence when a BOT account challenges a person who has not turned
+    # on BOT challenges (lobby.challenges, refuse_as; docs/bot-api.md "Who plays whom")
+    "challenge_blocked_bot": N_("{name} does not accept challenges from BOT accounts"),
     # open challenges (the lobby's seeks: lobby.seeks, lobby.seek_consumers; docs/lobby.md "Open challenges")
     "seek_not_found": N_("no such open challenge"),
     "seek_taken": N_("someone else accepted this challenge first"),
@@ -82,12 +90,22 @@ def refuse(code: str, **params: Any) -> GameError:
     return error
 
 
+def refuse_as(code: str, key: str, **params: Any) -> GameError:
+    """:func:`refuse` with the message of ``key`` (another entry of :data:`MESSAGES`) under ``code``: one
+    code, a more precise sentence (``refuse_as("challenge_blocked", "challenge_blocked_bot", name=...)``)."""
+    error = refuse(key, **params)
+    error.code = code
+    error.message_key = key  # type: ignore[attr-defined]
+    return error
+
+
 def said(error: GameError) -> str:
-    """``error``'s message in the active language: :func:`text` for a lobby code raised by :func:`refuse`,
-    else its own (English) message."""
+    """``error``'s message in the active language: :func:`text` for a lobby code raised by :func:`refuse`
+    (or :func:`refuse_as`: its own sentence), else its own (English) message."""
     params = getattr(error, "params", None)
-    if error.code in MESSAGES and params is not None:
-        return text(error.code, **params)
+    key = getattr(error, "message_key", error.code)
+    if key in MESSAGES and params is not None:
+        return text(key, **params)
     return error.message
 
 

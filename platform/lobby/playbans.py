@@ -85,13 +85,15 @@ def on_match_left(sender: Any, *, match: Match, seats: list[int], why: str, now:
     """``games.signals.match_left`` (inside the ending transaction): a rated match between people ended
     because ``seats`` left it: record each one's playban (``why`` is the reason). A match claimed too
     early to be rated (``unrated_why`` ``early_left``: docs/fairplay.md) was rated when it was left, so
-    it counts too."""
+    it counts too. A BOT account gets none (docs/bot-api.md "Fair limits": it is paused instead)."""
     if not match.rated and not match.unrated_why:
         return
     reason = PlaybanReason.TIMEOUTS if why == "timeouts" else PlaybanReason.ABANDONED
-    for seat in seats:
-        user_id = match.player_id(seat)
-        if user_id is not None:
+    seated = [uid for uid in (match.player_id(seat) for seat in seats) if uid is not None]
+    # a BOT account is never playbanned: the bot API pauses it instead (botapi.pauses)
+    bots = set(User.objects.filter(pk__in=seated, bot_account=True).values_list("pk", flat=True))
+    for user_id in seated:
+        if user_id not in bots:
             record(user_id=user_id, match=match, reason=reason, now=now)
 
 

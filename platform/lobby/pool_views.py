@@ -51,7 +51,7 @@ def play(request: HttpRequest) -> HttpResponse:
     pools, once for casual ones): ``guest_rated``, ``playban`` (the notice says why) or
     ``match_in_progress`` (the notice links to the match). The server still refuses a join the same way.
     """
-    pools = (Pool.objects.filter(active=True)
+    pools = (Pool.objects.filter(active=True, bots_only=False)  # the BOT pool is not people's
              .annotate(waiting=Count("entries", filter=Q(entries__status=EntryStatus.WAITING))))
     refusals = {rated: _refusal(request.user, rated=rated) for rated in (True, False)}
     rows = []
@@ -71,9 +71,10 @@ def play(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 def pool_wait(request: HttpRequest, slug: str) -> HttpResponse:
-    """The waiting screen of pool ``slug`` (404 when there is no such active pool). Anyone may open it:
-    an anonymous reader gets the log-in / guest choice, a guest on a rated pool the reason."""
-    pool = Pool.objects.filter(slug=slug, active=True).first()
+    """The waiting screen of pool ``slug`` (404 when there is no such active pool, or it is the BOT
+    pool: BOT accounts join it over the bot API). Anyone may open it: an anonymous reader gets the
+    log-in / guest choice, a guest on a rated pool the reason."""
+    pool = Pool.objects.filter(slug=slug, active=True, bots_only=False).first()
     if pool is None:
         raise Http404(text("no_such_pool", slug=slug[:40]))
     return render(request, "lobby/pool_wait.html", {"pool": pool, "label": pool_label(pool),

@@ -34,7 +34,13 @@ from django.utils import timezone
 
 from accounts.models import BOT_LEVELS, Standing, User
 from games.models import Match, MatchStatus
-from games.services import GameError, match_create_seated, match_create_vs_bot, pairs_at_rated_cap
+from games.services import (
+    GameError,
+    active_rated_match_id,
+    match_create_seated,
+    match_create_vs_bot,
+    pairs_at_rated_cap,
+)
 from lobby import busy
 from lobby.errors import refuse
 from lobby.matching import Waiter, pair_wave
@@ -61,6 +67,42 @@ meanwhile and delaying the next pools' waves; a burst of arrivals is paired over
 PAIRED_RESEND_SECONDS = 120.0
 """A socket that (re)connects to a pool within this long after its entry was paired into a match still
 in play is sent ``paired`` again instead of joining anew (a cancel or a reload that lost the race)."""
+
+
+BOT_WAIT_SECONDS = 120.0
+"""Default of the setting ``BOTAPI_POOL_WAIT_SECONDS``: seconds a BOT account's entry (joined over the bot
+API, docs/bot-api.md, which has no socket to watch) stays waiting after its latest ``join``; each join
+while waiting starts the period again."""
+
+
+def bot_wait_seconds() -> float:
+    """``BOTAPI_POOL_WAIT_SECONDS`` (seconds), else :data:`BOT_WAIT_SECONDS`."""
+    return float(getattr(settings, "BOTAPI_POOL_WAIT_SECONDS", BOT_WAIT_SECONDS))
+
+
+def expires_at(entry: PoolEntry) -> datetime | None:
+    """When a BOT account's waiting ``entry`` ends unless joined again (its latest join plus
+    :func:`bot_wait_seconds`); None for a person's entry (it lives with its socket)."""
+    if not entry.user.bot_account or entry.seen_at is None:
+        return None
+    return entry.seen_at + timedelta(seconds=bot_wait_seconds())
+
+
+def check_door(*, pool: Pool, user: User, via_api: bool) -> None:
+    """Who may enter ``pool`` and how (docs/lobby.md "Who may join"): a BOT pool (``Pool.bots_only``)
+    only BOT accounts, through the bot API (``via_api``); a people's pool only people.
+
+    :raises GameError: ``bots_pool_only`` (a person, or a house bot, at a BOT pool), ``people_only`` (a BOT
+        account at a people's pool), ``bot_api_only`` (a BOT account on the pool socket: it joins over
+        the bot API).
+    """
+    bot_account = bool(getattr(user, "bot_account", False))
+    if pool.bots_only and not bot_account:
+        raise refuse("bots_pool_only")
+    if bot_account and not pool.bots_only:
+        raise refuse("people_only")
+    if bot_account and not via_api:
+        raise refuse("bot_api_only")
 
 
 def leave_after() -> float:
@@ -99,25 +141,36 @@ class Joined:
 
 
 @transaction.atomic
-def pool_join(*, user: User, slug: str, bot_fallback: bool = False, now: datetime | None = None) -> Joined:
-    """Join pool ``slug`` (a socket connecting, docs/protocol.md "Pool socket"), or resume a wait.
+def pool_join(*, user: User, slug: str, bot_fallback: bool = False, now: datetime | None = None,
+              via_api: bool = False) -> Joined:
+    """Join pool ``slug`` (a socket connecting, docs/protocol.md "Pool socket"; ``via_api``: a BOT
+    account's ``POST pool/<slug>/join/``, docs/bot-api.md), or resume a wait.
 
+    Door first (:func:`check_door`): a BOT pool takes BOT accounts only, over the bot API; a people's pool
+    people only. A BOT account never gets the house-bot fallback (``bot_fallback`` is ignored).
     Resume: ``user`` already waits in this very pool (a reload, a dropped socket back within
-    ``LOBBY_LEAVE_AFTER``): that entry is kept, with its waiting time and its ``bot_fallback`` set anew.
+    ``LOBBY_LEAVE_AFTER``; a BOT account's join again, which starts its :func:`bot_wait_seconds` anew):
+    that entry is kept, with its waiting time and its ``bot_fallback`` set anew.
     Paired: their latest entry of this pool was paired (or given a bot) less than
     :data:`PAIRED_RESEND_SECONDS` ago and that match is still in play: returned with ``paired``.
     Otherwise :func:`lobby.busy.check_free` decides, and a new waiting entry records the rating shown to
     the player (``ratings.selectors.rating_get(...).shown``, provisional or not).
 
-    :raises GameError: ``no_such_pool``; ``not_authenticated``, ``guest_rated``, ``playban``,
-        ``match_in_progress``, ``already_waiting`` (in another pool), ``already_seeking`` (lobby.busy).
+    :raises GameError: ``no_such_pool``; ``not_authenticated``; ``bots_pool_only``, ``people_only``,
+        ``bot_api_only`` (:func:`check_door`); ``guest_rated``, ``playban``, ``match_in_progress``,
+        ``already_waiting`` (in another pool), ``already_seeking`` (lobby.busy).
     """
     now = now or timezone.now()
     pool = pool_get(slug=slug)
     if not getattr(user, "is_authenticated", False):
         raise refuse("not_authenticated")
+    check_door(pool=pool, user=user, via_api=via_api)
+    if user.bot_account:
+        bot_fallback = False  # a BOT meets BOTs: no house bot fills its wait
     User.objects.select_for_update(no_key=True).filter(pk=user.pk).values_list("pk").first()
     own = PoolEntry.objects.select_for_update().filter(user=user, status=EntryStatus.WAITING).first()
+    if own is not None:
+        own.user = user
     if own is not None and own.pool_id == pool.pk:
         own.bot_fallback = bool(bot_fallback)
         own.disconnected_at = None
@@ -145,7 +198,11 @@ def pool_join(*, user: User, slug: str, bot_fallback: bool = False, now: datetim
 
 def _gone(entry: PoolEntry, now: datetime) -> bool:
     """Whether ``entry``'s socket is gone for good: disconnected more than ``LOBBY_LEAVE_AFTER`` s ago,
-    or not seen for :data:`STALE_AFTER` s."""
+    or not seen for :data:`STALE_AFTER` s. A BOT account's entry has no socket: it is gone
+    :func:`bot_wait_seconds` after its latest join (:func:`expires_at`)."""
+    if entry.user.bot_account:
+        until = expires_at(entry)
+        return until is None or now >= until
     if entry.disconnected_at is not None and (now - entry.disconnected_at).total_seconds() >= leave_after():
         return True
     return entry.seen_at is not None and (now - entry.seen_at).total_seconds() >= STALE_AFTER
@@ -184,6 +241,23 @@ def pool_cancel(*, entry_id: int, user: User, now: datetime | None = None) -> Ca
     send_on_commit([(entry_group(entry.pk), {"type": "pool.left", "reason": "cancelled"}),
                        _count_message(entry.pool_id)])
     return Cancelled(True)
+
+
+@transaction.atomic
+def pool_leave(*, user: User, slug: str, now: datetime | None = None) -> Cancelled:
+    """``user`` stops waiting in pool ``slug`` (a BOT account's ``POST pool/<slug>/leave/``): their
+    waiting entry there is cancelled (:func:`pool_cancel`); none waiting, their latest entry of the pool
+    says what became of it (``match_id`` when it was paired, else None).
+
+    :raises GameError: ``no_such_pool``.
+    """
+    pool = pool_get(slug=slug)
+    # the waiting entry if any (at most one per user), else the latest
+    entry = (PoolEntry.objects.filter(user_id=user.pk, pool=pool, status=EntryStatus.WAITING).first()
+             or PoolEntry.objects.filter(user_id=user.pk, pool=pool).order_by("-pk").first())
+    if entry is None:
+        return Cancelled(False)
+    return pool_cancel(entry_id=entry.pk, user=user, now=now)
 
 
 @transaction.atomic
@@ -233,7 +307,8 @@ def run_wave(*, pool_id: int, now: datetime | None = None, min_gap: float | None
     processes do not make N waves a period of one pool. None (tests): always run.
 
     Steps: lock the pool (skipped: another runner has it); lock its waiting entries; end those whose
-    socket is gone (``left``, reason ``disconnected``); lock their users (skip locked: they sit out);
+    socket is gone (``left``, reason ``disconnected``) and the BOT accounts' not joined again within
+    :func:`bot_wait_seconds` (reason ``expired``); lock their users (skip locked: they sit out);
     end those now in an active rated match elsewhere (``cancelled``, reason ``match_in_progress``) and,
     in a rated pool, those whose account was marked meanwhile (reason ``account_marked``);
     :func:`lobby.matching.pair_wave` on the rest (the window and the repeat rule are there; in a rated
@@ -241,8 +316,8 @@ def run_wave(*, pool_id: int, now: datetime | None = None, min_gap: float | None
     pair (``games.services.match_create_seated``: classic rules, the pool's target, timer and rated; the
     longer waiter sits in seat 0); then the entries that asked for a bot and waited
     ``pool.bot_after_seconds`` get one (``match_create_vs_bot``, the level nearest their rating, rated as
-    the pool). After commit each entry's sockets get ``pool.paired`` / ``pool.left`` and the pool's the
-    new count.
+    the pool; never in a BOT pool). After commit each entry's sockets get ``pool.paired`` /
+    ``pool.left`` and the pool's the new count.
     """
     now = now or timezone.now()
     with transaction.atomic():
@@ -269,7 +344,7 @@ def run_wave(*, pool_id: int, now: datetime | None = None, min_gap: float | None
                 wave.left.append((entry.pk, "pool_closed"))
             elif _gone(entry, now):
                 _end(entry, EntryStatus.LEFT, now)
-                wave.left.append((entry.pk, "disconnected"))
+                wave.left.append((entry.pk, "expired" if entry.user.bot_account else "disconnected"))
             else:
                 live.append(entry)
         free = set(User.objects.select_for_update(no_key=True, skip_locked=True)
@@ -278,6 +353,10 @@ def run_wave(*, pool_id: int, now: datetime | None = None, min_gap: float | None
                                             status=MatchStatus.ACTIVE, rated=True)
                        .values_list("player0_id", "player1_id").iterator()) if free else set()
         in_match = {uid for pair in busy_ids for uid in pair} & free
+        # a BOT account may play several matches at once: games' own rule says whether it is busy
+        for uid in {e.user_id for e in live if e.user.bot_account} & in_match:
+            if active_rated_match_id(user_id=uid) is None:
+                in_match.discard(uid)
         ready: dict[int, PoolEntry] = {}
         for entry in live:
             if entry.user_id in in_match:
@@ -316,7 +395,8 @@ def run_wave(*, pool_id: int, now: datetime | None = None, min_gap: float | None
         left_over = {e.pk for pair in chosen[MAX_MATCHES_PER_WAVE:] for e in pair}
         for entry in list(ready.values()):
             waited = (now - entry.joined_at).total_seconds()
-            if entry.pk not in left_over and entry.bot_fallback and waited >= pool.bot_after_seconds:
+            if (entry.pk not in left_over and entry.bot_fallback and not pool.bots_only
+                    and waited >= pool.bot_after_seconds):
                 level = nearest_bot_level(entry.rating)
                 try:
                     match = match_create_vs_bot(user=entry.user, level=level, rules_preset="classic",

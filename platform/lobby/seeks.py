@@ -95,10 +95,13 @@ def seek_create(*, user: User, choice: Settings, rating_min: int | None = None,
     rating lies in ``rating_min..rating_max``, either end optional; each a multiple of
     :data:`RATING_STEP` in :data:`RATING_BOUNDS`).
 
-    :raises GameError: ``busy.check_free``'s codes (``already_seeking`` for a second open seek, also
+    :raises GameError: ``people_only`` (a BOT account: open challenges are for people, docs/bot-api.md),
+        ``busy.check_free``'s codes (``already_seeking`` for a second open seek, also
         when two requests race: the one-open-seek constraint), ``bad_settings`` (also a bound out of
         range or not a multiple of :data:`RATING_STEP`, or the lowest above the highest).
     """
+    if getattr(user, "bot_account", False):
+        raise refuse("people_only")
     choice = check_settings(choice)
     for bound in (rating_min, rating_max):
         low, high = RATING_BOUNDS
@@ -179,12 +182,15 @@ def seek_accept(*, user: User, seek_id: int, now: datetime | None = None) -> Mat
     second then finds it accepted and gets ``seek_taken``. The same player accepting twice (two tabs):
     the second gets the match the first started (nothing changes, nothing is pushed).
 
-    :raises GameError: ``seek_not_found``, ``seek_own``, ``seek_taken``, ``seek_gone``, ``seek_expired``
+    :raises GameError: ``people_only`` (a BOT account), ``seek_not_found``, ``seek_own``, ``seek_taken``,
+        ``seek_gone``, ``seek_expired``
         (also an open seek past its ``expires_at`` the sweep has not reached yet), ``seek_guest_range``,
         ``seek_out_of_range``, ``seek_creator_busy`` (a rated seek whose creator started a rated match
         since), ``busy.check_free``'s codes for ``user`` and ``busy.check_pair``'s (``opponent_marked``,
         ``pair_rated_limit``) for the two.
     """
+    if getattr(user, "bot_account", False):
+        raise refuse("people_only")
     now = now or timezone.now()
     with transaction.atomic():
         seek = (Seek.objects.select_for_update(of=("self",)).select_related("creator")

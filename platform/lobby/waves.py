@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import threading
 
 from channels.db import database_sync_to_async
@@ -75,6 +76,27 @@ def wake() -> None:
     waiting), though not sooner than :data:`MIN_GAP_SECONDS` after the last one. Call from the loop."""
     if _wake is not None and _loop is asyncio.get_running_loop():
         _wake.set()
+
+
+def ensure_running_from_thread() -> bool:
+    """From a synchronous view served by Daphne (a BOT account's ``pool/<slug>/join/`` over HTTP, which
+    has no pool socket to start the loop): start this process's wave loop on Daphne's event loop unless it
+    runs, and wake it. The event loop is the one ``asgiref`` ran this view's thread from; a view served
+    without one (WSGI, tests' client) starts nothing and returns False (then a pool socket, or a test
+    calling ``lobby.pools.run_wave``, drives the waves)."""
+    from asgiref.sync import SyncToAsync
+
+    local = SyncToAsync.threadlocal
+    loop = getattr(local, "main_event_loop", None)
+    if loop is None or getattr(local, "main_event_loop_pid", None) != os.getpid() or not loop.is_running():
+        return False
+
+    def start() -> None:
+        if not ensure_running():
+            wake()
+
+    loop.call_soon_threadsafe(start)
+    return True
 
 
 def running() -> bool:

@@ -16,6 +16,7 @@ group                                    members                                
 :func:`notice_group` ``notices_<id>``    one user's ``ws/notices/`` sockets           ``notice.push``
 :func:`pool_group` / :func:`entry_group`  a pool's waiting screens / one entry's      ``pool.*``
 :func:`analysis_group`                   a match's analysis sockets                   ``analysis.progress``
+:func:`bot_events_group`                 one BOT account's event streams (bot API)    ``bot.match``
 :data:`HOME_GROUP` ``home``              the home page's live numbers                 ``home.update``
 =======================================  ===========================================  ==================
 
@@ -85,3 +86,9 @@ def entry_group(entry_id: int) -> str:
 def analysis_group(match_id: int) -> str:
     """The sockets following the computer analysis of match ``match_id``."""
     return f"analysis_{match_id}"
+
+
+def bot_events_group(user_id: int) -> str:
+    """One BOT account's event streams (``botapi.streams``, docs/bot-api.md "The event stream"): told
+    when a match of the account starts or ends (card-free: the stream reads the rest itself)."""
+    return f"bot_events_{user_id}"

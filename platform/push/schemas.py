@@ -80,6 +80,8 @@ SCHEMAS: dict[str, Schema] = {
         "match": _ID, "bot": {"type": "boolean"},
         "opponent": {"type": "object", "properties": {"name": _STR, "rating": {"type": "integer"}},
                      "required": ["name", "rating"], "additionalProperties": False}}),
+    # games -> botapi: a match of a BOT account started or ended (the event stream reads the rest)
+    "bot.match": _message("bot.match", {"event": {"enum": ["start", "finish"]}, "match_id": _ID}),
     # web: the home page
     "home.update": _message("home.update", {"numbers": {"type": "object"}}),
 }

@@ -11,7 +11,8 @@ from push import groups
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = ("games", "replays", "tournaments", "platform", "scripts")
 # The prefixes of push.groups' builders, written as an f-string's start ("match_{", 'pool_entry_{').
-BUILT = re.compile(r"""f["'](match|watch|user|tournament|lobby_user|notices|pool|pool_entry|analysis)_\{""")
+BUILT = re.compile(
+    r"""f["'](match|watch|user|tournament|lobby_user|notices|pool|pool_entry|analysis|bot_events)_\{""")
 
 
 def test_the_names_are_what_a_running_system_knows() -> None:
@@ -22,6 +23,7 @@ def test_the_names_are_what_a_running_system_knows() -> None:
     assert [groups.lobby_user_group(3), groups.notice_group(3), groups.pool_group(2), groups.entry_group(9),
             groups.analysis_group(7), groups.LOBBY_GROUP, groups.HOME_GROUP] == [
         "lobby_user_3", "notices_3", "pool_2", "pool_entry_9", "analysis_7", "lobby_seeks", "home"]
+    assert groups.bot_events_group(3) == "bot_events_3"
 
 
 def test_no_module_builds_a_group_name_but_push_groups() -> None:

@@ -33,6 +33,7 @@ EXAMPLES: dict[str, dict[str, Any]] = {
     "pool.paired": {"type": "pool.paired", "match": 9, "bot": False,
                     "opponent": {"name": "ana", "rating": 1512}},
     "home.update": {"type": "home.update", "numbers": {"players_online": 3}},
+    "bot.match": {"type": "bot.match", "event": "start", "match_id": 9},
 }
 
 

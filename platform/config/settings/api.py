@@ -33,8 +33,9 @@ API_DOCS_USER_RATE = os.environ.get("API_DOCS_USER_RATE", "480/min")
 SPECTACULAR_SETTINGS = {
     "TITLE": "Gin Rummy API",
     "DESCRIPTION": "Public read-only data of the site: players, ratings, rankings, tournaments, finished "
-                   "matches and their replays, house bots, quick-pairing pools and open challenges. "
-                   "Guide: docs/api.md.",
+                   "matches and their replays, house bots, quick-pairing pools and open challenges "
+                   "(guide: docs/api.md); and the bot API under /api/v1/bot/, where programs play as BOT "
+                   "accounts with a token (guide: docs/bot-api.md, /developers/bots/).",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
     "SCHEMA_PATH_PREFIX": r"/api/v1",
@@ -49,7 +50,10 @@ SPECTACULAR_SETTINGS = {
         "MatchStatusEnum": "games.models.MatchStatus",
     },
     "POSTPROCESSING_HOOKS": [
-        "drf_spectacular.hooks.postprocess_schema_enums", "api.schema.add_error_responses",
+        # botapi.schema.add_bot_api: the bot API's streams and BotToken scheme (docs/bot-api.md); before the
+        # error answers (the streams get them too) and no_auth_on_public_operations (which keeps BotToken).
+        "drf_spectacular.hooks.postprocess_schema_enums", "botapi.schema.add_bot_api",
+        "api.schema.add_error_responses",
         "api.schema.no_nul_in_query", "api.schema.no_auth_on_public_operations",
     ],
 }

@@ -78,3 +78,7 @@ LOBBY_WAVE_SECONDS = float(os.environ.get("LOBBY_WAVE_SECONDS", "1.0"))
 LOBBY_LEAVE_AFTER = float(os.environ.get("LOBBY_LEAVE_AFTER", "5"))
 LOBBY_POOL_SOCKETS_PER_USER = int(os.environ.get("LOBBY_POOL_SOCKETS_PER_USER", "5"))
 LOBBY_POOL_SOCKETS_PER_IP = int(os.environ.get("LOBBY_POOL_SOCKETS_PER_IP", "50"))
+
+# The bot API's ndjson streams (botapi.streams, docs/bot-api.md): seconds between two keep-alive lines of a
+# stream (each also re-reads what a lost push would have said).
+BOTAPI_KEEPALIVE_SECONDS = float(os.environ.get("BOTAPI_KEEPALIVE_SECONDS", "7.0"))
