@@ -18,12 +18,13 @@ from games.live import DealRow
 
 def player(user: User | None, seat: int) -> dict[str, Any] | None:
     """The player at ``seat`` (0 or 1): ``{"seat", "name" (public name), "is_bot", "is_guest",
-    "bot_level" (a house bot's level, else None)}``; None for an empty seat."""
+    "bot_level" (a house bot's level, else None), "bot_account" (a BOT account: a program playing through
+    the bot API, docs/bot-api.md; the board marks it BOT)}``; None for an empty seat."""
     if user is None:
         return None
     return {
         "seat": seat, "name": user.public_name, "is_bot": user.is_bot, "is_guest": user.is_guest,
-        "bot_level": user.bot_level,
+        "bot_level": user.bot_level, "bot_account": bool(user.bot_account),
     }
 
 

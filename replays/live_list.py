@@ -64,7 +64,7 @@ def live_count() -> int:
 
 def _player(user: Any, rating: float) -> dict[str, Any]:
     return {"name": user.public_name, "rating": elo.shown(rating), "is_bot": user.is_bot,
-            "bot_level": user.bot_level if user.is_bot else None}
+            "bot_level": user.bot_level if user.is_bot else None, "bot_account": bool(user.bot_account)}
 
 
 def _kind(match: Match, pool_name: str | None) -> dict[str, Any]:

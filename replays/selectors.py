@@ -374,7 +374,8 @@ def _end_reason(record: dict[str, Any], end: dict[str, Any]) -> str:
 def viewer_data(verified: VerifiedReplay, *, whole: bool = True) -> dict[str, Any]:
     """What the replay page's JavaScript draws, from a verified record (site match or uploaded file)::
 
-        {"match": {"id", "preset", "rules", "target", "players": [{"seat", "name", "is_bot", "bot_level"}],
+        {"match": {"id", "preset", "rules", "target", "players": [{"seat", "name", "is_bot", "bot_level",
+                   "bot_account" (False: a file does not say; :func:`replay_build` sets a site match's)}],
                    "winner", "reason" (target/resign/timeout/left), "scores" (final), "hand_scores",
                    "hands_won"},
          "hands": [hand_view(...) of each hand]}
@@ -403,7 +404,7 @@ def viewer_data(verified: VerifiedReplay, *, whole: bool = True) -> dict[str, An
             "rules": record["rules"], "target": rules.target,
             "players": [
                 {"seat": p["seat"], "name": p["name"], "is_bot": p.get("bot_level") is not None,
-                 "is_guest": False, "bot_level": p.get("bot_level")}
+                 "is_guest": False, "bot_level": p.get("bot_level"), "bot_account": False}
                 for p in record["players"]
             ],
             "winner": end["winner"], "reason": _end_reason(record, end),
@@ -456,7 +457,12 @@ def replay_build(*, match: Match, use_cache: bool = True) -> Built:
         if isinstance(hit, Built):
             return hit
     _, verified = _verified(match, _log(match, rows), frames=True, live_cache=use_cache)
-    built = built_of(viewer_data(verified))
+    data = viewer_data(verified)
+    # The record names its players only; a site match's seats say which is a BOT account (marked BOT on
+    # the replay as at the table; an account never stops being one, so the cached build stays right).
+    for player, user in zip(data["match"]["players"], (match.player0, match.player1), strict=False):
+        player["bot_account"] = bool(user is not None and user.bot_account)
+    built = built_of(data)
     if use_cache:
         cache.set(key, built, CACHE_SECONDS)
     return built

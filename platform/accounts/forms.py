@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from django import forms
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
 from django.core.validators import MaxLengthValidator
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
+from accounts.tokens import SCOPES
 from accounts.validators import (
     validate_username_not_abusive,
     validate_username_not_reserved,
@@ -67,3 +69,26 @@ class AdminLoginForm(AdminAuthenticationForm):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         _limit_username_length(self)
+
+
+class TokenForm(forms.Form):
+    """A new API token (docs/bot-api.md "Tokens"): a name (1-60 characters, no control character) and at
+    least one scope of ``accounts.tokens.SCOPES``. ``accounts.tokens.token_create`` checks again (its
+    refusals are added to the form as errors)."""
+
+    name = forms.CharField(label=_("Name"), max_length=60, strip=True,
+                           help_text=_("What the token is for, e.g. “my bot on the laptop”."))
+    scopes = forms.MultipleChoiceField(label=_("Scopes"), widget=forms.CheckboxSelectMultiple,
+                                       error_messages={"required": _("Choose at least one scope.")})
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        scopes = self.fields["scopes"]
+        assert isinstance(scopes, forms.MultipleChoiceField)
+        scopes.choices = [(code, f"{code}: {text}") for code, text in SCOPES.items()]
+
+    def clean_name(self) -> str:
+        name: str = self.cleaned_data["name"]
+        if any(ord(c) < 32 or ord(c) == 127 for c in name):
+            raise forms.ValidationError(_("A token's name has no control characters."), code="bad_name")
+        return name

@@ -1,4 +1,5 @@
-"""Account URLs (namespace ``accounts``): ``signup``, ``login``, ``logout`` (POST), ``guest`` (POST)."""
+"""Account URLs (namespace ``accounts``): ``signup``, ``login``, ``logout`` (POST), ``guest`` (POST),
+``tokens`` (the API tokens page), ``token_revoke`` (POST)."""
 
 from django.contrib.auth import views as auth_views
 from django.urls import path
@@ -17,4 +18,6 @@ urlpatterns = [
     ),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("guest/", views.play_as_guest, name="guest"),
+    path("tokens/", views.tokens, name="tokens"),
+    path("tokens/<int:token_id>/revoke/", views.token_revoke_view, name="token_revoke"),
 ]

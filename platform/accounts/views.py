@@ -1,10 +1,14 @@
-"""Account views: sign up (also converts a guest), play as guest. Log in/out are Django's own views."""
+"""Account views: sign up (also converts a guest), play as guest, the API tokens page. Log in/out are
+Django's own views."""
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login, update_session_auth_hash
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.html import conditional_escape
@@ -13,10 +17,11 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
-from accounts.forms import SignUpForm
+from accounts.forms import SignUpForm, TokenForm
 from accounts.models import User
 from accounts.services import AccountError, UsernameTaken, guest_convert, guest_create, member_create
-from accounts.throttles import GUEST_GROUP, SIGNUP_GROUP, over_limit, throttled
+from accounts.throttles import GUEST_GROUP, SIGNUP_GROUP, over_limit, over_rate, throttled, too_many
+from accounts.tokens import SCOPES, TOKENS_PER_ACCOUNT, TokenError, live_tokens, token_create, token_revoke
 from web.templatetags.names import player_name
 
 BACKEND = "django.contrib.auth.backends.ModelBackend"
@@ -102,3 +107,89 @@ def play_as_guest(request: HttpRequest) -> HttpResponse:
         login(request, guest, backend=BACKEND)
         messages.info(request, _("You are playing as %(name)s.") % {"name": guest.public_name})
     return HttpResponseRedirect(_next_url(request))
+
+
+TOKEN_GROUP = "accounts.tokens"
+
+
+def _token_rate(group: str, request: HttpRequest) -> str:
+    return str(getattr(settings, "ACCOUNTS_TOKEN_RATE", "10/h"))
+
+
+def _token_key(group: str, request: HttpRequest) -> str:
+    return f"user:{request.user.pk}"
+
+
+def _member(request: HttpRequest) -> User:
+    """The signed-in member (the login decorator ran); a guest or a house bot: 403, with the reason."""
+    user = request.user
+    if not isinstance(user, User) or user.is_guest or user.is_bot:
+        raise PermissionDenied(_("Guests have no API tokens: sign up first."))
+    return user
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def tokens(request: HttpRequest) -> HttpResponse:
+    """Account → API tokens (docs/bot-api.md "Tokens"): the live tokens, the form that makes one, revoke
+    buttons, and (for a member who is not a BOT account) the upgrade to a BOT account
+    (``botapi.page_views.upgrade``, through the ``bot_upgrade_box`` tag).
+
+    A valid POST makes the token and answers with this page showing its text once (never stored, not in
+    the session: a later GET cannot show it again; ``Cache-Control: no-store``). A bad form: 400 with the
+    field's error, nothing made. Token creations count against ``ACCOUNTS_TOKEN_RATE`` per account (over
+    it: the 429 page); ``token_limit`` (20 live tokens) is the form's error.
+    """
+    user = _member(request)
+    form = TokenForm(request.POST or None)
+    created = None
+    status = 200
+    if request.method == "POST":
+        if form.is_valid():
+            retry_after = over_rate(request, group=TOKEN_GROUP, key=_token_key, rate=_token_rate)
+            if retry_after is not None:
+                return too_many(request, detail=_("Too many API tokens made from this account."),
+                                retry_after=retry_after)
+            try:
+                token, text = token_create(user=user, name=form.cleaned_data["name"],
+                                           scopes=form.cleaned_data["scopes"])
+            except TokenError as refused:
+                form.add_error("scopes" if refused.code in ("no_scope", "bad_scope") else
+                               None if refused.code == "token_limit" else "name", _token_refusal(refused))
+                status = 400
+            else:
+                created = {"token": token, "text": text}
+                form = TokenForm()
+        else:
+            status = 400
+    response = render(request, "accounts/tokens.html", {
+        "form": form, "tokens": live_tokens(user), "created": created, "scopes": SCOPES,
+        "max_tokens": TOKENS_PER_ACCOUNT,
+    }, status=status)
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+def _token_refusal(refused: TokenError) -> str:
+    """The reader's-language text of a ``token_create`` refusal the form did not catch first."""
+    if refused.code == "token_limit":
+        return _("You have %(n)d live tokens, the most an account may hold: revoke one first.") % {
+            "n": TOKENS_PER_ACCOUNT}
+    if refused.code in ("no_scope", "bad_scope"):
+        return _("Choose at least one scope.")
+    return _("A token's name is 1 to 60 characters, no control characters.")
+
+
+@login_required
+@require_POST
+def token_revoke_view(request: HttpRequest, token_id: int) -> HttpResponse:
+    """Revoke one of the member's tokens (POST, CSRF; the page asks to confirm first): at once, for good.
+    Someone else's or an unknown id: 404."""
+    user = _member(request)
+    try:
+        token = token_revoke(user=user, token_id=token_id)
+    except TokenError:
+        raise Http404(_("You have no token with that id.")) from None
+    messages.success(request, _("The token “%(name)s” is revoked: programs using it are refused now.")
+                     % {"name": token.name})
+    return redirect("accounts:tokens")

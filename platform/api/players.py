@@ -43,6 +43,9 @@ class PlayerRefSerializer(serializers.Serializer[Any]):
     name = serializers.CharField(help_text="Display name (a house bot's level name).")
     is_bot = serializers.BooleanField()
     bot_level = serializers.IntegerField(allow_null=True, min_value=1, max_value=5)
+    bot_account = serializers.BooleanField(
+        help_text="A BOT account: a program playing through the bot API (docs/bot-api.md); never a house bot."
+    )
 
 
 def player_ref(user: User | None) -> dict[str, Any] | None:
@@ -54,6 +57,7 @@ def player_ref(user: User | None) -> dict[str, Any] | None:
         "name": user.public_name,
         "is_bot": user.is_bot,
         "bot_level": user.bot_level,
+        "bot_account": bool(user.bot_account),
     }
 
 
@@ -76,6 +80,9 @@ class PlayerSerializer(serializers.Serializer[Any]):
     name = serializers.CharField()
     is_bot = serializers.BooleanField()
     bot_level = serializers.IntegerField(allow_null=True, min_value=1, max_value=5)
+    bot_account = serializers.BooleanField(
+        help_text="A BOT account (docs/bot-api.md): ranked on rankings/?board=bots, not on the people's."
+    )
     rating = serializers.IntegerField(help_text="Current Elo, rounded (a house bot's is fixed).")
     rating_exact = serializers.FloatField(help_text="Current Elo, exact: the stored value, never rounded.")
     peak = serializers.IntegerField(help_text="Highest rating so far, rounded.")
@@ -86,7 +93,8 @@ class PlayerSerializer(serializers.Serializer[Any]):
     wins = serializers.IntegerField(min_value=0)
     losses = serializers.IntegerField(min_value=0)
     rank = serializers.IntegerField(
-        allow_null=True, min_value=1, help_text="Position on the all-time board; None while provisional."
+        allow_null=True, min_value=1,
+        help_text="Position on the all-time board; None while provisional, and for a BOT account.",
     )
     record = RecordSerializer(help_text="A house bot's bots count is always 0-0 (bot matches are not rated).")
     joined = serializers.DateTimeField(allow_null=True, help_text="None for a house bot.")
@@ -158,6 +166,7 @@ class PlayerView(ApiView):
             "name": user.public_name,
             "is_bot": user.is_bot,
             "bot_level": user.bot_level,
+            "bot_account": bool(user.bot_account),
             "rating": info.shown,
             "rating_exact": float(info.rating),
             "peak": elo.shown(info.peak),
@@ -215,6 +224,7 @@ class PlayerRatingsView(ApiView):
                     "name": public_name_of(c),
                     "is_bot": bool(c["opponent__is_bot"]),
                     "bot_level": c["opponent__bot_level"],
+                    "bot_account": bool(c["opponent__bot_account"]),
                 },
                 "opponent_rating": elo.shown(c["opponent_rating"]),
             }

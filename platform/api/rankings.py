@@ -1,4 +1,5 @@
-"""Rankings (``/api/v1/rankings/``): the boards of ``ratings.selectors.board_page``, paginated."""
+"""Rankings (``/api/v1/rankings/``): the people's boards of ``ratings.selectors.board_page`` and the BOT
+ranking of ``ratings.selectors.bot_board`` (``board=bots``), paginated."""
 
 from __future__ import annotations
 
@@ -11,14 +12,24 @@ from rest_framework.response import Response
 
 from api.base import ApiView, parse_query
 from api.fields import QueryBoolean
-from api.pagination import PageQuery, envelope, no_such_page, paged
-from ratings.selectors import TABS, board_page
+from api.pagination import PageQuery, envelope, no_such_page, page_of, paged
+from ratings.selectors import TABS, board_page, bot_board
 from web.paging import NoSuchPage
 
 SEARCH_MAX = 50
 
 
+BOARDS = ("people", "bots")
+BOT_ROW_KEYS = ("rank", "username", "name", "rating", "rated_matches", "wins", "losses", "provisional",
+                "bot_account", "anchor", "house_bot_level")
+
+
 class RankingsQuery(PageQuery):
+    board = serializers.ChoiceField(
+        choices=BOARDS, default="people",
+        help_text="people (members; BOT accounts are never on it) or bots (BOT accounts, with the house bots "
+        "as anchors at their fixed Elo, provisional BOT accounts included; tab=all only).",
+    )
     tab = serializers.ChoiceField(
         choices=TABS, default="all", help_text="all (all time) or 30d (players rated in the last 30 days)."
     )
@@ -32,16 +43,32 @@ class RankingsQuery(PageQuery):
         help_text="Username or display name prefix (ranks stay those of the whole board).",
     )
 
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if attrs.get("board") == "bots":
+            if attrs.get("tab", "all") != "all":
+                raise serializers.ValidationError({"tab": ["the BOT ranking has the tab all only"]})
+            if attrs.get("q"):
+                raise serializers.ValidationError({"q": ["the BOT ranking has no name search"]})
+        return attrs
+
 
 class RankingRowSerializer(serializers.Serializer[Any]):
-    rank = serializers.IntegerField(min_value=1, help_text="Position on this board.")
+    rank = serializers.IntegerField(
+        min_value=1, allow_null=True, help_text="Position on this board (board=bots: among the BOT accounts; "
+        "null for an anchor).",
+    )
     username = serializers.CharField()
     name = serializers.CharField()
-    rating = serializers.IntegerField(help_text="Current Elo, rounded.")
-    rated_matches = serializers.IntegerField(min_value=0)
-    wins = serializers.IntegerField(min_value=0)
-    losses = serializers.IntegerField(min_value=0)
+    rating = serializers.IntegerField(help_text="Current Elo, rounded (an anchor's fixed Elo).")
+    rated_matches = serializers.IntegerField(min_value=0, allow_null=True, help_text="Null for an anchor.")
+    wins = serializers.IntegerField(min_value=0, allow_null=True, help_text="Null for an anchor.")
+    losses = serializers.IntegerField(min_value=0, allow_null=True, help_text="Null for an anchor.")
     provisional = serializers.BooleanField()
+    bot_account = serializers.BooleanField(help_text="A BOT account (a program playing through the bot API).")
+    anchor = serializers.BooleanField(help_text="board=bots: a house bot standing at its fixed Elo.")
+    house_bot_level = serializers.IntegerField(
+        allow_null=True, min_value=1, max_value=5, help_text="An anchor's level (1-5); else null."
+    )
     change_30d = serializers.IntegerField(
         allow_null=True, help_text="30d tab: rating change in 30 days; null on tab=all."
     )
@@ -57,8 +84,18 @@ class RankingsView(ApiView):
         tags=["rankings"],
     )
     def get(self, request: Request) -> Response:
-        """The rankings of members by Elo: all time, or the last 30 days (house bots: /api/v1/bots/)."""
+        """The rankings of members by Elo: all time, or the last 30 days (house bots: /api/v1/bots/); with
+        ``board=bots`` the BOT ranking (BOT accounts and the house bots as anchors, by rating)."""
         query = parse_query(RankingsQuery, request)
+        if query["board"] == "bots":
+            page = page_of(bot_board(), page=query["page"], limit=query["limit"])
+            bots = [
+                {key: r[key] for key in BOT_ROW_KEYS}
+                | {"change_30d": None, "wins_30d": None, "losses_30d": None}
+                for r in page.object_list
+            ]
+            return Response(envelope(request, page, query["limit"],
+                                     RankingRowSerializer(bots, many=True).data, RankingsQuery))
         try:
             board = board_page(
                 tab=query["tab"],
@@ -79,6 +116,9 @@ class RankingsView(ApiView):
                 "wins": r["wins"],
                 "losses": r["losses"],
                 "provisional": r["provisional"],
+                "bot_account": False,
+                "anchor": False,
+                "house_bot_level": None,
                 "change_30d": r.get("change"),
                 "wins_30d": r.get("wins_30d"),
                 "losses_30d": r.get("losses_30d"),

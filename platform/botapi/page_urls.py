@@ -1,4 +1,5 @@
-"""Pages about the bot API (namespace ``botpages``): "Write a bot" (``/developers/bots/``)."""
+"""Pages about the bot API (namespace ``botpages``): "Write a bot" (``/developers/bots/``), ``upgrade``
+(``/accounts/bot/upgrade/``, POST: the tokens page's button)."""
 
 from __future__ import annotations
 
@@ -10,4 +11,5 @@ app_name = "botpages"
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("developers/bots/", page_views.write_bot, name="write_bot"),
+    path("accounts/bot/upgrade/", page_views.upgrade, name="upgrade"),
 ]

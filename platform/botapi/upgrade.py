@@ -45,3 +45,12 @@ def bot_upgrade(user: User) -> User:
         locked.bot_account = True
         locked.save(update_fields=["bot_account"])
     return locked
+
+
+def is_fresh(user: User) -> bool:
+    """Whether ``user`` (a member, not a BOT account yet) may become a BOT account now: :func:`bot_upgrade`'s
+    rule, asked before offering the button (the tokens page, ``botapi.templatetags.bot_upgrade_tags``)."""
+    if played_people_rated(user):
+        return False
+    return not Match.objects.filter(Q(player0=user) | Q(player1=user), status=MatchStatus.ACTIVE,
+                                    rated=True).exists()

@@ -15,7 +15,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("api/v1/bot/", include("botapi.urls")),
     path("api/", include("api.urls")),
     path("internal/push/", push_views.receive, name="push-forward"),
-    path("", include("botapi.page_urls")),  # "Write a bot" (/developers/bots/), before the catch-alls
+    path("", include("botapi.page_urls")),  # "Write a bot", the BOT upgrade button; before the catch-alls
     path("", include("home.urls")),
     path("", include("web.urls")),
     path("", include("games.urls")),

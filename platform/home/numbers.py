@@ -107,7 +107,7 @@ def live_match() -> dict[str, Any] | None:
 
 def _live_player(user: User, rating: float) -> dict[str, Any]:
     return {"name": user.public_name, "rating": elo.shown(rating), "is_bot": user.is_bot,
-            "bot_level": user.bot_level if user.is_bot else None}
+            "bot_level": user.bot_level if user.is_bot else None, "bot_account": bool(user.bot_account)}
 
 
 def bot_name(name: str, level: int) -> str:

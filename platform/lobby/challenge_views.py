@@ -63,11 +63,20 @@ def answer(request: SignedInRequest, challenge_id: int, verb: str) -> HttpRespon
 @login_required
 @require_POST
 def preference(request: SignedInRequest) -> HttpResponse:
-    """Set "let others challenge me" (``accepts_challenges``: checkbox) and go back to the profile."""
+    """Set "let others challenge me" (``accepts_challenges``: checkbox) and, for a person (not a BOT account:
+    the form shows it to them only), "accept challenges from BOT accounts" (``accepts_bot_challenges``:
+    checkbox, docs/bot-api.md), and go back to the profile."""
     accepts = request.POST.get("accepts_challenges") in ("1", "on", "true")
-    challenges.set_accepts_challenges(user=request.user, accepts=accepts)
-    messages.success(request, _("Others may challenge you now.") if accepts
-                     else _("Nobody can challenge you now."))
+    accepts_bots = None
+    if not request.user.bot_account and not request.user.is_guest:
+        accepts_bots = accepts and request.POST.get("accepts_bot_challenges") in ("1", "on", "true")
+    challenges.set_accepts_challenges(user=request.user, accepts=accepts, accepts_bots=accepts_bots)
+    if not accepts:
+        messages.success(request, _("Nobody can challenge you now."))
+    elif accepts_bots:
+        messages.success(request, _("Others may challenge you now, BOT accounts too."))
+    else:
+        messages.success(request, _("Others may challenge you now."))
     if request.user.is_guest:
         return redirect("home:home")
     return redirect("ratings:profile", username=request.user.username)

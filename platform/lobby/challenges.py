@@ -53,9 +53,13 @@ def accepts_challenges(user: User) -> bool:
     return True if pref is None else bool(pref)
 
 
-def set_accepts_challenges(*, user: User, accepts: bool) -> None:
-    """Store ``user``'s "let others challenge me"."""
-    LobbyPreference.objects.update_or_create(user=user, defaults={"accepts_challenges": bool(accepts)})
+def set_accepts_challenges(*, user: User, accepts: bool, accepts_bots: bool | None = None) -> None:
+    """Store ``user``'s "let others challenge me" and, unless None, "accept challenges from BOT
+    accounts"."""
+    defaults = {"accepts_challenges": bool(accepts)}
+    if accepts_bots is not None:
+        defaults["accepts_bot_challenges"] = bool(accepts_bots)
+    LobbyPreference.objects.update_or_create(user=user, defaults=defaults)
 
 
 def accepts_bot_challenges(user: User) -> bool:
@@ -92,13 +96,16 @@ def bot_settings(choice: Settings) -> Settings:
 def payload(challenge: Challenge) -> dict[str, Any]:
     """A challenge as the notices socket sends it: ``{"id", "challenger", "challenged", "preset",
     "target", "turn_timer", "rated", "expires_at" (ISO 8601), "seconds_left" (whole seconds, from the
-    server's clock: the countdown does not trust the browser's clock)}``."""
+    server's clock: the countdown does not trust the browser's clock), "challenger_bot_account",
+    "challenged_bot_account" (a BOT account: the notice marks it BOT)}``."""
     left = max(0, int((challenge.expires_at - timezone.now()).total_seconds()))
     return {
         "id": challenge.pk, "challenger": challenge.challenger.public_name,
         "challenged": challenge.challenged.public_name, "preset": challenge.preset,
         "target": challenge.target, "turn_timer": challenge.turn_timer_seconds, "rated": challenge.rated,
         "expires_at": challenge.expires_at.isoformat(), "seconds_left": left,
+        "challenger_bot_account": bool(challenge.challenger.bot_account),
+        "challenged_bot_account": bool(challenge.challenged.bot_account),
     }
 
 

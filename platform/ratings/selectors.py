@@ -1,7 +1,9 @@
 """Rating reads (HackSoft selectors): a player's rating, the boards, a profile, a match's changes.
 
 Ranks are positions on the all-time board of established players: by rating (exact), ties by the
-earlier account first. Boards list members only; house bots have their own table (:func:`bots_board`).
+earlier account first. Boards list people only; house bots have their own table (:func:`bots_board`), and
+BOT accounts (programs playing through the bot API, docs/bot-api.md) their own board (:func:`bot_board`),
+where the house bots stand as anchors.
 Hidden players (``PlayerRating.hidden``: marked or closed for a fair-play violation) are on no board,
 count in no rank, and have no rank themselves (docs/fairplay.md).
 """
@@ -19,7 +21,7 @@ from urllib.parse import quote
 from django.core.cache import cache
 from django.core.paginator import Page
 from django.db import connection
-from django.db.models import Case, Count, F, FloatField, Func, Q, QuerySet, Sum, Value, When, Window
+from django.db.models import Case, Count, F, FloatField, Func, Q, QuerySet, Subquery, Sum, Value, When, Window
 from django.db.models.functions import Coalesce, Lower, RowNumber
 from django.urls import Resolver404, resolve, reverse
 from django.utils import timezone
@@ -93,8 +95,16 @@ def rating_get(*, user: User) -> RatingInfo:
 # --------------------------------------------------------------------------------------------- boards
 
 
+def _bot_account_ids() -> QuerySet[User, Any]:
+    """The ids of the BOT accounts, as a subquery (a NOT IN over it is one hashed subplan: a join of the
+    board with the users would cost a lookup per skipped row of a deep page)."""
+    return User.objects.filter(bot_account=True).values("pk")
+
+
 def _board(*, tab: str, provisional: bool, now: datetime | None = None) -> QuerySet[PlayerRating]:
-    qs = PlayerRating.objects.filter(rated_matches__gt=0, hidden=False)
+    """The people's board ``tab``: rated, not hidden, not a BOT account (they have :func:`bot_board`)."""
+    qs = PlayerRating.objects.filter(rated_matches__gt=0, hidden=False).exclude(
+        user_id__in=_bot_account_ids())
     if not provisional:
         qs = qs.filter(rated_matches__gte=elo.PROVISIONAL_MATCHES)
     if tab == "30d":
@@ -222,8 +232,14 @@ def _board_count(*, tab: str, provisional: bool, base: QuerySet[PlayerRating]) -
     ~1,300 rows); on the 30-day board a count cached for :data:`BOARD_COUNT_SECONDS` (it is the page's
     costliest query there: ~5 ms at 53,000 players), which :func:`board_page` only ever raises."""
     if tab == "all":
+        # The buckets count every rated player, BOT accounts too (the triggers see no user): take those
+        # on this board away, in the same query.
         column = "everyone" if provisional else "established"
-        return int(RatingBucket.objects.aggregate(n=Sum(column))["n"] or 0)
+        bots = (PlayerRating.objects.filter(rated_matches__gte=1 if provisional else elo.PROVISIONAL_MATCHES,
+                                            hidden=False, user_id__in=_bot_account_ids())
+                .order_by().values("hidden").annotate(n=Count("pk")).values("n"))
+        return int(RatingBucket.objects.aggregate(
+            n=Coalesce(Sum(column), 0) - Coalesce(Subquery(bots[:1]), 0))["n"] or 0)
     key = f"ratings:board-count:{tab}:{int(provisional)}"
     count = cache.get(key)
     if count is None:
@@ -263,7 +279,9 @@ def ranks_of(players: list[tuple[int, float]], *, provisional: bool = False) -> 
     rank = 1 + the board's players in the :class:`~ratings.models.RatingBucket` rows above the player's
     whole Elo point (a window sum over the bucket table, ~1,300 rows) + those ahead of it inside its own
     point (an index range scan of that point's players: about a hundred at the crowded middle of the
-    board). Exact: the buckets are kept by triggers in every writing transaction (migration 0003).
+    board). Exact: the buckets are kept by triggers in every writing transaction (migration 0003). The
+    buckets count BOT accounts too (they are on no people's board): those ahead are taken away (a BOT
+    account's own rank here is meaningless: :func:`rank_get` gives them none).
     """
     if not players:
         return {}
@@ -272,6 +290,7 @@ def ranks_of(players: list[tuple[int, float]], *, provisional: bool = False) -> 
     # CAST: a float bound client-side is a numeric literal on PostgreSQL, and float8 = numeric compares
     # as numeric, which no rating index serves.
     values = ", ".join(["(%s, CAST(%s AS DOUBLE PRECISION), %s)"] * len(players))
+    users, user_pk = User._meta.db_table, User._meta.pk.column
     sql = f"""
         WITH f(user_id, rating, bucket) AS (VALUES {values}),
         above(bucket, n) AS (
@@ -281,6 +300,11 @@ def ranks_of(players: list[tuple[int, float]], *, provisional: bool = False) -> 
         SELECT f.user_id, 1 + COALESCE(above.n, 0) + (
             SELECT COUNT(*) FROM ratings_playerrating p
             WHERE {board} AND p.rating >= f.bucket AND p.rating < f.bucket + 1
+              AND (p.rating > f.rating OR (p.rating = f.rating AND p.user_id < f.user_id))
+        )
+        - (
+            SELECT COUNT(*) FROM ratings_playerrating p JOIN {users} u ON u.{user_pk} = p.user_id
+            WHERE u.bot_account AND {board}
               AND (p.rating > f.rating OR (p.rating = f.rating AND p.user_id < f.user_id))
         )
         FROM f LEFT JOIN above ON above.bucket = f.bucket
@@ -314,6 +338,49 @@ def bots_board() -> list[dict[str, Any]]:
         for u in User.objects.filter(is_bot=True, username__in=names).order_by("bot_level")
         .only("username", "bot_level", "is_bot", "display_name")
     ]
+
+
+BOT_BOARD_MAX = 2000
+"""Most BOT accounts the BOT board lists (by rating): it is built whole, in Python."""
+
+
+def bot_board() -> list[dict[str, Any]]:
+    """The BOT ranking (docs/bot-api.md): every rated BOT account (provisional ones too, marked: a new
+    program's first ten matches are the board's news) and the house bots as anchors at their fixed
+    Elo, interleaved by rating, highest first (ties: a BOT account before an anchor, then the lower id).
+
+    Rows: ``rank`` (position among the BOT accounts; None for an anchor), ``user_id``, ``username``,
+    ``name``, ``profile_url``, ``rating`` (shown), ``rated_matches``, ``wins``, ``losses``,
+    ``provisional``, ``anchor`` (a house bot), ``house_bot_level`` (1..5 for an anchor, else None),
+    ``bot_account``. Anchors' counts are None (their rating is fixed, not won). Two queries."""
+    rated = (PlayerRating.objects.filter(rated_matches__gt=0, hidden=False, user__bot_account=True)
+             .select_related("user").only("rating", "rated_matches", "wins", "losses", "user__username",
+                                          "user__display_name", "user__bot_account", "user__is_bot",
+                                          "user__bot_level")
+             .order_by("-rating", "user_id")[:BOT_BOARD_MAX])
+    rows: list[tuple[tuple[float, int, int], dict[str, Any]]] = []
+    for r in rated:
+        rows.append(((-r.rating, 0, r.user_id), {
+            "user_id": r.user_id, "username": r.user.username, "name": r.user.public_name,
+            "profile_url": profile_url(r.user.username), "rating": elo.shown(r.rating),
+            "rated_matches": r.rated_matches, "wins": r.wins, "losses": r.losses,
+            "provisional": elo.is_provisional(r.rated_matches), "anchor": False, "house_bot_level": None,
+            "bot_account": True,
+        }))
+    for bot in bots_board():
+        rows.append(((-float(bot["rating"]), 1, bot["level"]), {
+            "user_id": None, "username": bot["username"], "name": bot["name"],
+            "profile_url": profile_url(bot["username"]), "rating": bot["rating"],
+            "rated_matches": None, "wins": None, "losses": None, "provisional": False, "anchor": True,
+            "house_bot_level": bot["level"], "bot_account": False,
+        }))
+    rows.sort(key=lambda kv: kv[0])
+    board, rank = [], 0
+    for _key, row in rows:
+        if not row["anchor"]:
+            rank += 1
+        board.append({"rank": None if row["anchor"] else rank, **row})
+    return board
 
 
 # --------------------------------------------------------------------------------------------- profile
@@ -393,7 +460,8 @@ class ChartPoint(NamedTuple):
 
 
 _CHART_COLUMNS = ("match_id", "before", "after", "won", "at", "opponent__username", "opponent__display_name",
-                  "opponent__is_bot", "opponent__bot_level", "match__result_reason", "match__private_event")
+                  "opponent__is_bot", "opponent__bot_level", "match__result_reason", "match__private_event",
+                  "opponent__bot_account")
 
 
 def _public_name(username: str | None, display_name: str | None, is_bot: bool | None,
@@ -436,9 +504,8 @@ def profile_get(*, user: User, own: bool = False) -> dict[str, Any] | None:
     names: dict[str | None, str] = {}  # one name per distinct opponent, not per row
     shown = elo.shown
     points = []
-    for xy, (match_id, before, after, won, at, username_, display, is_bot, level, _reason, private) in zip(
-        drawn.points[1:], rows, strict=True
-    ):
+    for xy, (match_id, before, after, won, at, username_, display, is_bot, level, _reason, private,
+             _bot_account) in zip(drawn.points[1:], rows, strict=True):
         shown_before, shown_after = shown(before), shown(after)
         if private and not own:
             points.append(ChartPoint(xy.x, xy.y, shown_after, shown_before, shown_after - shown_before,
@@ -450,7 +517,7 @@ def profile_get(*, user: User, own: bool = False) -> dict[str, Any] | None:
         points.append(ChartPoint(xy.x, xy.y, shown_after, shown_before, shown_after - shown_before,
                                  match_id, won, name, at))
     matches = []
-    for (match_id, before, after, won, at, username_, *_rest, reason, private), point in zip(
+    for (match_id, before, after, won, at, username_, *_rest, reason, private, bot_account), point in zip(
         reversed(rows[-LAST_MATCHES:]), reversed(points[-LAST_MATCHES:]), strict=True
     ):
         if private and not own:
@@ -460,7 +527,7 @@ def profile_get(*, user: User, own: bool = False) -> dict[str, Any] | None:
             "opponent_url": None if username_ is None else profile_url(username_),
             "before": point.before, "after": point.rating, "change": elo.shown_change(before, after),
             "at": datetime.fromtimestamp(at, tz=UTC), "replay_url": replay_url(match_id),
-            "result_reason": reason,
+            "result_reason": reason, "opponent_bot_account": bool(bot_account),
         })
     # rank_get() without its first query: the rating is at hand. A marked or closed account has no
     # rank (its row is hidden: docs/fairplay.md); its standing is on the user row already read.
@@ -517,12 +584,12 @@ def history_of(*, user_id: int) -> QuerySet[RatingChange, Mapping[str, Any]]:
     """A member's rating changes, newest first, as ``values()`` dicts (one query per slice):
     ``match_id``, ``before``, ``after``, ``delta`` (exact Elo points), ``k``, ``opponent_rating``,
     ``won``, ``created_at``, ``opponent__username`` (None once deleted), ``opponent__display_name``,
-    ``opponent__is_bot``, ``opponent__bot_level``, ``opponent__is_guest``."""
+    ``opponent__is_bot``, ``opponent__bot_level``, ``opponent__is_guest``, ``opponent__bot_account``."""
     return (
         RatingChange.objects.filter(player_id=user_id)
         .values("match_id", "before", "after", "delta", "k", "opponent_rating", "won", "created_at",
                 "opponent__username", "opponent__display_name", "opponent__is_bot", "opponent__bot_level",
-                "opponent__is_guest")
+                "opponent__is_guest", "opponent__bot_account")
         .order_by("-created_at", "-id")
     )
 

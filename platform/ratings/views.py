@@ -118,6 +118,14 @@ def rankings(request: HttpRequest) -> HttpResponse:
     return render(request, "ratings/rankings.html", context, status=200 if valid else 400)
 
 
+@require_GET
+@replica_view
+def bot_rankings(request: HttpRequest) -> HttpResponse:
+    """The BOT ranking (docs/bot-api.md): BOT accounts by rating, the house bots among them as anchors
+    at their fixed Elo (``ratings.selectors.bot_board``). No parameters: the board is short and whole."""
+    return render(request, "ratings/bot_rankings.html", {"rows": selectors.bot_board()})
+
+
 def _my_rank(request: HttpRequest, user_id: int, tab: str, provisional: bool) -> tuple[int | None, bool]:
     """"Jump to my rank": the viewer's rank on board ``tab`` and whether it is the board with the
     provisional players shown. A provisional player hidden from the board gets their rank with them

@@ -38,6 +38,7 @@ def test_player_profile_and_history(seeded: dict[str, Any], client: Client) -> N
         "name": "alice",
         "is_bot": False,
         "bot_level": None,
+        "bot_account": False,
         "rating": elo.shown(rating.rating),
         "rating_exact": rating.rating,
         "peak": elo.shown(rating.peak),
@@ -63,6 +64,7 @@ def test_player_profile_and_history(seeded: dict[str, Any], client: Client) -> N
         "name": "Bot 2 · Casual",
         "is_bot": True,
         "bot_level": 2,
+        "bot_account": False,
     }
     assert (newest["before"], newest["after"], newest["delta"], newest["k"]) == (
         elo.shown(changes[0].before),
@@ -119,8 +121,8 @@ def test_player_matches_visibility_and_filters(seeded: dict[str, Any], client: C
         "started_at": m.started_at.isoformat().replace("+00:00", "Z"),
         "finished_at": m.finished_at.isoformat().replace("+00:00", "Z"),
         "players": [
-            {"username": "alice", "name": "alice", "is_bot": False, "bot_level": None},
-            {"username": "bob", "name": "bob", "is_bot": False, "bot_level": None},
+            {"username": "alice", "name": "alice", "is_bot": False, "bot_level": None, "bot_account": False},
+            {"username": "bob", "name": "bob", "is_bot": False, "bot_level": None, "bot_account": False},
         ],
         "scores": list(m.scores),
         "winner": 0,
@@ -156,6 +158,9 @@ def test_rankings_pages(seeded: dict[str, Any], client: Client) -> None:
             "wins": 1,
             "losses": 1,
             "provisional": True,
+            "bot_account": False,
+            "anchor": False,
+            "house_bot_level": None,
             "change_30d": None,
             "wins_30d": None,
             "losses_30d": None,
@@ -242,8 +247,9 @@ def test_tournaments_detail_standings_pairings(seeded: dict[str, Any], client: C
         {
             "board": 1,
             "players": [
-                {"username": "alice", "name": "alice", "is_bot": False, "bot_level": None},
-                {"username": "bob", "name": "bob", "is_bot": False, "bot_level": None},
+                {"username": "alice", "name": "alice", "is_bot": False, "bot_level": None,
+                 "bot_account": False},
+                {"username": "bob", "name": "bob", "is_bot": False, "bot_level": None, "bot_account": False},
             ],
             "bye": False,
             "forfeit": False,

@@ -46,7 +46,8 @@ def test_a_club_event_shows_its_new_fields(club: Club, client: Client) -> None:
         "format": "swiss", "club": {"slug": "chess-hut", "name": "Chess Hut"}, "rated": False,
         "rating_min": 1200, "rating_max": 1800, "bots_allowed": False, "duration_minutes": None,
         "ends_at": None, "description": "Fridays."}
-    assert data["organiser"] == {"username": "owner", "name": "owner", "is_bot": False, "bot_level": None}
+    assert data["organiser"] == {"username": "owner", "name": "owner", "is_bot": False, "bot_level": None,
+                                 "bot_account": False}
 
 
 def test_private_events_are_never_shown(club: Club, client: Client) -> None:

@@ -21,6 +21,11 @@ def test_a_player_and_an_empty_seat() -> None:
     ana = User(username="ana", display_name="Ana P.", is_guest=True)
     assert payloads.player(ana, 1) == {
         "seat": 1, "name": "Ana P.", "is_bot": False, "is_guest": True, "bot_level": None,
+        "bot_account": False,
+    }
+    robo = User(username="robo", bot_account=True)
+    assert payloads.player(robo, 0) == {
+        "seat": 0, "name": "robo", "is_bot": False, "is_guest": False, "bot_level": None, "bot_account": True,
     }
     assert payloads.player(None, 0) is None
 

@@ -67,13 +67,15 @@ def test_open_seeks_and_nothing_private(client: Client) -> None:
     assert body["count"] == 2
     first, second = body["results"]
     assert first["id"] == guests.pk and first["creator"] == {"username": None, "name": "guest-77",
-                                                             "is_bot": False, "bot_level": None}
+                                                             "is_bot": False, "bot_level": None,
+                                                             "bot_account": False}
     assert first["turn_timer_seconds"] is None and first["rated"] is False and first["target"] == 100
     guests.refresh_from_db()
     open_seek.refresh_from_db()
     assert second == {
         "id": open_seek.pk,
-        "creator": {"username": "ana", "name": "Ana B.", "is_bot": False, "bot_level": None},
+        "creator": {"username": "ana", "name": "Ana B.", "is_bot": False, "bot_level": None,
+                    "bot_account": False},
         "creator_rating": 1544, "preset": "classic", "target": 50, "turn_timer_seconds": 20, "rated": True,
         "rating_min": 1400, "rating_max": 1700,
         "created_at": open_seek.created_at.isoformat().replace("+00:00", "Z"),

@@ -88,8 +88,10 @@ def test_live_numbers_on_worked_data(world: dict[str, Any]) -> None:
         "pools": [{"slug": "100-60-rated", "waiting": 1}, {"slug": "100-60-casual", "waiting": 0},
                   {"slug": "50-20-casual", "waiting": 2}],  # active pools in order; cancelled: not waiting
         "live_match": {"id": world["public"].pk, "url": f"/watch/{world['public'].pk}/",
-                       "players": [{"name": "ana", "rating": 1700, "is_bot": False, "bot_level": None},
-                                   {"name": "bea", "rating": 1600, "is_bot": False, "bot_level": None}],
+                       "players": [{"name": "ana", "rating": 1700, "is_bot": False, "bot_level": None,
+                                    "bot_account": False},
+                                   {"name": "bea", "rating": 1600, "is_bot": False, "bot_level": None,
+                                    "bot_account": False}],
                        "target": 100, "rated": True},  # the private 3900 one is not offered
     }
 
@@ -272,7 +274,8 @@ def test_a_house_bot_in_the_live_match_is_named_in_the_readers_language(client: 
                          bot_level=3, first_dealer=0, turn_timer_seconds=60, started_at=timezone.now())
     numbers = home_numbers.live_numbers()
     assert numbers["live_match"]["players"][1] == {"name": "Bot 3 · Standard 2", "rating": numbers[
-        "live_match"]["players"][1]["rating"], "is_bot": True, "bot_level": 3}
+        "live_match"]["players"][1]["rating"], "is_bot": True, "bot_level": 3,
+        "bot_account": False}
     cache.set(home_live.LAST_KEY, {"at": time.time(), "numbers": numbers})
     page = client.get(reverse("home:home"), headers={"accept-language": "pt-BR"}).content.decode()
     assert 'title="Robô 3 · Padrão 2">Robô 3 · Padrão 2</span>' in page

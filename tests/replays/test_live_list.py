@@ -87,8 +87,10 @@ def test_the_list_on_worked_data(world: dict[str, Any]) -> None:
     rated, board, bot = live.rows
     assert rated == {
         "id": world["rated"].pk, "url": f"/watch/{world['rated'].pk}/",
-        "players": [{"name": "ana", "rating": 1700, "is_bot": False, "bot_level": None},
-                    {"name": "bea", "rating": 1600, "is_bot": False, "bot_level": None}],
+        "players": [{"name": "ana", "rating": 1700, "is_bot": False, "bot_level": None,
+                     "bot_account": False},
+                    {"name": "bea", "rating": 1600, "is_bot": False, "bot_level": None,
+                     "bot_account": False}],
         "strength": 1650.0, "kind": "rated", "pool": None, "tournament": None, "rated": True,
         "scores": [12, 30], "target": 100, "spectators": 2,
     }

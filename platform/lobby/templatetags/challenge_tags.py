@@ -1,7 +1,8 @@
 """``{% load challenge_tags %}``: the profile's direct-challenge box (docs/lobby.md "Direct challenges").
 
-``{% challenge_box player is_me %}``: on your own profile, the "let others challenge me" switch (one
-query); on another member's profile, for a signed-in viewer, the "Challenge" form, or, when that member
+``{% challenge_box player is_me %}``: on your own profile, the "let others challenge me" switch and, for
+a person, "accept challenges from BOT accounts" (two queries); on another member's profile, for a
+signed-in viewer, the "Challenge" form, or, when that member
 switched off "let others challenge me" (one query), a disabled "Challenge" button with the reason
 (``challenge_blocked``'s sentence; the server refuses a form sent anyway, as before).
 """
@@ -35,6 +36,8 @@ def challenge_box(context: dict[str, Any], player: Any, is_me: bool) -> dict[str
         "player": player, "is_me": is_me, "signed_in": signed_in, "csrf_token": context.get("csrf_token"),
         "can_challenge": can_challenge, "blocked": blocked,
         "accepts": challenges.accepts_challenges(player) if is_me else None,
+        "accepts_bots": challenges.accepts_bot_challenges(player) if is_me else None,
+        "offer_bots": is_me and not player.bot_account and not player.is_guest,
         "form": MatchSettingsForm(), "viewer_is_guest": bool(getattr(viewer, "is_guest", False)),
         "seconds": int(challenges.challenge_seconds()),
     }
@@ -49,6 +52,7 @@ def notices_box() -> dict[str, Any]:
                     for name in PRESETS},
         "rated": _("Rated"), "casual": _("Casual"), "accept": _("Accept"), "decline": _("Decline"),
         "withdraw": _("Withdraw"), "close": _("Close"),
+        "bot_account": _("BOT account: a program playing through the bot API"),
         "received": _("{name} challenges you"), "sent": _("Waiting for {name} to answer your challenge"),
         "declined": _("{name} declined your challenge."),
         "expired": _("{name} did not answer your challenge."),

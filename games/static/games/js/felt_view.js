@@ -7,6 +7,24 @@ import { actionText, isOver, playerName, seatName } from "./text.js";
 
 const OFFER = new Set(["offer_nondealer", "offer_dealer"]);
 
+/** Who a player is, as badges after their name: a house bot's level, "BOT" for a BOT account (a program
+ * playing through the bot API: class bot-badge, its explanation in the title), "guest". The table, the
+ * watch page and the replay all mark players through this one function.
+ * @param {object|null} p a player of ``match.players`` (games.payloads.player)
+ * @param {{guest?: boolean}} opts ``guest``: mark a guest too (the table's opponent) */
+export function playerBadges(p, { guest = false } = {}) {
+  const out = [];
+  if (!p) return out;
+  if (p.is_bot) out.push(badge(t("bot_level", { n: p.bot_level })));
+  if (p.bot_account) {
+    const b = badge(t("bot_account"), "bot-badge");
+    b.title = t("bot_account_title");
+    out.push(b);
+  }
+  if (guest && p.is_guest) out.push(badge(t("guest")));
+  return out;
+}
+
 /** @param {object} state @param {boolean} cut the table's socket is closed for good: nobody's turn is
  * shown as the player's own */
 export function renderSeats(state, cut = false) {
@@ -17,8 +35,7 @@ export function renderSeats(state, cut = false) {
   setName("opp-name", op ? playerName(op) : t("empty_seat"));
   const ob = $("opp-badges");
   ob.replaceChildren();
-  if (op && op.is_bot) ob.append(badge(t("bot_level", { n: op.bot_level })));
-  if (op && op.is_guest) ob.append(badge(t("guest")));
+  ob.append(...playerBadges(op, { guest: true }));
   if (h && h.dealer === opp) ob.append(badge(t("dealer")));
   if (h && h.to_act === opp && h.phase !== "ended") ob.append(badge(t("their_turn"), "turn"));
   $("opp-seat").classList.toggle("to-act", !!(h && h.to_act === opp));
@@ -33,6 +50,7 @@ export function renderSeats(state, cut = false) {
   setName("my-name", me ? playerName(me) : "");
   const mb = $("my-badges");
   mb.replaceChildren();
+  if (me && me.bot_account) mb.append(...playerBadges({ bot_account: true }));
   if (h && h.dealer === m.you) mb.append(badge(t("dealer")));
   if (h && h.your_turn && h.phase !== "ended" && !cut) mb.append(badge(t("your_turn"), "turn"));
   $("my-seat").classList.toggle("to-act", !!(h && h.your_turn && !cut));

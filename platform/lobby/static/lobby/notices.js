@@ -50,6 +50,14 @@ function show(c, received) {
     + " · " + c.target + (c.turn_timer ? " · " + c.turn_timer + " s" : "");
   text.textContent = (received ? fill(strings.received, { name: c.challenger }) : fill(strings.sent, { name: c.challenged }))
     + " (" + what + ")";
+  if (received ? c.challenger_bot_account : c.challenged_bot_account) {
+    // the other side is a program playing through the bot API (docs/bot-api.md): marked as everywhere
+    const bot = document.createElement("span");
+    bot.className = "bot-badge";
+    bot.title = strings.bot_account;
+    bot.textContent = "BOT";
+    text.append(" ", bot);
+  }
   el.appendChild(text);
   const clock = document.createElement("span");
   clock.className = "countdown muted";

@@ -7,7 +7,7 @@
 import { cardFace, cardLabel, cardText } from "../../games/js/cards.js";
 import { $, badge, el, setText, show } from "../../games/js/dom.js";
 import { ShuffleChecks } from "../../games/js/fairness.js";
-import { renderLimitCard } from "../../games/js/felt_view.js";
+import { playerBadges, renderLimitCard } from "../../games/js/felt_view.js";
 import { renderHand } from "../../games/js/hand_view.js";
 import { has, t, tn } from "../../games/js/i18n.js";
 import { renderHandResult, renderMatchEnd } from "../../games/js/result_view.js";
@@ -144,7 +144,7 @@ function renderSeat(seat, frame) {
   const b = $(`badges-${seat}`);
   b.replaceChildren();
   const p = match.players[seat];
-  if (p.is_bot) b.append(badge(t("bot_level", { n: p.bot_level })));
+  b.append(...playerBadges(p));
   if (dealer === seat) b.append(badge(t("dealer")));
   if (frame.to_act === seat) b.append(badge(t("to_play"), "turn"));
   $(`seat-${seat}`).classList.toggle("to-act", frame.to_act === seat);

@@ -4,7 +4,7 @@
 // felt_view.renderPiles. When the match ends the page turns into its replay.
 import { cardBack, cardFace } from "../../games/js/cards.js";
 import { $, badge, el, setText, show } from "../../games/js/dom.js";
-import { renderPiles } from "../../games/js/felt_view.js";
+import { playerBadges, renderPiles } from "../../games/js/felt_view.js";
 import { has, t, tn } from "../../games/js/i18n.js";
 import { renderHandResult } from "../../games/js/result_view.js";
 import { ReconnectingSocket } from "../../web/socket.js";
@@ -28,7 +28,7 @@ function renderSeat(seat) {
   const b = $(`badges-${seat}`);
   b.replaceChildren();
   const p = state.match.players[seat];
-  if (p && p.is_bot) b.append(badge(t("bot_level", { n: p.bot_level })));
+  b.append(...playerBadges(p));
   if (h && h.dealer === seat) b.append(badge(t("dealer")));
   if (h && h.to_act === seat) b.append(badge(t("to_play"), "turn"));
   const known = h ? h.known[seat] : [];
