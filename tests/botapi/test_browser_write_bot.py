@@ -20,7 +20,7 @@ def test_the_write_bot_page_under_the_csp(daphne_server: Any, browser: Any, page
     """``page`` is requested only for its async-safety handling; the contexts here enforce the CSP."""
     from playwright.sync_api import expect
 
-    for locale, language, title in (("en-US", "en", "Write a bot"), ("pt-BR", "pt-BR", "Escreva um bot")):
+    for locale, language, title in (("en-US", "en", "Write a bot"), ("pt-BR", "pt-BR", "Escreva um robô")):
         context = browser.new_context(locale=locale, bypass_csp=False,
                                       extra_http_headers={"Accept-Language": language})
         tab = context.new_page()

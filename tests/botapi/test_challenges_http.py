@@ -4,7 +4,7 @@ a BOT account always has a turn timer (30 s when none chosen, at most 120); acce
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -51,7 +51,8 @@ def test_a_bot_challenges_a_person_who_accepts_and_the_timer_is_forced(make_bot:
         "id": challenge.pk, "direction": "out", "preset": "classic", "target": 50, "turn_timer": 30,
         "rated": True}
     assert got["challenger"]["bot_account"] is True and got["challenged"]["username"] == "alice"
-    assert datetime.fromisoformat(got["expires_at"].replace("Z", "+00:00")) == challenge.expires_at
+    # ISO 8601 UTC to the millisecond (botapi.objects.iso)
+    assert got["expires_at"] == challenge.expires_at.isoformat(timespec="milliseconds").replace("+00:00", "Z")
     match = challenges.challenge_accept(user=alice, challenge_id=challenge.pk)
     assert (match.player0_id, match.player1_id, match.turn_timer_seconds, match.rated) == (
         robo.pk, alice.pk, 30, True)
@@ -174,6 +175,6 @@ def test_the_bot_refusal_is_said_in_the_readers_language(make_bot: Any, alice: A
         challenges.challenge_create(challenger=robo, challenged=alice, choice=Settings())
     assert refused.value.code == "challenge_blocked"
     with translation.override("pt-br"):
-        assert said(refused.value) == "alice não aceita desafios de contas BOT"
+        assert said(refused.value) == "alice não aceita desafios de contas de robô"
     with translation.override("en"):
         assert said(refused.value) == "alice does not accept challenges from BOT accounts"

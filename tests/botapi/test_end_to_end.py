@@ -18,7 +18,7 @@ from engine.bots.ladder import make_bot
 from games.models import Match, MatchEvent, MatchStatus
 from ratings import services as rating_services
 from ratings.models import PlayerRating, RatingChange
-from ratings.selectors import board_page
+from ratings.selectors import board_page, bot_board
 
 pytestmark = [pytest.mark.slow]
 
@@ -84,3 +84,7 @@ def test_bot_vs_bot_through_the_reference_client_is_rated_once_in_the_bot_rankin
     # In the BOT ranking (with the house bots as anchors), never on the people's board.
     people = board_page(tab="all", provisional=True, search="", page=1)
     assert not {ann.username, bea.username} & {row["username"] for row in people.rows}
+    bots = {row["username"]: row for row in bot_board() if not row["anchor"]}
+    assert set(bots) == {ann.username, bea.username}
+    assert bots[winner.username]["rank"] == 1 and bots[winner.username]["wins"] == 1
+    assert all(row["rated_matches"] == 1 and row["provisional"] for row in bots.values())

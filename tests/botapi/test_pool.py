@@ -237,7 +237,7 @@ async def test_the_pool_socket_refuses_people_at_the_bot_pool_and_bots_anywhere(
     assert frame == {"type": "error", "code": "bots_pool_only",
                      "message": "this pool is for BOT accounts only"} and close == 4403
     frame, close = await _refused(alice, "/ws/pool/bots-100/", "pt-BR")
-    assert frame["message"] == "esta fila é só para contas BOT" and close == 4403
+    assert frame["message"] == "esta fila é só para contas de robô" and close == 4403
     frame, close = await _refused(robo, "/ws/pool/bots-100/")
     assert (frame["code"], close) == ("bot_api_only", 4403)
     frame, close = await _refused(robo, f"/ws/pool/{people_pool.slug}/")

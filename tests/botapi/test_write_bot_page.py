@@ -45,13 +45,13 @@ def test_the_page_in_english(client: Client) -> None:
 
 def test_the_page_in_brazilian_portuguese(client: Client) -> None:
     text = client.get(URL, HTTP_ACCEPT_LANGUAGE="pt-br").content.decode()
-    assert "<h1>Escreva um bot</h1>" in text
+    assert "<h1>Escreva um robô</h1>" in text
     assert "<h2>Seu token</h2>" in text
     assert 'data-testid="tokens-link">Tokens de API</a>' in text
-    assert "<h2>Um bot em 20 linhas</h2>" in text
+    assert "<h2>Um robô em 20 linhas</h2>" in text
     assert "No máximo 2 fluxos de eventos por conta ao mesmo tempo." in text
     assert "<td><code>draw stock</code></td><td>comprar a carta do topo do monte</td>" in text
-    assert 'data-testid="footer-write-bot">Escreva um bot</a>' in text
+    assert 'data-testid="footer-write-bot">Escreva um robô</a>' in text
 
 
 def test_the_footer_and_the_play_a_bot_page_link_the_page(client: Client) -> None:

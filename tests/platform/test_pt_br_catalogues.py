@@ -107,8 +107,17 @@ class Rule:
     def refuses(self, msgid: str, msgstr: str) -> list[str]:
         if self.scope is not None and not self.scope.search(msgid):
             return []
+        prose = prose_of(msgstr)
         return [word for word in self.forbidden
-                if re.search(rf"(?<!\w){re.escape(word)}(?!\w)", msgstr, re.IGNORECASE)]
+                if re.search(rf"(?<!\w){re.escape(word)}(?!\w)", prose, re.IGNORECASE)]
+
+
+def prose_of(msgstr: str) -> str:
+    """``msgstr`` without what is code, not language: ``<code>`` spans, and words holding a ``/`` or
+    a ``:`` between letters (paths such as ``/api/v1/bot/``, scopes such as ``bot:play``), which
+    stay as the API spells them in every language."""
+    text = re.sub(r"<code>.*?</code>", " ", msgstr, flags=re.S)
+    return re.sub(r"\S*(?:\w/|/\w|\w:\w)\S*", " ", text)
 
 
 def glossary_rules() -> list[Rule]:
@@ -141,6 +150,9 @@ def test_the_catalogues_and_the_glossary_are_found() -> None:
     assert rules["resign, resignation"].refuses("Resign", "Abandonar") == ["abandonar"]
     assert rules["resign, resignation"].refuses("Left matches", "Partidas abandonadas") == []
     assert rules["bot"].refuses("bot", "robô") == [] and rules["bot"].refuses("x", "um Bot.") == ["bot"]
+    # code is not language: paths, scopes and <code> spans keep the API's spelling
+    assert rules["bot"].refuses("x", "o escopo bot:play, em /api/v1/bot/, <code>make_bot bot</code>") == []
+    assert rules["bot"].refuses("x", "um bot: o escopo") == ["bot"]
     leave = rules["leave a tournament (before it starts)"]
     assert leave.refuses("Leave", "Sair") == ["sair"] and leave.refuses("Log out", "Sair") == []
 

@@ -47,7 +47,7 @@ def test_a_bot_account_registers_only_where_allowed(robo: User, members: list[Us
 
 @pytest.mark.parametrize(("language", "text"), [
     ("en", "This tournament does not accept BOT accounts."),
-    ("pt-br", "Este torneio não aceita contas BOT."),
+    ("pt-br", "Este torneio não aceita contas de robô."),
 ])
 def test_the_refusal_is_shown_on_the_page(robo: User, language: str, text: str) -> None:
     t = TournamentFactory()
@@ -70,7 +70,7 @@ def _post_data(**kw: Any) -> dict[str, Any]:
 
 @pytest.mark.parametrize(("language", "label", "shown", "hidden"), [
     ("en", "Allow BOT accounts", "BOT accounts may join", "No BOT accounts"),
-    ("pt-br", "Permitir contas BOT", "Contas BOT podem participar", "Sem contas BOT"),
+    ("pt-br", "Permitir contas de robô", "Contas de robô podem participar", "Sem contas de robô"),
 ])
 def test_the_organisers_checkbox_and_the_event_page(
     members: list[User], language: str, label: str, shown: str, hidden: str,
