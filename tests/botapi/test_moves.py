@@ -313,3 +313,39 @@ async def test_the_table_socket_refuses_a_bot_accounts_moves(make_bot: Any) -> N
     finally:
         await comm.disconnect()
     assert await database_sync_to_async(_snapshot)(match.pk) == before
+
+
+@pytest.mark.parametrize(("add_fails", "logged"), [
+    (True, "bot API move lock: cache unavailable (ConnectionError), move allowed"),
+    (False, "bot API move lock: cache unavailable (ConnectionError), lock left to expire"),
+])
+def test_a_cache_outage_lets_the_move_through(
+    two_bots: Any, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, add_fails: bool,
+    logged: str,
+) -> None:
+    """The move lock lives in the cache; the cache down (before the move, or only at the release), the
+    move is applied all the same (the match row's lock serializes writes) and the failure is logged."""
+    import logging
+
+    from botapi import views
+
+    class Down:
+        def add(self, *args: Any, **kwargs: Any) -> Any:
+            if add_fails:
+                raise ConnectionError("cache down")
+            return True
+
+        def delete(self, *args: Any, **kwargs: Any) -> Any:
+            raise ConnectionError("cache down")
+
+    (robo, api0), (robo2, api1) = two_bots
+    match = _bot_match(robo, robo2)
+    state = _state(match.pk)
+    api = api0 if state.current_player == 0 else api1
+    body = {"action": str(state.legal_actions(state.current_player)[0]), "seq": match.last_seq}
+    monkeypatch.setattr(views, "cache", Down())
+    with caplog.at_level(logging.WARNING, logger="botapi.views"):
+        answer = api.post(f"match/{match.pk}/action/", body)
+    assert answer.status_code == 200 and answer.json()["seq"] == match.last_seq + 1
+    assert _snapshot(match.pk)[0] == match.last_seq + 1
+    assert [r.getMessage() for r in caplog.records if "move lock" in r.getMessage()] == [logged]
