@@ -27,7 +27,7 @@ from tests.botapi.test_streams import choose, match_path
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-HANDS = 8
+HANDS = 12
 in_thread = sync_to_async
 
 
