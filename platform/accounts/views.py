@@ -18,7 +18,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts.forms import SignUpForm, TokenForm
-from accounts.models import User
+from accounts.models import ApiToken, User
 from accounts.services import AccountError, UsernameTaken, guest_convert, guest_create, member_create
 from accounts.throttles import GUEST_GROUP, SIGNUP_GROUP, over_limit, over_rate, throttled, too_many
 from accounts.tokens import SCOPES, TOKENS_PER_ACCOUNT, TokenError, live_tokens, token_create, token_revoke
@@ -135,10 +135,11 @@ def tokens(request: HttpRequest) -> HttpResponse:
     buttons, and (for a member who is not a BOT account) the upgrade to a BOT account
     (``botapi.page_views.upgrade``, through the ``bot_upgrade_box`` tag).
 
-    A valid POST makes the token and answers with this page showing its text once (never stored, not in
-    the session: a later GET cannot show it again; ``Cache-Control: no-store``). A bad form: 400 with the
-    field's error, nothing made. Token creations count against ``ACCOUNTS_TOKEN_RATE`` per account (over
-    it: the 429 page); ``token_limit`` (20 live tokens) is the form's error.
+    A valid POST makes the token and redirects (303: a reload never makes a second one) to this page, which
+    shows its text once: the text waits in the session for that one GET, which takes it out (a later GET
+    cannot show it again; ``Cache-Control: no-store``; only the hash is ever stored in the database). A bad
+    form: 400 with the field's error, nothing made. Token creations count against ``ACCOUNTS_TOKEN_RATE``
+    per account (over it: the 429 page); ``token_limit`` (20 live tokens) is the form's error.
     """
     user = _member(request)
     form = TokenForm(request.POST or None)
@@ -158,16 +159,28 @@ def tokens(request: HttpRequest) -> HttpResponse:
                                None if refused.code == "token_limit" else "name", _token_refusal(refused))
                 status = 400
             else:
-                created = {"token": token, "text": text}
-                form = TokenForm()
+                request.session[NEW_TOKEN_KEY] = {"id": token.pk, "text": text}
+                again = HttpResponseRedirect(reverse("accounts:tokens"))
+                again.status_code = 303  # See Other: the reload of the page is a GET
+                return again
         else:
             status = 400
+    else:
+        shown = request.session.pop(NEW_TOKEN_KEY, None)
+        if isinstance(shown, dict):
+            token = ApiToken.objects.filter(pk=shown.get("id"), user=user, revoked_at__isnull=True).first()
+            if token is not None:
+                created = {"token": token, "text": str(shown.get("text", ""))}
     response = render(request, "accounts/tokens.html", {
         "form": form, "tokens": live_tokens(user), "created": created, "scopes": SCOPES,
         "max_tokens": TOKENS_PER_ACCOUNT,
     }, status=status)
     response["Cache-Control"] = "no-store"
     return response
+
+
+NEW_TOKEN_KEY = "accounts_new_token"
+"""The session key where a new token's text waits for the one page that shows it (:func:`tokens`)."""
 
 
 def _token_refusal(refused: TokenError) -> str:

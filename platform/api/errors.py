@@ -81,9 +81,18 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
         response.data = {"error": "throttled", "message": message}
     elif isinstance(exc, exceptions.ValidationError):
         response.data = {"error": "bad_query", "message": "invalid request", "fields": exc.detail}
+    elif isinstance(exc, exceptions.MethodNotAllowed) and "POST" in _allowed(context):
+        # The bot API (platform/botapi) is not read-only: say what this endpoint takes.
+        response.data = {"error": "method_not_allowed", "message": f"use {', '.join(_allowed(context))}"}
     else:
         response.data = dict(zip(("error", "message"), _code_and_message(exc), strict=True))
     return response
+
+
+def _allowed(context: dict[str, Any]) -> list[str]:
+    """The methods the view of ``context`` answers (its ``Allow`` header), or [] without a view."""
+    view = context.get("view")
+    return list(getattr(view, "allowed_methods", []) or [])
 
 
 def _code_and_message(exc: Exception) -> tuple[str, str]:

@@ -72,9 +72,15 @@ def body(request: Request) -> dict[str, Any]:
 
     :raises BotApiError: ``bad_request``: over :data:`MAX_BODY_BYTES`, a content type other than JSON,
         not UTF-8, not JSON, not an object, or a NUL character anywhere (raw or ``\\u0000``)."""
+    too_big = BotApiError("bad_request", f"the body is over {MAX_BODY_BYTES} bytes")
+    declared = request.META.get("CONTENT_LENGTH") or "0"
+    if not declared.isdigit() or int(declared) > MAX_BODY_BYTES:
+        # Refused by its declared length, before Django reads it: past DATA_UPLOAD_MAX_MEMORY_SIZE,
+        # Django's own refusal (RequestDataTooBig) would be an HTML page, not the API's JSON.
+        raise too_big
     raw = request.body
-    if len(raw) > MAX_BODY_BYTES:
-        raise BotApiError("bad_request", f"the body is over {MAX_BODY_BYTES} bytes")
+    if len(raw) > MAX_BODY_BYTES:  # a body without Content-Length (chunked)
+        raise too_big
     if not raw.strip():
         return {}
     kind = (request.content_type or "").split(";")[0].strip().lower()

@@ -36,8 +36,9 @@ def bot_upgrade(user: User) -> User:
         if locked.is_guest or locked.is_bot or not locked.is_active:
             raise BotApiError("not_authenticated", "only a member's account can become a BOT account")
         if played_people_rated(locked):
-            raise BotApiError("not_fresh", "this account has played rated matches against people: only a"
-                                           " fresh account can become a BOT account (make a new one)")
+            raise BotApiError("not_fresh", "this account has played rated matches against members (people or"
+                                           " BOT accounts): only a fresh account can become a BOT account"
+                                           " (make a new one)")
         active = (Match.objects.filter(Q(player0=locked) | Q(player1=locked), status=MatchStatus.ACTIVE,
                                        rated=True).values_list("pk", flat=True).first())
         if active is not None:

@@ -33,8 +33,10 @@ def member() -> User:
 
 def test_create_shows_the_token_once(member: User) -> None:
     client = _client(member)
-    response = client.post("/accounts/tokens/",
-                           {"name": "laptop bot", "scopes": ["bot:play", "challenge:write"]})
+    made = client.post("/accounts/tokens/", {"name": "laptop bot", "scopes": ["bot:play", "challenge:write"]})
+    # Post/redirect/get: a reload of the page that shows the token never makes a second one.
+    assert (made.status_code, made["Location"]) == (303, "/accounts/tokens/")
+    response = client.get("/accounts/tokens/")
     assert response.status_code == 200
     assert response["Cache-Control"] == "no-store"
     html = response.content.decode()
@@ -44,12 +46,13 @@ def test_create_shows_the_token_once(member: User) -> None:
         "laptop bot", ["bot:play", "challenge:write"], hash_token(text), text[:10])
     assert token_user(text) == (member, token)
     assert 'data-testid="new-token-warning"' in html
-    # Listed with its prefix, never its text again: not on a reload, not in the session.
+    # Listed with its prefix, never its text again: not on a reload, no longer in the session.
     again = client.get("/accounts/tokens/").content.decode()
     assert text not in again and 'data-testid="new-token"' not in again
     assert f"<code>{text[:10]}…</code>" in again
     assert text not in str(dict(client.session))
     assert client.get("/accounts/tokens/").content.decode().count('data-testid="token-row"') == 1
+    assert ApiToken.objects.filter(user=member).count() == 1
 
 
 def test_revoke(member: User) -> None:
@@ -100,13 +103,13 @@ def test_creation_is_rate_limited_per_account(member: User, settings: Any) -> No
     settings.ACCOUNTS_TOKEN_RATE = "2/h"
     client = _client(member)
     for n in range(2):
-        assert client.post("/accounts/tokens/", {"name": f"t{n}", "scopes": ["bot:play"]}).status_code == 200
+        assert client.post("/accounts/tokens/", {"name": f"t{n}", "scopes": ["bot:play"]}).status_code == 303
     response = client.post("/accounts/tokens/", {"name": "t2", "scopes": ["bot:play"]})
     assert response.status_code == 429 and int(response["Retry-After"]) >= 1
     assert ApiToken.objects.filter(user=member).count() == 2
     # Another account has its own count.
     other = UserFactory(username="other")
-    assert _client(other).post("/accounts/tokens/", {"name": "t", "scopes": ["bot:play"]}).status_code == 200
+    assert _client(other).post("/accounts/tokens/", {"name": "t", "scopes": ["bot:play"]}).status_code == 303
 
 
 def test_the_token_limit_is_the_form_s_error(member: User) -> None:

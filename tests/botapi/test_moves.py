@@ -157,6 +157,8 @@ def test_stale_and_future_seq_are_refused(two_bots: Any) -> None:
      "'id' must be 1 to 64"),
     (b"action=pass&seq=1", "application/x-www-form-urlencoded", "Content-Type: application/json"),
     (('{"action": "pass", "seq": 1, "pad": "' + "x" * 4100 + '"}').encode(), "application/json", "over 4096"),
+    # past Django's DATA_UPLOAD_MAX_MEMORY_SIZE (2.5 MB): still the API's JSON refusal, never Django's page
+    (b'{"pad": "' + b"x" * 3_000_000 + b'"}', "application/json", "over 4096"),
 ])
 def test_malformed_bodies_are_bad_request_and_change_nothing(
     two_bots: Any, raw: bytes, content_type: str, why: str
@@ -349,3 +351,13 @@ def test_a_cache_outage_lets_the_move_through(
     assert answer.status_code == 200 and answer.json()["seq"] == match.last_seq + 1
     assert _snapshot(match.pk)[0] == match.last_seq + 1
     assert [r.getMessage() for r in caplog.records if "move lock" in r.getMessage()] == [logged]
+
+
+def test_a_wrong_method_names_the_right_one(make_bot: Any) -> None:
+    """``GET`` on a ``POST`` endpoint: 405 ``method_not_allowed`` saying what it takes (not the public
+    API's "read-only"), ``Allow`` the same."""
+    _robo, token = _pair(make_bot("robo"))
+    refused = BotApi(token).get("account/upgrade/")
+    assert error_of(refused) == (405, "method_not_allowed")
+    assert refused["Allow"] == "POST, OPTIONS"
+    assert refused.json()["message"] == "use POST, OPTIONS"
