@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import inspect
 import logging
 import os
@@ -48,7 +49,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                              "challenge:write to accept, challenge or join a pool")
     parser.add_argument("--level", type=int, default=3, choices=range(1, 6), metavar="1-5",
                         help="the house bot level that plays (engine.bots.make_bot; default: %(default)s)")
-    parser.add_argument("--bot", metavar="MODULE:CALLABLE", help="play with your own bot (see below)")
+    parser.add_argument("--bot", metavar="MODULE:CALLABLE", help="play with your own bot: a module on the "
+                        "path or a file (mybot.py:make_bot), see below")
     parser.add_argument("--accept", choices=AcceptPolicy.NAMES, default="all",
                         help="which challenges to accept, the others are declined (default: %(default)s)")
     parser.add_argument("--challenge", metavar="USER", help="challenge USER (a BOT account or a person "
@@ -69,18 +71,19 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 
 def load_factory(spec: str | None, level: int) -> Callable[[], Player]:
-    """The bot factory of ``--bot MODULE:CALLABLE`` (``make_bot(level)`` without one).
+    """The bot factory of ``--bot MODULE:CALLABLE`` or ``--bot path/to/file.py:CALLABLE`` (a file
+    anywhere: no ``PYTHONPATH`` needed); ``make_bot(level)`` without one.
 
-    :raises ValueError: a spec without ``:``, a module or name that does not exist, not callable.
+    :raises ValueError: a spec without ``:``, a module, file or name that does not exist, not callable.
     """
     if spec is None:
         return lambda: make_bot(level)
-    module_name, sep, name = spec.partition(":")
+    module_name, sep, name = spec.rpartition(":")
     if not sep or not module_name or not name:
-        raise ValueError(f"--bot takes MODULE:CALLABLE, got {spec!r}")
+        raise ValueError(f"--bot takes MODULE:CALLABLE or FILE.py:CALLABLE, got {spec!r}")
     try:
-        target: Any = importlib.import_module(module_name)
-    except ImportError as exc:
+        target: Any = _load_module(module_name)
+    except (ImportError, OSError) as exc:
         raise ValueError(f"--bot: cannot import {module_name!r}: {exc}") from None
     for part in name.split("."):
         if not hasattr(target, part):
@@ -97,6 +100,19 @@ def load_factory(spec: str | None, level: int) -> Callable[[], Player]:
     if required:
         return lambda: factory(level)
     return lambda: factory()
+
+
+def _load_module(name: str) -> Any:
+    """The module ``name`` (a dotted name on ``sys.path``) or the Python file at that path."""
+    if not name.endswith(".py"):
+        return importlib.import_module(name)
+    path = os.path.abspath(name)
+    spec = importlib.util.spec_from_file_location(os.path.splitext(os.path.basename(path))[0], path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"not a Python file: {path}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -124,6 +140,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                       "(for good; only a fresh account may)", file=sys.stderr)
                 return 2
             connection.post_json("account/upgrade/")
+            print(f"botclient: {account.get('username')} is a BOT account now", file=sys.stderr)
         logging.getLogger("botclient").info("playing as %s (rating %s)", account.get("username"),
                                             account.get("rating"))
         if args.pool:

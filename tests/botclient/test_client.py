@@ -226,6 +226,17 @@ def test_load_factory() -> None:
             load_factory(spec, 3)
 
 
+def test_load_factory_from_a_file_anywhere(tmp_path: Any) -> None:
+    """``--bot /some/where/mybot.py:make``: a bot file outside the repository, no PYTHONPATH needed."""
+    path = tmp_path / "mybot.py"
+    path.write_text("from engine.bots import make_bot\n\ndef make():\n    return make_bot(2)\n")
+    assert load_factory(f"{path}:make", 5)().level == 2  # type: ignore[attr-defined]
+    with pytest.raises(ValueError, match="cannot import"):
+        load_factory(f"{tmp_path / 'absent.py'}:make", 3)
+    with pytest.raises(ValueError, match="has no 'other'"):
+        load_factory(f"{path}:other", 3)
+
+
 def wait_for(site: FakeSite, condition: Callable[[], bool]) -> None:
     """Wait (generously) until ``condition()`` holds, checked when the fake site changes or every 50 ms."""
     deadline = time.monotonic() + WAIT
