@@ -123,7 +123,8 @@ def match_claim(*, match_id: int, user: User, msg_id: str = "", now: Any = None)
       already ended the match is answered with its outcome (``repeat=True``), not applied again;
     - ``not_started`` (a waiting table), ``match_over`` (finished or aborted);
     - ``not_between_people`` (a house bot holds a seat: bots never leave);
-    - ``opponent_present``: the opponent's table is open, or the opponent is a BOT account (``games.presence``);
+    - ``opponent_present``: the opponent's table is open, or the opponent is a BOT account (never gone:
+      ``games.presence``);
     - ``claim_too_early``: the opponent has been gone less than ``presence.claim_after()`` (the message
       says how many seconds are left).
 
