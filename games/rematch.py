@@ -28,7 +28,12 @@ from engine.rules import RuleSet
 from games import ratelimit
 from games.models import Match, MatchStatus, RematchOffer, RematchStatus
 from games.services import (
-    GameError, check_not_bot_account, check_person, check_rated_free, locked_match, start_match,
+    GameError,
+    check_not_bot_account,
+    check_person,
+    check_rated_free,
+    locked_match,
+    start_match,
 )
 from push.groups import match_group
 from push.send import send_on_commit
@@ -81,7 +86,8 @@ def _check(match: Match, user: User) -> int:
     if opponent is None or not opponent.is_active:
         raise GameError("rematch_unavailable", "your opponent's account is closed")
     if opponent.bot_account:
-        raise GameError("rematch_unavailable", "a BOT account plays only through the bot API: challenge it again")
+        raise GameError("rematch_unavailable",
+                        "a BOT account plays only through the bot API: challenge it again")
     return seat
 
 

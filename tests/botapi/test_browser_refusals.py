@@ -24,13 +24,16 @@ def _code(call: Any) -> str:
     return refused.value.code
 
 
-def test_the_services_refuse_a_bot_account_and_change_nothing(make_bot: Any, alice: Any, house_bots: Any) -> None:
+def test_the_services_refuse_a_bot_account_and_change_nothing(
+    make_bot: Any, alice: Any, house_bots: Any
+) -> None:
     bot = make_bot("refused").user
     assert _code(lambda: services.match_create_vs_bot(user=bot, level=2, rules_preset="classic", target=100,
                                                       rated=False)) == "bot_api_only"
     assert _code(lambda: services.table_create(user=bot, rules_preset="classic", target=100,
                                                turn_timer=None, rated=False)) == "bot_api_only"
-    table = services.table_create(user=alice, rules_preset="classic", target=100, turn_timer=None, rated=False)
+    table = services.table_create(user=alice, rules_preset="classic", target=100, turn_timer=None,
+                                  rated=False)
     assert _code(lambda: services.table_join(user=bot, token=table.invite_token or "")) == "bot_api_only"
     table.refresh_from_db()
     assert (table.status, table.player1_id) == (MatchStatus.WAITING, None)
@@ -45,7 +48,8 @@ def test_the_services_refuse_a_bot_account_and_change_nothing(make_bot: Any, ali
 def test_the_pages_refuse_a_bot_account_in_its_language(make_bot: Any, alice: Any, house_bots: Any,
                                                         language: str, text: str) -> None:
     bot = make_bot("refused").user
-    table = services.table_create(user=alice, rules_preset="classic", target=100, turn_timer=None, rated=False)
+    table = services.table_create(user=alice, rules_preset="classic", target=100, turn_timer=None,
+                                  rated=False)
     client = Client(headers={"Accept-Language": language})
     client.force_login(bot)
     made = client.post("/play/bot/", {"level": 2, "preset": "classic", "target": 100})
@@ -67,7 +71,8 @@ def test_the_pages_refuse_a_bot_account_in_its_language(make_bot: Any, alice: An
 def test_no_rematch_with_a_bot_account(make_bot: Any, alice: Any) -> None:
     """A friend match one of whose players is (now) a BOT account has no rematch, for either seat."""
     bot = make_bot("rematcher", bot=False).user
-    table = services.table_create(user=alice, rules_preset="classic", target=100, turn_timer=None, rated=False)
+    table = services.table_create(user=alice, rules_preset="classic", target=100, turn_timer=None,
+                                  rated=False)
     services.table_join(user=bot, token=table.invite_token or "")
     services.match_resign(match_id=table.pk, user=alice)
     type(bot).objects.filter(pk=bot.pk).update(bot_account=True)

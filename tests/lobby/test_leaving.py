@@ -321,7 +321,9 @@ def test_a_bot_account_never_leaves_the_table(people: tuple[Any, Any, Any], rate
             "type": "opponent_gone", "match_id": match.pk, "gone": False, "seconds": 0, "claim_in": 0,
             "claim": "win" if rated else "end"}
         before = _unchanged(match)
-        assert _code(lambda: services.match_claim(match_id=match.pk, user=alice, now=now)) == "opponent_present"
+        with pytest.raises(GameError) as refused:
+            services.match_claim(match_id=match.pk, user=alice, now=now)
+        assert refused.value.code == "opponent_present"
         assert services.match_absent_ids(now=now) == []
         assert services.match_sweep_absent(now=now) == 0
         assert services.match_end_absent(match_id=match.pk, now=now) is False
