@@ -6,7 +6,10 @@ consumer (``games.consumers.MatchConsumer``) calls :func:`opened` when a socket 
 ends; each writes the seat's :class:`games.models.SeatPresence` row. A seat is *here* when it counts an
 open socket seen within :data:`STALE_AFTER`; otherwise it is *gone since* its ``seen_at`` (a process that
 died stops its sockets' heartbeats, so its players count as gone from their last heartbeat, at most
-``SLOT_REFRESH`` s early). A seat that never opened the table is gone since the match started.
+``SLOT_REFRESH`` s early). A seat that never opened the table is gone since the match started. A seat
+held by a BOT account (``User.bot_account``) is always *here*: it plays over HTTP (its match stream,
+docs/bot-api.md), never over the table's socket, so it never "leaves the table"; its absence is left to
+the turn timer every match with a BOT account has (docs/bot-api.md "Fair limits").
 
 Timings (settings, seconds):
 
@@ -31,6 +34,7 @@ from django.db.models import F, Value
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
+from accounts.models import User
 from games import ratelimit
 from games.models import Match, SeatPresence
 
@@ -119,15 +123,27 @@ class Seats:
         return None if since is None else max(timedelta(0), self.now - since)
 
 
+def bot_account_seats(match: Match) -> frozenset[int]:
+    """The seats of ``match`` held by a BOT account (``User.bot_account``; one query): never gone."""
+    players = {match.player0_id: 0, match.player1_id: 1}
+    ids = [pk for pk in players if pk is not None]
+    return frozenset(players[pk] for pk in User.objects.filter(pk__in=ids, bot_account=True)
+                     .values_list("pk", flat=True))
+
+
 def seats(match: Match, *, now: datetime | None = None) -> Seats:
-    """The presence of both seats of ``match`` at ``now`` (one query)."""
+    """The presence of both seats of ``match`` at ``now`` (two queries). A BOT account's seat is always
+    here (the module's docstring)."""
     now = now or timezone.now()
     rows = {r.seat: r for r in SeatPresence.objects.filter(match_id=match.pk)}
+    bots = bot_account_seats(match)
     start = match.started_at or match.created_at or now
     gone: list[datetime | None] = []
     for seat in (0, 1):
         row = rows.get(seat)
-        if row is None:
+        if seat in bots:
+            gone.append(None)
+        elif row is None:
             gone.append(start)
         elif row.sockets > 0 and row.seen_at >= now - STALE_AFTER:
             gone.append(None)

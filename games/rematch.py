@@ -27,7 +27,14 @@ from accounts.models import User
 from engine.rules import RuleSet
 from games import ratelimit
 from games.models import Match, MatchStatus, RematchOffer, RematchStatus
-from games.services import GameError, check_person, check_rated_free, locked_match, start_match
+from games.services import (
+    GameError,
+    check_not_bot_account,
+    check_person,
+    check_rated_free,
+    locked_match,
+    start_match,
+)
 from push.groups import match_group
 from push.send import send_on_commit
 
@@ -61,12 +68,15 @@ def is_friend_match(match: Match) -> bool:
 def _check(match: Match, user: User) -> int:
     """The seat of ``user`` in ``match``, which may have a rematch now.
 
-    :raises GameError: ``not_seated``, ``rematch_unavailable`` (not a friend match between two people,
-        or the opponent's account is closed), ``match_not_over`` (still waiting or in play).
+    :raises GameError: ``not_seated``, ``bot_api_only`` (``user`` is a BOT account: it plays only
+        through the bot API), ``rematch_unavailable`` (not a friend match between two people, the
+        opponent is a BOT account, or the opponent's account is closed), ``match_not_over`` (still
+        waiting or in play).
     """
     seat = match.seat_of(user.pk)
     if seat is None:
         raise GameError("not_seated", "you are not a player of this match")
+    check_not_bot_account(user)
     if not is_friend_match(match):
         raise GameError("rematch_unavailable", "only a friend match between two people has a rematch"
                         " (against a bot: Play again; a tournament's pairings are its own)")
@@ -75,6 +85,9 @@ def _check(match: Match, user: User) -> int:
     opponent = match.player1 if seat == 0 else match.player0
     if opponent is None or not opponent.is_active:
         raise GameError("rematch_unavailable", "your opponent's account is closed")
+    if opponent.bot_account:
+        raise GameError("rematch_unavailable",
+                        "a BOT account plays only through the bot API: challenge it again")
     return seat
 
 
@@ -269,7 +282,8 @@ def _create(match: Match) -> Match:
 
 def rematch_payload(*, match: Match, seat: int, opponent_present: bool | None) -> dict[str, Any] | None:
     """The ``rematch`` message for the player at ``seat`` of the finished friend ``match`` (players
-    loaded), or None when it has no rematch (not a friend match, not over). Shape (docs/protocol.md
+    loaded), or None when it has no rematch (not a friend match, not over, a BOT account seated: it
+    plays only through the bot API). Shape (docs/protocol.md
     "Rematch")::
 
         {"type": "rematch", "match_id", "offer": null | {"by": seat, "status": "open" | "cancelled" |
@@ -277,6 +291,8 @@ def rematch_payload(*, match: Match, seat: int, opponent_present: bool | None) -
          "opponent_present": bool | null, "first_dealer": seat | null, "new_match": null | {"id", "url"}}
     """
     if not is_friend_match(match) or match.status not in (MatchStatus.FINISHED, MatchStatus.ABORTED):
+        return None
+    if any(p is not None and p.bot_account for p in (match.player0, match.player1)):
         return None
     offers = _offers(match)
     latest = offers[-1] if offers else None

@@ -59,6 +59,8 @@ def _said(exc: services.GameError) -> str:
     fair-play limits, ``services.RatedRefused``; one rated match at a time), else its message."""
     if isinstance(exc, services.RatedRefused):
         return exc.said()
+    if exc.code == "bot_api_only":
+        return _("A BOT account plays only through the bot API (/api/v1/bot/), not from the site's pages.")
     if isinstance(exc, services.MatchInProgress):
         return _("You already have a rated match in progress (match %(id)s): finish it (or resign) first."
                  ) % {"id": exc.match_id}

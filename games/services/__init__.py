@@ -48,6 +48,7 @@ from games.services.abandon import (
 )
 from games.services.create import (
     active_rated_match_id,
+    check_not_bot_account,
     check_person,
     check_rated_free,
     lock_people,
@@ -91,6 +92,7 @@ __all__ = [
     "MatchInProgress",
     "RatedRefused",
     "active_rated_match_id",
+    "check_not_bot_account",
     "check_person",
     "check_rated_free",
     "choose_bot_action",

@@ -123,7 +123,8 @@ def match_claim(*, match_id: int, user: User, msg_id: str = "", now: Any = None)
       already ended the match is answered with its outcome (``repeat=True``), not applied again;
     - ``not_started`` (a waiting table), ``match_over`` (finished or aborted);
     - ``not_between_people`` (a house bot holds a seat: bots never leave);
-    - ``opponent_present``: the opponent's table is open (``games.presence``);
+    - ``opponent_present``: the opponent's table is open, or the opponent is a BOT account (never gone:
+      ``games.presence``);
     - ``claim_too_early``: the opponent has been gone less than ``presence.claim_after()`` (the message
       says how many seconds are left).
 
@@ -232,11 +233,13 @@ def match_absent_ids(*, now: Any = None, grace: timedelta = timedelta(0), limit:
     superset: it re-checks each under the lock): started long enough ago, and no seat seen within
     ``presence.gone_end_after()`` (both gone), or fewer than two seats seen within
     ``presence.one_gone_end_after()`` (one gone). ``grace``: how much longer they must have been gone
-    (the embedded worker's sweep leaves them to Daphne's first)."""
+    (the embedded worker's sweep leaves them to Daphne's first). A match with a BOT account is never
+    listed: its seat is never gone (``games.presence``), its turn timer ends a match whose player left."""
     now = (now or timezone.now()) - grace
     both, one = now - presence.gone_end_after(), now - presence.one_gone_end_after()
     people = (Match.objects.filter(status=MatchStatus.ACTIVE, player1__isnull=False, bot_level__isnull=True,
                                    bot_seats=[])
+              .exclude(Q(player0__bot_account=True) | Q(player1__bot_account=True))
               .annotate(seen_both=Count("presence", filter=Q(presence__seen_at__gt=both)),
                         seen_one=Count("presence", filter=Q(presence__seen_at__gt=one))))
     due = people.filter(Q(started_at__lte=both, seen_both=0) | Q(started_at__lte=one, seen_one__lt=2))

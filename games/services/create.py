@@ -205,6 +205,7 @@ def check_rated_free(*, user: User, opponent: User | None = None, own_table: boo
 def match_create_vs_bot(
     *, user: User, level: int, rules_preset: str, target: int, rated: bool = True,
     submission: uuid.UUID | None = None, one_active: bool = False, turn_timer: int | None = None,
+    via_api: bool = False,
 ) -> Match:
     """Create and start a match of ``user`` (seat 0) against the house bot of ``level`` (seat 1).
 
@@ -220,14 +221,19 @@ def match_create_vs_bot(
     :param one_active: refuse a rated match while ``user`` is seated in another active rated match
         (lichess's rule; the site's forms pass True): the user's row is locked first, so two racing
         requests (two tabs, Back then Start again) are serialized and the second sees the first's match.
+    :param via_api: the bot API's ``match/house/`` calls (a BOT account's match, with a turn timer);
+        False (the site's pages) refuses a BOT account (``bot_api_only``: :func:`check_not_bot_account`).
     :raises GameError: ``bad_field`` (level not 1..5, unknown preset, target not 50/100, timer),
-        ``not_authenticated`` (anonymous or bot user), ``no_bot`` (house bots not created).
+        ``not_authenticated`` (anonymous or bot user), ``bot_api_only``, ``no_bot`` (house bots not
+        created).
     :raises RatedRefused: ``account_marked``: a rated match for an account not in good standing (casual
         stays open to it; docs/fairplay.md).
     :raises MatchInProgress: ``one_active`` and a rated match of ``user`` is active (not a repeat of
         the submission that created it: that returns it).
     """
     check_person(user)
+    if not via_api:
+        check_not_bot_account(user)
     if type(level) is not int or not 1 <= level <= 5:
         raise GameError("bad_field", f"bot level must be 1..5, got {level!r}")
     rules = _rules(rules_preset, target)
@@ -272,12 +278,14 @@ def table_create(
     :param rated: the creator's "rated" switch; a guest's table is never rated, and a table stops being
         rated when a guest joins it (docs/ratings.md).
     :param submission: the create form's one-time token: a repeat returns the table it created.
-    :raises GameError: ``bad_field`` (preset, target, timer), ``not_authenticated``.
+    :raises GameError: ``bad_field`` (preset, target, timer), ``not_authenticated``, ``bot_api_only``
+        (a BOT account: :func:`check_not_bot_account`).
     :raises RatedRefused: a rated table: ``account_marked``, ``rated_table_waiting`` (one waiting rated
         table per member), see :func:`check_rated_free`.
     :raises MatchInProgress: a rated table while ``user`` is seated in an active rated match.
     """
     check_person(user)
+    check_not_bot_account(user)
     rules = _rules(rules_preset, target)
     _check_turn_timer(turn_timer)
     rated = bool(rated) and not user.is_guest
@@ -408,13 +416,15 @@ def table_join(*, user: User, token: str) -> Match:
     Idempotent for a player already seated there (returns the match unchanged).
 
     :raises GameError: ``no_such_match`` (unknown token), ``table_full`` (someone else joined),
-        ``match_over`` (finished/aborted), ``not_authenticated``.
+        ``match_over`` (finished/aborted), ``not_authenticated``, ``bot_api_only`` (a BOT account:
+        :func:`check_not_bot_account`).
     :raises RatedRefused: a member joining a rated table: ``account_marked``, ``opponent_marked``,
         ``opponent_in_rated_match`` (the host is playing another rated match), ``pair_rated_limit``
         (:func:`check_rated_free`, under the table's row lock then both players' rows).
     :raises MatchInProgress: a member joining a rated table while seated in an active rated match.
     """
     check_person(user)
+    check_not_bot_account(user)
     with transaction.atomic():
         match = (Match.objects.select_for_update(of=("self",)).select_related("player0")
                  .filter(invite_token=token).first())
@@ -440,4 +450,13 @@ def table_join(*, user: User, token: str) -> Match:
 def check_person(user: User) -> None:
     if not getattr(user, "is_authenticated", False) or getattr(user, "is_bot", False):
         raise GameError("not_authenticated", "log in or play as a guest first")
+
+
+def check_not_bot_account(user: User) -> None:
+    """A BOT account (``User.bot_account``) starts and joins matches only through the bot API
+    (docs/bot-api.md), never from the site's pages (a house bot, a friend table, a rematch): those have
+    no turn timer to bound its absence, and its browser never plays. :raises GameError: ``bot_api_only``."""
+    if getattr(user, "bot_account", False):
+        raise GameError("bot_api_only", "a BOT account plays only through the bot API (/api/v1/bot/),"
+                                        " not from the site's pages")
 

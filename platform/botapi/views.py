@@ -198,7 +198,7 @@ class HouseView(BotView):
             if not rated and (busy := services.active_rated_match_id(user_id=user.pk)) is not None:
                 raise services.MatchInProgress(busy)  # the cap counts casual matches too
             match = services.match_create_vs_bot(user=user, level=level, rules_preset=preset, target=target,
-                                                 rated=rated, one_active=True, turn_timer=timer)
+                                                 rated=rated, one_active=True, turn_timer=timer, via_api=True)
         except services.GameError as exc:
             if exc.code == "bad_field":
                 raise BotApiError("bad_settings", exc.message) from None

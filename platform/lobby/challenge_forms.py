@@ -9,6 +9,7 @@ from typing import Any
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from games import conf as game_conf
 from games.forms import PRESET_CHOICES, TARGET_CHOICES, StrictBooleanField
 from lobby.seeks import RATING_BOUNDS, RATING_STEP, TIMER_CHOICES, Settings
 
@@ -22,6 +23,13 @@ def timer_choices() -> list[tuple[str, Any]]:
              _("%(n)s s per move") % {"n": t}) for t in TIMER_CHOICES]
 
 
+def bot_timer_choices() -> list[tuple[str, Any]]:
+    """The timers a match with a BOT account allows (``lobby.challenges.bot_settings``: always one, at
+    most ``games.conf.BOT_TURN_TIMER_MAX``)."""
+    return [(value, label) for value, label in timer_choices()
+            if value and int(value) <= game_conf.BOT_TURN_TIMER_MAX]
+
+
 class MatchSettingsForm(forms.Form):
     """``preset``, ``target`` (50/100), ``turn_timer`` (one of ``TIMER_CHOICES``; empty: none; a rated
     match without one gets the rated timer), ``rated`` (checkbox)."""
@@ -31,6 +39,17 @@ class MatchSettingsForm(forms.Form):
     turn_timer = forms.TypedChoiceField(label=_("Turn timer"), coerce=_timer, empty_value=None,
                                         required=False, choices=timer_choices, initial="60")
     rated = StrictBooleanField(label=_("Rated"), required=False, initial=True)
+
+    def __init__(self, *args: Any, bot: bool = False, **kwargs: Any) -> None:
+        """``bot``: a BOT account on either side: only :func:`bot_timer_choices`, default
+        ``games.conf.BOT_TURN_TIMER`` (30 s)."""
+        super().__init__(*args, **kwargs)
+        if bot:
+            field = self.fields["turn_timer"]
+            assert isinstance(field, forms.TypedChoiceField)
+            field.choices = bot_timer_choices()
+            field.required = True
+            field.initial = str(game_conf.BOT_TURN_TIMER)
 
     def settings(self) -> Settings:
         data = self.cleaned_data

@@ -30,7 +30,7 @@ def challenge(request: SignedInRequest, username: str) -> HttpResponse:
     target = player_get(username=username)
     if target is None:
         raise NotFound(_("No such player."))
-    form = MatchSettingsForm(request.POST)
+    form = MatchSettingsForm(request.POST, bot=bool(target.bot_account or request.user.bot_account))
     back = redirect("ratings:profile", username=target.username)
     if not form.is_valid():
         messages.error(request, _("Invalid match settings: %(errors)s") % {

@@ -20,7 +20,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, models, transaction
 from django.db.models import Q
 from django.urls import reverse
 from django.utils import timezone
@@ -28,7 +28,7 @@ from django.utils import timezone
 from accounts.models import User
 from games import conf as game_conf
 from games import services as game_services
-from games.models import Match, MatchStatus
+from games.models import Match, MatchStatus, SeatPresence
 from lobby import busy, challenge_push
 from lobby.errors import refuse, refuse_as
 from lobby.models import Challenge, ChallengeStatus, LobbyPreference, Seek, SeekStatus
@@ -294,6 +294,23 @@ def open_for(*, user: User, now: datetime | None = None) -> dict[str, list[dict[
     for challenge in rows:
         out["received" if challenge.challenged_id == user.pk else "sent"].append(payload(challenge))
     return out
+
+
+def missed_go(*, user: User, now: datetime | None = None) -> str | None:
+    """The table URL of the newest match started from a challenge ``user`` sent and the challenged
+    accepted within the last :func:`challenge_seconds`, still active, whose table ``user`` has not
+    opened yet (no ``SeatPresence`` row of their seat); else None. The notices socket sends it as a
+    ``go`` on connect: the ``go`` pushed at the accept reaches only the sockets open then, and a BOT
+    account accepts over HTTP the moment its stream shows the challenge, often while the challenger's
+    browser is between the challenge form's POST and the next page's socket."""
+    now = now or timezone.now()
+    opened = SeatPresence.objects.filter(match_id=models.OuterRef("match_id"), seat=0)
+    row = (Challenge.objects.filter(challenger=user, status=ChallengeStatus.ACCEPTED, match__isnull=False,
+                                    match__status=MatchStatus.ACTIVE, match__player0=user,
+                                    answered_at__gte=now - timedelta(seconds=challenge_seconds()))
+           .exclude(models.Exists(opened)).order_by("-answered_at", "-pk").values_list("match_id", flat=True)
+           .first())
+    return None if row is None else reverse("games:table", args=[row])
 
 
 def profile_url(user: User) -> str:

@@ -2,11 +2,13 @@
 the site for a member or a guest (``lobby/notices.js``, included by the base template).
 
 On connect: a ``notices`` message ``{"received": [...], "sent": [...]}``, the user's open direct
-challenges (``lobby.challenges.payload`` each). Then, pushed after each commit: ``challenge`` (a new
-challenge to this user), ``challenge_sent`` (one this user sent, to their other pages),
-``challenge_closed`` ``{"id", "status"}`` (accepted, declined, cancelled or expired: the notice goes; the
-challenger reads "declined" or "expired" from it) and ``go`` ``{"url"}`` (a match of this user started
-from a challenge or an open challenge: the page goes to the table).
+challenges (``lobby.challenges.payload`` each), then a ``go`` when a challenge of theirs was accepted
+while no page of theirs was connected and its table was never opened (``challenges.missed_go``).
+Then, pushed after each commit: ``challenge`` (a new challenge to this user), ``challenge_sent`` (one
+this user sent, to their other pages), ``challenge_closed`` ``{"id", "status"}`` (accepted, declined,
+cancelled or expired: the notice goes; the challenger reads "declined" or "expired" from it) and ``go``
+``{"url"}`` (a match of this user started from a challenge or an open challenge: the page goes to the
+table).
 
 Frames: ``ping``, ``sync`` (``notices`` again), ``accept`` / ``decline`` ``{"challenge": id}`` (the
 challenged player; ``decline`` by the challenger withdraws it). Refusals and malformed frames as on the
@@ -39,6 +41,10 @@ class NoticeConsumer(MemberSocket):
     async def opened(self) -> None:
         await self.channel_layer.group_add(notice_group(self.user.pk), self.channel_name)
         await self.send_notices()
+        # a go missed between two pages (challenges.missed_go: a BOT account accepts at once)
+        url = await self.in_language(challenges.missed_go)(user=self.user)
+        if url is not None:
+            await self.send_json({"type": "go", "url": url})
 
     async def closed(self) -> None:
         await self.step("group discard", self.channel_layer.group_discard(

@@ -146,7 +146,7 @@ def test_a_bot_playing_a_match_is_still_challenged_until_its_cap(
     robo, token = _pair(make_bot("robo"))
     casual = Settings("classic", 100, None, False)
     house = services.match_create_vs_bot(user=robo, level=1, rules_preset="classic", target=100,
-                                         turn_timer=30)
+                                         turn_timer=30, via_api=True)
     first = challenges.challenge_create(challenger=alice, challenged=robo, choice=casual)
     BotApi(token).post(f"challenge/{first.pk}/accept/")  # its second match: at the cap now
     with pytest.raises(services.GameError) as refused:

@@ -268,6 +268,35 @@ def test_profile_shows_the_challenge_form_and_it_sends(alice: Any, bob: Any) -> 
     assert _client(alice).post("/challenges/to/nobody/", {}).status_code == 404
 
 
+def _timer_options(html: str) -> tuple[list[str], list[str]]:
+    """The profile's challenge form's turn timers: (every option's value, the selected ones)."""
+    select = re.search(r'<select id="challenge-timer".*?</select>', html, re.S)
+    assert select is not None
+    options = re.findall(r'<option value="([^"]*)"( selected)?>', select.group(0))
+    return [v for v, _ in options], [v for v, sel in options if sel]
+
+
+def test_the_challenge_form_offers_a_bot_account_only_its_timers(alice: Any, bob: Any) -> None:
+    """Against a BOT account (or from one) the form offers only the timers its match allows
+    (``challenges.bot_settings``: one always, at most ``BOT_TURN_TIMER_MAX`` 120 s), 30 s chosen."""
+    assert _timer_options(_client(alice).get("/u/bob/").content.decode()) == (
+        ["", "20", "30", "60", "120", "300"], ["60"])
+    type(bob).objects.filter(pk=bob.pk).update(bot_account=True)
+    bob.refresh_from_db()
+    bot_timers = (["20", "30", "60", "120"], ["30"])
+    assert _timer_options(_client(alice).get("/u/bob/").content.decode()) == bot_timers
+    assert _timer_options(_client(bob).get("/u/alice/").content.decode()) == bot_timers
+    # a timer it refuses, sent anyway: said, nothing made
+    for timer in ("", "300"):
+        refused = _client(alice).post("/challenges/to/bob/", {"preset": "classic", "target": "100",
+                                                              "turn_timer": timer}, follow=True)
+        assert "Invalid match settings" in refused.content.decode() and not Challenge.objects.exists()
+    sent = _client(alice).post("/challenges/to/bob/",
+                               {"preset": "classic", "target": "100", "turn_timer": "30"}, follow=True)
+    assert "Challenge sent to bob" in sent.content.decode()
+    assert Challenge.objects.get().turn_timer_seconds == 30
+
+
 def test_answer_by_post(alice: Any, bob: Any, carol: Any, make_member: Any) -> None:
     challenge = challenges.challenge_create(challenger=alice, challenged=bob, choice=CASUAL)
     response = _client(bob).post(f"/challenges/{challenge.pk}/accept/")

@@ -230,3 +230,37 @@ async def test_the_server_expires_a_challenge_with_no_click(
 
 
 real_socket_opened = challenge_sweep.socket_opened
+
+
+async def test_a_go_missed_between_pages_comes_on_connect_until_the_table_is_opened(
+    alice: Any, bob: Any
+) -> None:
+    """A BOT account accepts over HTTP at once, while the challenger's browser is between the challenge
+    form's POST and the next page's notices socket: the ``go`` pushed then reaches no socket, so the
+    next connect sends it, until the challenger has opened the table."""
+    from accounts.models import User
+    from games import presence
+
+    await database_sync_to_async(lambda: User.objects.filter(pk=bob.pk).update(bot_account=True))()
+    challenge = await create(challenger=alice, challenged=bob, choice=Settings("classic", 100, 30, False))
+    match = await database_sync_to_async(challenges.challenge_accept)(user=bob, challenge_id=challenge.pk)
+    url = f"/match/{match.pk}/"
+    comm = await ws_connect(alice, "/ws/notices/")
+    assert await recv(comm) == {"type": "notices", "received": [], "sent": []}
+    assert await recv(comm) == {"type": "go", "url": url}
+    await comm.disconnect()
+    # the challenged (who accepted) is not sent again; nor is anyone once the table was opened
+    other = await ws_connect(bob, "/ws/notices/")
+    assert await recv(other) == {"type": "notices", "received": [], "sent": []}
+    await other.send_to(text_data=json.dumps({"type": "ping"}))
+    assert (await recv(other))["type"] == "pong"  # the next message: no go came before it
+    await other.disconnect()
+    # an old accept (past the answer window) is not sent
+    assert await database_sync_to_async(challenges.missed_go)(
+        user=alice, now=timezone.now() + timedelta(seconds=challenges.challenge_seconds() + 1)) is None
+    await database_sync_to_async(presence.opened)(match_id=match.pk, seat=0)
+    comm = await ws_connect(alice, "/ws/notices/")
+    assert await recv(comm) == {"type": "notices", "received": [], "sent": []}
+    await comm.send_to(text_data=json.dumps({"type": "ping"}))
+    assert (await recv(comm))["type"] == "pong"
+    await comm.disconnect()

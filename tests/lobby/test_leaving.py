@@ -302,6 +302,39 @@ def test_two_claims_at_once_end_the_match_once(people: tuple[Any, Any, Any]) -> 
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize("rated", [True, False])
+def test_a_bot_account_never_leaves_the_table(people: tuple[Any, Any, Any], rated: bool) -> None:
+    """A BOT account plays over HTTP, never on the table's socket (docs/bot-api.md): its seat is never
+    gone, so its opponent gets no ``opponent_gone``, no claim and no sweep ends the match; its absence
+    is left to the turn timer."""
+    alice, bot, _ = people
+    type(bot).objects.filter(pk=bot.pk).update(bot_account=True)
+    match = _match(alice, bot, rated=rated, timer=30)
+    start = match.started_at
+    assert start is not None
+    presence.opened(match_id=match.pk, seat=0, now=start)
+    for minutes in (2, 11, 60 * 25):
+        now = start + timedelta(minutes=minutes)
+        presence.heartbeat(match_id=match.pk, seat=0, now=now)
+        assert presence.seats(match, now=now).gone_since == (None, None)
+        assert presence.opponent_gone_payload(match, 0, now=now) == {
+            "type": "opponent_gone", "match_id": match.pk, "gone": False, "seconds": 0, "claim_in": 0,
+            "claim": "win" if rated else "end"}
+        before = _unchanged(match)
+        with pytest.raises(GameError) as refused:
+            services.match_claim(match_id=match.pk, user=alice, now=now)
+        assert refused.value.code == "opponent_present"
+        assert services.match_absent_ids(now=now) == []
+        assert services.match_sweep_absent(now=now) == 0
+        assert services.match_end_absent(match_id=match.pk, now=now) is False
+        assert _unchanged(match) == before
+    # both gone long ago (the person too): still no sweep; the turn timer ends it
+    late = start + timedelta(days=3)
+    assert services.match_absent_ids(now=late) == [] and services.match_sweep_absent(now=late) == 0
+    assert Match.objects.get(pk=match.pk).status == MatchStatus.ACTIVE
+
+
+@pytest.mark.django_db
 def test_the_server_ends_a_match_both_players_left(people: tuple[Any, Any, Any]) -> None:
     alice, bob, carol = people
     rated = _match(alice, bob, rated=True, timer=600)

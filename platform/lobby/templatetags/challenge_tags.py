@@ -38,7 +38,9 @@ def challenge_box(context: dict[str, Any], player: Any, is_me: bool) -> dict[str
         "accepts": challenges.accepts_challenges(player) if is_me else None,
         "accepts_bots": challenges.accepts_bot_challenges(player) if is_me else None,
         "offer_bots": is_me and not player.bot_account and not player.is_guest,
-        "form": MatchSettingsForm(), "viewer_is_guest": bool(getattr(viewer, "is_guest", False)),
+        # a BOT account on either side: only the timers its match allows (challenges.bot_settings)
+        "form": MatchSettingsForm(bot=bool(player.bot_account or getattr(viewer, "bot_account", False))),
+        "viewer_is_guest": bool(getattr(viewer, "is_guest", False)),
         "seconds": int(challenges.challenge_seconds()),
     }
 
