@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.exceptions import RequestDataTooBig
 from django.utils import translation
 from rest_framework.parsers import JSONParser
 from rest_framework.permissions import BasePermission
@@ -78,7 +79,10 @@ def body(request: Request) -> dict[str, Any]:
         # Refused by its declared length, before Django reads it: past DATA_UPLOAD_MAX_MEMORY_SIZE,
         # Django's own refusal (RequestDataTooBig) would be an HTML page, not the API's JSON.
         raise too_big
-    raw = request.body
+    try:
+        raw = request.body
+    except RequestDataTooBig:  # chunked (no Content-Length) and past DATA_UPLOAD_MAX_MEMORY_SIZE
+        raise too_big from None
     if len(raw) > MAX_BODY_BYTES:  # a body without Content-Length (chunked)
         raise too_big
     if not raw.strip():

@@ -361,3 +361,25 @@ def test_a_wrong_method_names_the_right_one(make_bot: Any) -> None:
     assert error_of(refused) == (405, "method_not_allowed")
     assert refused["Allow"] == "POST, OPTIONS"
     assert refused.json()["message"] == "use POST, OPTIONS"
+
+
+@pytest.mark.parametrize("size", [5_000, 3_000_000])
+def test_a_chunked_body_too_big_is_the_apis_refusal(rf: Any, size: int) -> None:
+    """A body sent without ``Content-Length`` (chunked) is measured once read: over 4 KB it is
+    ``bad_request``, also past Django's ``DATA_UPLOAD_MAX_MEMORY_SIZE``, where reading it raises
+    Django's ``RequestDataTooBig`` (whose page is HTML, not the API's JSON)."""
+    import io
+
+    from rest_framework.request import Request
+
+    from botapi.base import body
+    from botapi.errors import BotApiError
+
+    raw = b'{"pad": "' + b"x" * size + b'"}'
+    request = rf.post("/api/v1/bot/match/1/action/", data=b"", content_type="application/json")
+    request.META.pop("CONTENT_LENGTH", None)
+    request._stream = io.BytesIO(raw)  # what a chunked body's reader hands Django
+    with pytest.raises(BotApiError) as refused:
+        body(Request(request))
+    assert (refused.value.code, refused.value.status_code, refused.value.message) == (
+        "bad_request", 400, "the body is over 4096 bytes")
