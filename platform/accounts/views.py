@@ -167,10 +167,10 @@ def tokens(request: HttpRequest) -> HttpResponse:
             status = 400
     else:
         shown = request.session.pop(NEW_TOKEN_KEY, None)
-        if isinstance(shown, dict):
-            token = ApiToken.objects.filter(pk=shown.get("id"), user=user, revoked_at__isnull=True).first()
-            if token is not None:
-                created = {"token": token, "text": str(shown.get("text", ""))}
+        if isinstance(shown, dict) and isinstance(shown.get("id"), int):
+            fresh = ApiToken.objects.filter(pk=shown["id"], user=user, revoked_at__isnull=True).first()
+            if fresh is not None:
+                created = {"token": fresh, "text": str(shown.get("text", ""))}
     response = render(request, "accounts/tokens.html", {
         "form": form, "tokens": live_tokens(user), "created": created, "scopes": SCOPES,
         "max_tokens": TOKENS_PER_ACCOUNT,
