@@ -81,7 +81,7 @@ class PlayerSerializer(serializers.Serializer[Any]):
     is_bot = serializers.BooleanField()
     bot_level = serializers.IntegerField(allow_null=True, min_value=1, max_value=5)
     bot_account = serializers.BooleanField(
-        help_text="A BOT account (docs/bot-api.md): ranked on rankings/?board=bots, not on the people's."
+        help_text="A BOT account (docs/bot-api.md): ranked on rankings/bots/, not on the people's."
     )
     rating = serializers.IntegerField(help_text="Current Elo, rounded (a house bot's is fixed).")
     rating_exact = serializers.FloatField(help_text="Current Elo, exact: the stored value, never rounded.")

@@ -16,6 +16,7 @@ v1: list[URLPattern | URLResolver] = [
     path("players/<str:username>/ratings/", players.PlayerRatingsView.as_view(), name="player_ratings"),
     path("players/<str:username>/matches/", players.PlayerMatchesView.as_view(), name="player_matches"),
     path("rankings/", rankings.RankingsView.as_view(), name="rankings"),
+    path("rankings/bots/", rankings.BotRankingsView.as_view(), name="bot_rankings"),
     path("bots/", bots.BotsView.as_view(), name="bots"),
     path("tournaments/", tournaments.TournamentsView.as_view(), name="tournaments"),
     path("tournaments/<id:tournament_id>/", tournaments.TournamentView.as_view(), name="tournament"),

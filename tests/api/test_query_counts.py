@@ -21,8 +21,9 @@ pytestmark = pytest.mark.django_db
 
 
 def build(n: int) -> dict[str, Any]:
-    """``n`` of each row kind: members on the board (established), rated matches of ``hero`` (each a
-    rating change and a finished match), tournaments, and one tournament with ``n`` boards in round 1."""
+    """``n`` of each row kind: members on the board (established), rated BOT accounts, rated matches of
+    ``hero`` (each a rating change and a finished match), tournaments, and one tournament with ``n``
+    boards in round 1."""
     from accounts.services import house_bots_ensure
 
     house_bots_ensure()  # the bots' list: always its five levels
@@ -37,6 +38,9 @@ def build(n: int) -> dict[str, Any]:
         PlayerRating.objects.create(
             user=user, rating=1500 - i, peak=1500, rated_matches=10, wins=5, losses=5, last_rated_at=now
         )
+    for i in range(n):  # rated BOT accounts (the BOT ranking)
+        bot = User.objects.create(username=f"b{i}", bot_account=True)
+        PlayerRating.objects.create(user=bot, rating=1450 - i, peak=1450, rated_matches=3, wins=2, losses=1)
     for i in range(n):
         match = Match.objects.create(
             rules={"target": 100},
@@ -98,6 +102,7 @@ def build(n: int) -> dict[str, Any]:
 LISTS: dict[str, Callable[[dict[str, Any]], str]] = {
     "rankings": lambda ids: "/api/v1/rankings/?limit=100",
     "rankings_30d": lambda ids: "/api/v1/rankings/?tab=30d&limit=100",
+    "bot_rankings": lambda ids: "/api/v1/rankings/bots/?limit=100",
     "player_ratings": lambda ids: "/api/v1/players/hero/ratings/?limit=100",
     "player_matches": lambda ids: "/api/v1/players/hero/matches/?limit=100",
     "player_matches_filtered": lambda ids: (
@@ -114,6 +119,7 @@ MAX_QUERIES = {
     # The page's user ids (an index-only scan, however deep the page), then their rows (+ 30-day changes).
     "rankings": 3,
     "rankings_30d": 4,
+    "bot_rankings": 2,  # the rated BOT accounts with their users; the house bots (anchors)
     "player_ratings": 3,
     "player_matches": 3,
     "player_matches_filtered": 3,

@@ -1,5 +1,5 @@
 """The BOT ranking (docs/bot-api.md): the people's boards (page, API, home top list, ranks, counts) never
-list a BOT account; ``/rankings/bots/`` and ``/api/v1/rankings/?board=bots`` list the BOT accounts by
+list a BOT account; ``/rankings/bots/`` and ``/api/v1/rankings/bots/`` list the BOT accounts by
 rating with the house bots interleaved as anchors at their calibrated Elo (data/bot_elo.json: levels
 1..5 at 939, 1338, 1500, 1551, 1617)."""
 
@@ -114,29 +114,30 @@ def test_home_top_list_has_no_bot_account(field: dict[str, Any]) -> None:
     assert [r["username"] for r in top_players()] == ["p1", "p2", "p3"]
 
 
-def test_api_rankings_board_bots(field: dict[str, Any]) -> None:
-    body = Client().get("/api/v1/rankings/?board=bots&limit=3").json()
+def test_api_bot_rankings(field: dict[str, Any]) -> None:
+    body = Client().get("/api/v1/rankings/bots/?limit=3").json()
     assert body["count"] == 8 and body["pages"] == 3
     assert [(r["rank"], r["username"], r["rating"], r["anchor"], r["house_bot_level"], r["bot_account"])
             for r in body["results"]] == [
         (None, "bot-5", 1617, True, 5, False), (1, "b1", 1580, False, None, True),
         (None, "bot-4", 1551, True, 4, False)]
     assert body["results"][0]["rated_matches"] is None and body["results"][1]["wins"] == 10
-    assert "board=bots" in body["next"]
+    assert body["next"] == "http://testserver/api/v1/rankings/bots/?limit=3&page=2"
+    last = Client().get("/api/v1/rankings/bots/?limit=3&page=3").json()
+    assert [(r["rank"], r["username"]) for r in last["results"]] == [(3, "b3"), (None, "bot-1")]
     people = Client().get("/api/v1/rankings/").json()
     assert [r["username"] for r in people["results"]] == ["p1", "p2", "p3"]
     assert all(r["bot_account"] is False and r["anchor"] is False for r in people["results"])
 
 
-@pytest.mark.parametrize("query, field_name", [
-    ("board=robots", "board"), ("board=", "board"), ("board=BOTS", "board"),
-    ("board=bots&tab=30d", "tab"), ("board=bots&q=b", "q"), ("board=bots&board=people", "board"),
+@pytest.mark.parametrize("query, status, error", [
+    ("page=0", 400, "bad_query"), ("limit=x", 400, "bad_query"), ("page=4&limit=3", 404, "no_such_page"),
+    ("page=1&page=2", 400, "bad_query"),
 ])
-def test_api_rankings_bad_board(field: dict[str, Any], query: str, field_name: str) -> None:
-    response = Client().get(f"/api/v1/rankings/?{query}")
-    assert response.status_code == 400
-    body = response.json()
-    assert body["error"] == "bad_query" and field_name in body["message"]
+def test_api_bot_rankings_bad_query(field: dict[str, Any], query: str, status: int, error: str) -> None:
+    response = Client().get(f"/api/v1/rankings/bots/?{query}")
+    assert response.status_code == status
+    assert response.json()["error"] == error
 
 
 def test_api_profile_of_a_bot_account(field: dict[str, Any]) -> None:
