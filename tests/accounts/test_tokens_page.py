@@ -141,8 +141,8 @@ def test_page_in_pt_br_and_linked(member: User) -> None:
     html = _client(member, "pt-br").get("/accounts/tokens/").content.decode()
     assert "Tokens de API" in html and "Criar token" in html
     assert 'href="/developers/bots/"' in html
-    home = _client(member).get("/").content.decode()
-    assert 'href="/accounts/tokens/"' in home
+    profile = _client(member).get("/u/maker/").content.decode()
+    assert 'href="/accounts/tokens/"' in profile
 
 
 def test_upgrade_a_fresh_account(member: User) -> None:
@@ -174,3 +174,15 @@ def test_upgrade_refused_after_a_rated_match_against_a_person(member: User) -> N
     assert client.post("/accounts/bot/upgrade/").status_code == 302
     member.refresh_from_db()
     assert not member.bot_account
+
+
+def test_own_profile_links_the_tokens_page(member: User) -> None:
+    """The way to the page: one's own profile (not the header, which has no room left in pt-BR)."""
+    link = 'href="/accounts/tokens/" data-testid="profile-tokens"'
+    assert link in _client(member).get("/u/maker/").content.decode()
+    other = UserFactory(username="other")
+    assert link not in _client(other).get("/u/maker/").content.decode()
+    assert link not in Client().get("/u/maker/").content.decode()
+    assert 'data-testid="nav-tokens"' not in _client(member).get("/").content.decode()
+    pt = _client(member, "pt-br").get("/u/maker/").content.decode()
+    assert re.search(r'data-testid="profile-tokens">([^<]+)<', pt).group(1) != "API tokens"  # type: ignore[union-attr]

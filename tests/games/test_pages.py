@@ -30,6 +30,7 @@ JS_DIR = ROOT / "games" / "static" / "games" / "js"
 # Strings that read the same in both languages (numbers, names, symbols, loanwords).
 SAME_IN_PT = {"2", "3", "4", "5", "6", "7", "8", "9", "10", "→ {n}", "{name}", "Gin!", "Oklahoma", "Hoyle"}
 SAME_IN_PT |= {"Total", "gin", "big gin", "Casual"}  # "Casual": a casual (unrated) match, pt-BR too
+SAME_IN_PT |= {"BOT"}  # the BOT account mark, as lichess writes it in every language
 
 
 def table_strings(html: str) -> dict[str, str]:

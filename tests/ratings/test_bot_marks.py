@@ -13,7 +13,7 @@ from django.test import Client
 from django.urls import reverse
 
 from lobby.models import LobbyPreference
-from tests.factories import FriendMatchFactory, UserFactory
+from tests.factories import UserFactory
 from web.templatetags.names import bot_badge, user_name
 
 pytestmark = pytest.mark.django_db
@@ -55,9 +55,11 @@ def test_profile_marks_a_bot_account_and_offers_the_challenge(robo: Any) -> None
 
 def test_table_payload_carries_bot_account(robo: Any) -> None:
     from games.selectors import match_state_payload
+    from games.services import match_create_seated
 
     person = UserFactory(username="person")
-    match = FriendMatchFactory(host=robo, friend=person, rated=False)
+    # A BOT account plays through the bot API only (no friend table): seated as a challenge seats it.
+    match = match_create_seated(player0=robo, player1=person, rated=False)
     for seat in (0, 1):
         players = match_state_payload(match=match, seat=seat, full=True)["match"]["players"]
         assert [(p["name"], p["bot_account"]) for p in players] == [("robo", True), ("person", False)]
