@@ -18,7 +18,8 @@ say) and a stock order (the rest, shuffled: :func:`engine.bots.rollout.make_worl
 option is played, then the hand is played out to its end with the simple player's policy on both sides
 (take the upcard only for a meld, discard the least deadwood, knock at once), under the match's rules
 exactly (offers, dead hand at the stock floor, the discard-draw limit, big gin), and scored by the
-engine's :func:`~engine.scoring.score_knock`. An option's value is its mean hand points over the
+engine's :func:`~engine.scoring.score_knock` (its number: :func:`~engine.knock_points.knock_points`).
+An option's value is its mean hand points over the
 worlds, from the player's side (positive: the player scores; negative: the opponent does; a dead hand
 is 0). Every option plays the same worlds (common random numbers), so the worlds' noise largely cancels
 between options. Level 5 plays 100 worlds on the heuristic's best few discards; the analysis plays
@@ -48,13 +49,13 @@ from engine.actions import BIG_GIN, DISCARDS, DRAW_DISCARD, DRAW_STOCK, KNOCKS, 
 from engine.bots.common import forms_meld, mask_of
 from engine.bots.rollout import World, make_worlds
 from engine.bots.tracker import read_table, sample_opponent_hands
-from engine.cards import Card, CardMask, from_mask, parse_card
+from engine.cards import Card, CardMask, parse_card
+from engine.knock_points import knock_points
 from engine.match import MatchState
 from engine.melds import deadwood_after_discards_of_mask, deadwood_of_mask
 from engine.phase import Phase
 from engine.replay_format import verify
 from engine.rules import RuleSet
-from engine.scoring import score_knock
 from engine.view import PlayerView
 
 ANALYSIS_VERSION = 1
@@ -200,9 +201,9 @@ class _Start:
         key = (knocker_cards, defender_cards, knocker)
         hit = self.scores.get(key)
         if hit is None:
-            result = score_knock(from_mask(knocker_cards), from_mask(defender_cards), self.rules,
-                                 knocker=knocker, knock_limit=self.knock_limit, multiplier=self.multiplier)
-            hit = result.points if result.winner == self.me else -result.points
+            points = knock_points(knocker_cards, defender_cards, self.rules, self.knock_limit,
+                                  self.multiplier)
+            hit = points if knocker == self.me else -points
             self.scores[key] = hit
         return hit
 

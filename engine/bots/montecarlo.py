@@ -3,7 +3,8 @@ far the opponent is from knocking, and which discards it would take.
 
 The opponent's concealed cards are drawn by :func:`engine.bots.tracker.sample_opponent_hands`
 (weighted by what its picks, declines and discards say); every estimate is an average over those
-samples, scored with the engine's own rules (:func:`engine.scoring.score_knock`, layoffs and all).
+samples, scored with the engine's own rules (:func:`engine.knock_points.knock_points`: ``score_knock``'s
+number, layoffs and all).
 """
 
 from __future__ import annotations
@@ -12,10 +13,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from engine.bots.common import forms_meld
-from engine.cards import Card, CardMask, from_mask
+from engine.cards import Card, CardMask
+from engine.knock_points import knock_points
 from engine.melds import deadwood_after_discards_of_mask, deadwood_of_mask
 from engine.rules import RuleSet
-from engine.scoring import score_knock
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,7 +24,7 @@ class KnockEstimate:
     """Averages over sampled opponent hands, in points from the knocker's side.
 
     - ``ev``: mean points of knocking now (negative when undercuts dominate).
-    - ``p_undercut``: share of samples where knocking now is undercut.
+    - ``p_undercut``: share of samples where knocking now loses points (an undercut).
     - ``opp_deadwood``: the opponent's mean least deadwood (10 cards, before layoffs).
     - ``p_opp_ready``: share of samples where the opponent could knock after one more draw of a
       card it already holds the partners for (its 10-card deadwood minus its worst card is within
@@ -41,15 +42,13 @@ def knock_estimate(
 ) -> KnockEstimate:
     """:class:`KnockEstimate` of knocking with the 10-card ``hand10`` (deadwood within
     ``knock_limit``) against each sampled 10-card opponent hand."""
-    cards = from_mask(hand10)
     total = undercut = 0.0
     opp_dw = 0.0
     ready = 0
     for opp in samples:
-        result = score_knock(cards, from_mask(opp), rules, knocker=0, knock_limit=knock_limit,
-                             multiplier=multiplier)
-        total += result.points if result.winner == 0 else -result.points
-        undercut += result.kind == "undercut"
+        points = knock_points(hand10, opp, rules, knock_limit, multiplier)
+        total += points
+        undercut += points < 0
         opp_dw += deadwood_of_mask(opp)
         if min(deadwood_after_discards_of_mask(opp).values()) <= knock_limit:
             ready += 1

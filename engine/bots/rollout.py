@@ -9,9 +9,9 @@ so two deals that differ only in hidden cards give the same worlds and the same 
 :func:`rollout` plays one world to the end of the hand with the simple player's policy on both sides
 (rules.md "One hand": take the upcard only for a meld, discard the least deadwood, knock at once;
 dead hand at the stock floor) and scores it with the engine's own rules
-(:func:`engine.scoring.score_knock`, layoffs and undercuts included). Level 5 compares its candidate
-discards by their mean rollout value over the same worlds (common random numbers), so the noise of
-the worlds largely cancels between candidates.
+(:func:`engine.knock_points.knock_points`: ``score_knock``'s number, layoffs and undercuts included).
+Level 5 compares its candidate discards by their mean rollout value over the same worlds (common
+random numbers), so the noise of the worlds largely cancels between candidates.
 """
 
 from __future__ import annotations
@@ -22,10 +22,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from engine.bots.common import forms_meld
-from engine.cards import Card, CardMask, from_mask
+from engine.cards import Card, CardMask
+from engine.knock_points import knock_points
 from engine.melds import deadwood_after_discards_of_mask
 from engine.rules import RuleSet
-from engine.scoring import score_knock
 
 MAX_TURNS = 80
 """Safety stop of a rollout (turns): two players can trade discards without drawing from the stock."""
@@ -93,9 +93,7 @@ def rollout(me: CardMask, world: World, pile_top: Card | None, pile_below: Card 
         hand ^= 1 << card
         hands[turn] = hand
         if dw <= knock_limit:
-            result = score_knock(from_mask(hand), from_mask(hands[1 - turn]), rules, knocker=0,
-                                 knock_limit=knock_limit, multiplier=multiplier)
-            points = result.points if result.winner == 0 else -result.points
+            points = knock_points(hand, hands[1 - turn], rules, knock_limit, multiplier)
             return points if turn == 0 else -points
         if len(stock) - pos <= floor:
             return 0  # dead hand (rules.md point 8)

@@ -10,7 +10,8 @@ printed in microseconds; the timer's own cost (about 0.05-0.1 us, printed) is in
   ``four_set_cross`` (a 4-card set with runs through it in two suits), ``long_run`` (5-10 in a suit),
   ``ends`` (A 2 3 and J Q K of several suits), ``block`` (3-4 ranks x 3-4 suits), ``three_sets``
   (three ranks with 3+ cards, each near runs: the most set combinations);
-- ``score_knock``: a whole knock scored (knocker arrangement choice and the defender's layoffs);
+- ``score_knock``: a whole knock scored (knocker arrangement choice and the defender's layoffs), and
+  ``knock_points``, its number on masks (the bots' rollouts), on the same knocks;
 - playouts: whole matches of random legal play (:func:`engine.tools.playout.random_playout`), hands/second.
 
 Options: ``--hands N`` (distinct hands per class, default 20000), ``--seconds S`` (playout time,
@@ -26,6 +27,7 @@ import time
 from collections.abc import Callable
 
 from engine.cards import CardMask
+from engine.knock_points import knock_points
 from engine.melds import deadwood_after_discards_of_mask, deadwood_of_mask
 from engine.rules import PRESETS
 from engine.scoring import score_knock
@@ -140,9 +142,11 @@ def _p90(xs: list[float]) -> float:
     return sorted(xs)[int(len(xs) * 0.9)]
 
 
-def bench_score(rng: random.Random, count: int) -> list[float]:
-    """Microseconds per ``score_knock`` on random deals where the knocker can knock without gin."""
+def bench_score(rng: random.Random, count: int) -> tuple[list[float], list[float]]:
+    """Microseconds per ``score_knock`` and per ``knock_points`` (its number on masks, what the bots'
+    rollouts call) on the same random deals where the knocker can knock without gin."""
     samples: list[float] = []
+    fast: list[float] = []
     rules = PRESETS["classic"]
     while len(samples) < count:
         cards = rng.sample(range(52), 21)
@@ -155,7 +159,11 @@ def bench_score(rng: random.Random, count: int) -> list[float]:
         t0 = time.perf_counter_ns()
         score_knock(knocker, defender, rules)
         samples.append((time.perf_counter_ns() - t0) / 1000)
-    return samples
+        kmask, dmask = sum(1 << c for c in knocker), sum(1 << c for c in defender)
+        t0 = time.perf_counter_ns()
+        knock_points(kmask, dmask, rules, 10, 1)
+        fast.append((time.perf_counter_ns() - t0) / 1000)
+    return samples, fast
 
 
 def bench_playouts(seconds: float, seed: int) -> str:
@@ -190,9 +198,9 @@ def main(argv: list[str] | None = None) -> None:
         masks = distinct_masks(gen, rng, args.hands)
         times = time_calls(fn, masks)
         print(f"{name:<16}{len(masks):>7}{statistics.median(times):>9.2f}{_p90(times):>9.2f}{max(times):>9.1f}")
-    scores = bench_score(rng, max(200, args.hands // 20))
-    print(f"{'score_knock':<16}{len(scores):>7}{statistics.median(scores):>9.1f}{_p90(scores):>9.1f}"
-          f"{max(scores):>9.0f}")
+    scores, points = bench_score(rng, max(200, args.hands // 20))
+    for name, times in (("score_knock", scores), ("knock_points", points)):
+        print(f"{name:<16}{len(times):>7}{statistics.median(times):>9.1f}{_p90(times):>9.1f}{max(times):>9.0f}")
     print(bench_playouts(args.seconds, args.seed))
 
 
