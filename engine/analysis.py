@@ -52,7 +52,7 @@ from engine.bots.tracker import read_table, sample_opponent_hands
 from engine.cards import Card, CardMask, parse_card
 from engine.knock_points import knock_points
 from engine.match import MatchState
-from engine.melds import deadwood_after_discards_of_mask, deadwood_of_mask
+from engine.melds import deadwood_of_mask, least_discard_of_mask
 from engine.phase import Phase
 from engine.replay_format import verify
 from engine.rules import RuleSet
@@ -161,11 +161,7 @@ def _discard_choice(hand11: CardMask, keep: Card | None) -> tuple[Card, int, boo
     """The simple player's discard from 11 cards: (card, deadwood left, all 11 melded), never ``keep``
     (the card just taken); ties go to the highest card (it sheds the most points). Cached: the worlds
     of one decision meet the same hands again and again."""
-    after = deadwood_after_discards_of_mask(hand11)
-    best_card, best = -1, 1 << 30
-    for card, dw in after.items():
-        if card != keep and (dw < best or (dw == best and card > best_card)):
-            best_card, best = card, dw
+    best_card, best = least_discard_of_mask(hand11, keep)
     # all 11 melded implies a meld of 4+ cards, so some discard leaves 0: test only then
     return best_card, best, best == 0 and deadwood_of_mask(hand11) == 0
 

@@ -386,6 +386,80 @@ def deadwood_after_discards_of_mask(mask: CardMask) -> dict[Card, int]:
     return result
 
 
+def _build_shed_tables() -> tuple[list[int], list[int]]:
+    """Per 13-bit suit mask: the least runs-only deadwood left after removing one of its cards, and
+    the highest rank achieving it (-1 and a huge count for the empty mask)."""
+    least = [1 << 30] * 8192
+    rank = [-1] * 8192
+    for m in range(1, 8192):
+        rest = m
+        while rest:
+            low = rest & -rest
+            rest ^= low
+            v = _RUN_DW[m ^ low]
+            if v <= least[m]:  # ascending ranks: "<=" keeps the highest among equals
+                least[m], rank[m] = v, low.bit_length() - 1
+    return least, rank
+
+
+_SHED_DW, _SHED_RANK = _build_shed_tables()
+
+
+def least_discard_of_mask(mask: CardMask, keep: Card | None = None) -> tuple[Card, int]:
+    """The simple player's discard from the cards in ``mask`` (normally 11): (the card whose discard
+    leaves the least deadwood, that deadwood), never ``keep`` (the card just taken from the pile);
+    ties go to the highest card (it sheds the most points). The same as the argmin of
+    :func:`deadwood_after_discards_of_mask` without building it: per choice of sets, one table
+    lookup per suit gives that suit's best discard.
+
+    The caller guarantees ``0 <= mask < 2**52`` and at least one card other than ``keep``.
+    """
+    t, shed_dw, shed_rank = _RUN_DW, _SHED_DW, _SHED_RANK
+    a = mask & _SUIT
+    b = mask >> 13 & _SUIT
+    c = mask >> 26 & _SUIT
+    d = mask >> 39
+    three = (a & b & (c | d)) | (c & d & (a | b))
+    best, best_card = 1 << 30, -1
+    if not three:
+        total = t[a] + t[b] + t[c] + t[d]
+        for s, part in ((0, a), (1, b), (2, c), (3, d)):
+            if part:
+                v = total - t[part] + shed_dw[part]
+                card = 13 * s + shed_rank[part]
+                if v < best or (v == best and card > best_card):
+                    best, best_card = v, card
+    else:
+        lists: list[tuple[int, ...]] = []
+        while three:
+            low = three & -three
+            three ^= low
+            k = low.bit_length() - 1
+            lists.append(tuple(o << k for o in _ALL_SET_OPTIONS[mask >> k & _SPREAD]))
+        for combo in itertools.product(*lists):
+            rem = 0
+            for o in combo:
+                rem |= o
+            m = mask & ~rem
+            parts = (m & _SUIT, m >> 13 & _SUIT, m >> 26 & _SUIT, m >> 39)
+            total = t[parts[0]] + t[parts[1]] + t[parts[2]] + t[parts[3]]
+            for s in range(4):
+                part = parts[s]
+                if part:
+                    v = total - t[part] + shed_dw[part]
+                    card = 13 * s + shed_rank[part]
+                    if v < best or (v == best and card > best_card):
+                        best, best_card = v, card
+    if best_card == keep and keep is not None:
+        # rare (the taken card made a meld): the full table, without that card
+        after = deadwood_after_discards_of_mask(mask)
+        best, best_card = 1 << 30, -1
+        for card, v in after.items():
+            if card != keep and (v < best or (v == best and card > best_card)):
+                best, best_card = v, card
+    return best_card, best
+
+
 def _after_discards_with_sets(mask: CardMask, three: int) -> dict[Card, int]:
     """Deadwood after each discard when some rank holds 3+ cards, sharing the set enumeration.
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from engine.bots.common import neighbours
 from engine.cards import Card, CardMask, card_value
-from engine.melds import deadwood_after_discards_of_mask, deadwood_of_mask
+from engine.melds import deadwood_of_mask, least_discard_of_mask
 
 NEIGHBOUR_MASK: tuple[CardMask, ...] = tuple(
     sum(1 << n for n in neighbours(c)) for c in range(52)
@@ -47,14 +47,14 @@ def lookahead(
     dw_now = deadwood_of_mask(hand)
     if not pool:
         return Outlook(dw_now, float(dw_now), float(dw_now <= knock_limit), float(dw_now == 0))
-    nine = min(deadwood_after_discards_of_mask(hand).values())
+    nine = least_discard_of_mask(hand)[1]
     total = expected = p_knock = p_gin = 0.0
     for i, card in enumerate(pool):
         if hand >> card & 1:
             continue  # already held (a caller reusing a pool after a draw)
         w = 1.0 if weights is None else weights[i]
         if NEIGHBOUR_MASK[card] & hand:
-            best = min(deadwood_after_discards_of_mask(hand | 1 << card).values())
+            best = least_discard_of_mask(hand | 1 << card)[1]
         else:
             best = min(dw_now, card_value(card) + nine)
         total += w

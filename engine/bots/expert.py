@@ -28,7 +28,7 @@ from engine.bots.montecarlo import KnockEstimate, knock_estimate, meld_danger
 from engine.bots.rollout import discard_values, make_worlds
 from engine.bots.tracker import read_table, sample_opponent_hands
 from engine.cards import Card, CardMask
-from engine.melds import deadwood_after_discards_of_mask
+from engine.melds import least_discard_of_mask
 
 if TYPE_CHECKING:
     from engine.actions import Action
@@ -197,8 +197,7 @@ class ExpertBot:
             return opts.take
         if self.style.take_margin is None:
             return opts.take if forms_meld(hand, upcard) else opts.decline
-        after = deadwood_after_discards_of_mask(hand | 1 << upcard)
-        take_dw = min(v for c, v in after.items() if c != upcard)
+        take_dw = least_discard_of_mask(hand | 1 << upcard, upcard)[1]
         stock = lookahead(hand, pool, weights, limit)
         if take_dw <= stock.expected - self.style.take_margin:
             return opts.take

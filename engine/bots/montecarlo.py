@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from engine.bots.common import forms_meld
 from engine.cards import Card, CardMask
 from engine.knock_points import knock_points
-from engine.melds import deadwood_after_discards_of_mask, deadwood_of_mask
+from engine.melds import deadwood_of_mask, least_discard_of_mask
 from engine.rules import RuleSet
 
 
@@ -50,7 +50,7 @@ def knock_estimate(
         total += points
         undercut += points < 0
         opp_dw += deadwood_of_mask(opp)
-        if min(deadwood_after_discards_of_mask(opp).values()) <= knock_limit:
+        if least_discard_of_mask(opp)[1] <= knock_limit:
             ready += 1
     n = max(1, len(samples))
     return KnockEstimate(total / n, undercut / n, opp_dw / n, ready / n)

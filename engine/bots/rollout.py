@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from engine.bots.common import forms_meld
 from engine.cards import Card, CardMask
 from engine.knock_points import knock_points
-from engine.melds import deadwood_after_discards_of_mask
+from engine.melds import least_discard_of_mask
 from engine.rules import RuleSet
 
 MAX_TURNS = 80
@@ -57,12 +57,7 @@ def _simple_turn(hand: CardMask, taken: Card | None) -> tuple[Card, int]:
     """The simple player's discard from an 11-card ``hand``: (card, deadwood left), never ``taken``;
     ties go to the highest card (sheds points first). Cached: the worlds of one decision replay the
     same opponent turns for every candidate discard."""
-    after = deadwood_after_discards_of_mask(hand)
-    best_card, best = -1, 1 << 30
-    for card, dw in after.items():
-        if card != taken and (dw < best or (dw == best and card > best_card)):
-            best_card, best = card, dw
-    return best_card, best
+    return least_discard_of_mask(hand, taken)
 
 
 def rollout(me: CardMask, world: World, pile_top: Card | None, pile_below: Card | None, rules: RuleSet,

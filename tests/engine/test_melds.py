@@ -9,7 +9,15 @@ from hypothesis import strategies as st
 from engine import best_arrangement, deadwood_after_discards, parse_cards
 from engine.cards import card_value, format_cards
 from engine.errors import DuplicateCardError, InvalidCardError, InvalidMeldError
-from engine.melds import Meld, all_arrangements, deadwood, is_meld, meld_kind, validate_melds
+from engine.melds import (
+    Meld,
+    all_arrangements,
+    deadwood,
+    is_meld,
+    least_discard_of_mask,
+    meld_kind,
+    validate_melds,
+)
 from tests.engine import reference
 from tests.engine.strategies import ADVERSARIAL_KINDS, adversarial_hand, random_hand
 
@@ -166,3 +174,32 @@ def test_docstring_examples() -> None:
 
     for module in (engine.melds, engine.cards):
         assert doctest.testmod(module).failed == 0
+
+
+def _argmin_discard(hand: list[int], keep: int | None) -> tuple[int, int]:
+    """The simple player's discard read off the whole table: least deadwood, ties to the highest card."""
+    after = deadwood_after_discards(hand)
+    best = min(dw for card, dw in after.items() if card != keep)
+    return max(card for card, dw in after.items() if card != keep and dw == best), best
+
+
+@settings(max_examples=600, deadline=None)
+@given(data=st.data())
+def test_least_discard_is_the_tables_argmin(data: st.DataObject) -> None:
+    """``least_discard_of_mask`` = the argmin of ``deadwood_after_discards`` (ties: highest card), with
+    and without a kept card, on random and adversarial hands of 2..13 cards."""
+    n = data.draw(st.sampled_from([11, 11, 11, 2, 5, 10, 12, 13]))
+    hand = data.draw(st.one_of(random_hand(n), adversarial_hand(n)))
+    keep = data.draw(st.one_of(st.none(), st.sampled_from(hand)))
+    mask = sum(1 << c for c in hand)
+    assert least_discard_of_mask(mask, keep) == _argmin_discard(hand, keep)
+
+
+def test_least_discard_worked_example() -> None:
+    # 7s 8s 9s + 8c 8d 8h, the rest Ac 2d 3h Kc Qd (26): shed a ten, leaving 16; of Kc (card 12) and
+    # Qd (card 24) the higher card in the engine's order (suits c d h s) goes
+    hand = parse_cards("7s 8s 9s 8c 8d 8h Ac 2d 3h Kc Qd")
+    mask = sum(1 << c for c in hand)
+    assert least_discard_of_mask(mask) == (parse_cards("Qd")[0], 16)
+    # Qd just taken: Kc instead
+    assert least_discard_of_mask(mask, parse_cards("Qd")[0]) == (parse_cards("Kc")[0], 16)
