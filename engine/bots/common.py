@@ -87,31 +87,46 @@ def mask_of(cards: Iterable[Card]) -> CardMask:
     return mask
 
 
+def _same_rank(card: Card) -> CardMask:
+    rank, suit = card % 13, card // 13
+    return sum(1 << (13 * s + rank) for s in range(4) if s != suit)
+
+
+def _run_partners(card: Card) -> tuple[CardMask, ...]:
+    rank, suit = card % 13, card // 13
+    windows = range(max(0, rank - 2), min(rank, 10) + 1)  # three in a row holding the rank, ace low
+    return tuple(((7 << lo) ^ (1 << rank)) << (13 * suit) for lo in windows)
+
+
+_SAME_RANK: tuple[CardMask, ...] = tuple(_same_rank(c) for c in range(52))
+"""Card -> the other three cards of its rank."""
+_RUN_PARTNERS: tuple[tuple[CardMask, ...], ...] = tuple(_run_partners(c) for c in range(52))
+"""Card -> for each three-in-a-row window of its suit holding it, the window's two other cards."""
+
+
 def forms_meld(hand: CardMask, card: Card) -> bool:
     """Whether ``card`` makes a meld (rules.md point 4) with cards of ``hand``: two more of its rank,
-    or two neighbours of its suit making three in a row (ace low only)."""
-    rank, suit = card % 13, card // 13
-    same_rank = sum(1 for s in range(4) if s != suit and hand >> (s * 13 + rank) & 1)
-    if same_rank >= 2:
+    or two neighbours of its suit making three in a row (ace low only). Table lookups: the bots'
+    rollouts ask this for every upcard."""
+    if (hand & _SAME_RANK[card]).bit_count() >= 2:
         return True
-    return completes_run(hand, card)
+    for pair in _RUN_PARTNERS[card]:  # noqa: SIM110 (any() over a generator costs a frame a call)
+        if hand & pair == pair:
+            return True
+    return False
 
 
 def completes_run(hand: CardMask, card: Card) -> bool:
     """Whether ``card`` makes a run of three or more with cards of its suit in ``hand``."""
-    rank, suit = card % 13, card // 13
-    sm = (hand >> (13 * suit) & _SUIT) | (1 << rank)
-    for lo in range(max(0, rank - 2), min(rank, 10) + 1):
-        window = 7 << lo
-        if sm & window == window:
+    for pair in _RUN_PARTNERS[card]:  # noqa: SIM110 (as in forms_meld)
+        if hand & pair == pair:
             return True
     return False
 
 
 def completes_set(hand: CardMask, card: Card) -> bool:
     """Whether ``card`` makes a set with two or more cards of its rank in ``hand``."""
-    rank, suit = card % 13, card // 13
-    return sum(1 for s in range(4) if s != suit and hand >> (s * 13 + rank) & 1) >= 2
+    return (hand & _SAME_RANK[card]).bit_count() >= 2
 
 
 def neighbours(card: Card) -> list[Card]:

@@ -313,6 +313,27 @@ def test_forms_meld_examples() -> None:
     assert not forms_meld(mask_of(parse_cards("Qs Ks")), parse_card("As"))  # ace low only
 
 
+def test_forms_meld_is_a_meld_of_three_with_the_card() -> None:
+    """Brute force: ``forms_meld`` (and ``completes_run``/``completes_set``) hold exactly when two cards
+    of the hand make a meld with the card (engine.melds.meld_kind), on seeded hands of 0..20 cards."""
+    from itertools import combinations
+
+    from engine.bots.common import completes_run, completes_set
+    from engine.melds import meld_kind
+
+    rng = random.Random(5)
+    for _ in range(400):
+        hand_cards = rng.sample(range(52), rng.randint(0, 20))
+        hand = mask_of(hand_cards)
+        for card in range(52):
+            if hand >> card & 1:
+                continue
+            kinds = {meld_kind((a, b, card)) for a, b in combinations(hand_cards, 2)}
+            assert completes_set(hand, card) == ("set" in kinds)
+            assert completes_run(hand, card) == ("run" in kinds)
+            assert forms_meld(hand, card) == bool(kinds - {None})
+
+
 # ------------------------------------------------------------------ look-ahead and sampled estimates
 
 @settings(max_examples=80, deadline=None)
