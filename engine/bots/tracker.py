@@ -139,8 +139,9 @@ def sample_opponent_hands(table: Table, count: int, rng: random.Random) -> list[
         k = len(cards)
     hands: list[CardMask] = []
     rand = rng.random
+    exponents = [(1.0 / w, c) for c, w in zip(cards, weights, strict=True)]
     for _ in range(count):
-        keyed = sorted(((rand() ** (1.0 / w), c) for c, w in zip(cards, weights, strict=True)), reverse=True)
+        keyed = sorted([(rand() ** e, c) for e, c in exponents], reverse=True)
         mask = table.opp_known
         for _key, card in keyed[:k]:
             mask |= 1 << card
