@@ -71,7 +71,7 @@ def test_the_public_operations_have_no_security_and_the_schema_only_the_bot_sche
     schema = client.get("/api/schema/").json()
     operations = [(path, method, op) for path, ops in schema["paths"].items() for method, op in ops.items()
                   if not path.startswith("/api/v1/bot/")]
-    assert len(operations) == 14
+    assert len(operations) == 15
     assert [(path, method) for path, method, op in operations if "security" in op] == []
     assert list(schema["components"]["securitySchemes"]) == ["BotToken"] and "security" not in schema
 
