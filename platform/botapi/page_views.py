@@ -98,6 +98,6 @@ def upgrade(request: HttpRequest) -> HttpResponse:
                                   "match now), so it cannot become a BOT account: make a new account for "
                                   "your bot."))
         return redirect("accounts:tokens")
-    messages.success(request, _("This is a BOT account now: make a token with the scope %(scope)s and "
-                                "connect your program.") % {"scope": "bot:play"})
+    messages.success(request, _("This is a BOT account now: connect your program with a token that has the "
+                                "scope %(scope)s (make one below if you have none).") % {"scope": "bot:play"})
     return redirect("accounts:tokens")

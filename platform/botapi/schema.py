@@ -38,8 +38,8 @@ SECURITY_SCHEME = {
     "type": "http",
     "scheme": "bearer",
     "bearerFormat": "gin_ + 40 characters",
-    "description": "A personal API token (Account -> API tokens, /accounts/tokens/), shown once. "
-                   "Scopes: bot:play, challenge:write (docs/bot-api.md).",
+    "description": "A personal API token (the page API tokens, /accounts/tokens/, from your profile), "
+                   "shown once. Scopes: bot:play, challenge:write (docs/bot-api.md).",
 }
 
 

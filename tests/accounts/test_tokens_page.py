@@ -1,7 +1,7 @@
-"""Account → API tokens (``/accounts/tokens/``, docs/bot-api.md "Tokens"): a new token's text is shown
-once (the answer to the POST) and never again; revoking; each bad input refused with the form's error,
-400, nothing made; the per-account creation rate; guests and anonymous visitors refused; the upgrade to
-a BOT account (``/accounts/bot/upgrade/``, ``botapi.upgrade.bot_upgrade``)."""
+"""API tokens (``/accounts/tokens/``, from one's own profile; docs/bot-api.md "Tokens"): a new token's text
+is shown once (the answer to the POST) and never again; revoking; each bad input refused with the form's
+error, 400, nothing made; the per-account creation rate; guests and anonymous visitors refused; the upgrade
+to a BOT account (``/accounts/bot/upgrade/``, ``botapi.upgrade.bot_upgrade``)."""
 
 from __future__ import annotations
 

@@ -103,6 +103,7 @@ def test_bot_rankings_page(field: dict[str, Any]) -> None:
     assert html.count('data-testid="anchor"') == 5
     pt = Client(headers={"accept-language": "pt-br"}).get("/rankings/bots/").content.decode()
     assert "âncora" in pt and "Conta de robô: um programa que joga pela API de robôs" in pt
+    assert 'data-testid="tab-bots">Contas de robô</a>' in pt  # the tab's own word, capitalized
     people = Client().get("/rankings/").content.decode()
     assert 'href="/rankings/bots/"' in people
     assert 'data-username="b1"' not in people and 'data-username="p1"' in people
