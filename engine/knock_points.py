@@ -17,7 +17,7 @@ from __future__ import annotations
 import itertools
 
 from engine.cards import CardMask
-from engine.melds import _RUNNABLE, deadwood_of_mask
+from engine.melds import _RUNNABLE, deadwood_of_mask, hand_meld_masks
 from engine.rules import RuleSet
 
 _SUIT = 0x1FFF
@@ -28,38 +28,13 @@ _Meld = tuple[CardMask, bool]
 
 
 def _melds_of(mask: CardMask) -> list[list[_Meld]]:
-    """Per card of ``mask`` (ascending index into its cards): the melds whose lowest card it is,
-    as (mask, is_set); the same melds as :func:`engine.melds.hand_melds`."""
+    """Per card of ``mask`` (ascending index into its cards): the melds whose lowest card it is
+    (:func:`engine.melds.hand_meld_masks`)."""
     by_low: dict[int, list[_Meld]] = {}
-    a, b, c, d = mask & _SUIT, mask >> 13 & _SUIT, mask >> 26 & _SUIT, mask >> 39
-    three = (a & b & (c | d)) | (c & d & (a | b))
-    while three:
-        low = three & -three
-        three ^= low
-        r = low.bit_length() - 1
-        cards = [x for x in (r, 13 + r, 26 + r, 39 + r) if mask >> x & 1]
-        for combo in itertools.combinations(cards, 3):
-            three_mask = (1 << combo[0]) | (1 << combo[1]) | (1 << combo[2])
-            by_low.setdefault(combo[0], []).append((three_mask, True))
-        if len(cards) == 4:
-            by_low.setdefault(cards[0], []).append((sum(1 << x for x in cards), True))
-    for s, sm in enumerate((a, b, c, d)):
-        starts = sm & sm >> 1 & sm >> 2
-        base = 13 * s
-        while starts:
-            low = starts & -starts
-            starts ^= low
-            lo = low.bit_length() - 1
-            run = 7 << lo
-            hi = lo + 2
-            while True:
-                by_low.setdefault(base + lo, []).append((run << base, False))
-                hi += 1
-                if hi >= 13 or not sm >> hi & 1:
-                    break
-                run |= 1 << hi
-    order = [x for x in range(52) if mask >> x & 1]
-    return [by_low.get(x, []) for x in order]
+    for meld in hand_meld_masks(mask):
+        m = meld[0]
+        by_low.setdefault((m & -m).bit_length() - 1, []).append(meld)
+    return [by_low.get(x, []) for x in range(52) if mask >> x & 1]
 
 
 def _arrangements(mask: CardMask, limit: int) -> list[tuple[int, list[_Meld]]]:

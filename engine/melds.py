@@ -386,6 +386,18 @@ def deadwood_after_discards_of_mask(mask: CardMask) -> dict[Card, int]:
     return result
 
 
+def _all_set_choices(mask: CardMask, three: int) -> list[tuple[int, ...]]:
+    """For each rank with 3+ cards in ``mask`` (bits of ``three``): every set choice, unpruned (none,
+    the 4-set, every 3-subset), as removal masks: the choices a discard's deadwood must consider."""
+    lists: list[tuple[int, ...]] = []
+    while three:
+        low = three & -three
+        three ^= low
+        k = low.bit_length() - 1
+        lists.append(tuple(o << k for o in _ALL_SET_OPTIONS[mask >> k & _SPREAD]))
+    return lists
+
+
 def _build_shed_tables() -> tuple[list[int], list[int]]:
     """Per 13-bit suit mask: the least runs-only deadwood left after removing one of its cards, and
     the highest rank achieving it (-1 and a huge count for the empty mask)."""
@@ -430,13 +442,7 @@ def least_discard_of_mask(mask: CardMask, keep: Card | None = None) -> tuple[Car
                 if v < best or (v == best and card > best_card):
                     best, best_card = v, card
     else:
-        lists: list[tuple[int, ...]] = []
-        while three:
-            low = three & -three
-            three ^= low
-            k = low.bit_length() - 1
-            lists.append(tuple(o << k for o in _ALL_SET_OPTIONS[mask >> k & _SPREAD]))
-        for combo in itertools.product(*lists):
+        for combo in itertools.product(*_all_set_choices(mask, three)):
             rem = 0
             for o in combo:
                 rem |= o
@@ -467,15 +473,9 @@ def _after_discards_with_sets(mask: CardMask, three: int) -> dict[Card, int]:
     for each unpruned choice (per such rank: none, the 4-set, every 3-subset) and each card not in
     it, the runs-only deadwood of the rest without the card is one suit lookup away."""
     t = _RUN_DW
-    lists: list[tuple[int, ...]] = []
-    while three:
-        low = three & -three
-        three ^= low
-        k = low.bit_length() - 1
-        lists.append(tuple(o << k for o in _ALL_SET_OPTIONS[mask >> k & _SPREAD]))
     cards = [(x, x // 13, 1 << (x % 13)) for x in from_mask(mask)]
     best = dict.fromkeys((x for x, _, _ in cards), 1 << 30)
-    for combo in itertools.product(*lists):
+    for combo in itertools.product(*_all_set_choices(mask, three)):
         rem = 0
         for o in combo:
             rem |= o
@@ -491,11 +491,10 @@ def _after_discards_with_sets(mask: CardMask, three: int) -> dict[Card, int]:
     return best
 
 
-def hand_melds(mask: CardMask) -> list[Meld]:
-    """Every meld (sets of 3 and 4, runs of every length >= 3) whose cards are all in ``mask``.
-
-    Order: sets by rank (each rank's 3-subsets, then its 4-set), then runs by suit, start, length."""
-    melds: list[Meld] = []
+def hand_meld_masks(mask: CardMask) -> list[tuple[CardMask, bool]]:
+    """Every meld whose cards are all in ``mask``, as (its cards' mask, whether it is a set), in
+    :func:`hand_melds`' order (the bots' knock scoring walks these without building melds)."""
+    melds: list[tuple[CardMask, bool]] = []
     a = mask & _SUIT
     b = mask >> 13 & _SUIT
     c = mask >> 26 & _SUIT
@@ -506,21 +505,29 @@ def hand_melds(mask: CardMask) -> list[Meld]:
         three ^= low
         r = low.bit_length() - 1
         cards = [x for x in (r, 13 + r, 26 + r, 39 + r) if mask >> x & 1]
-        melds.extend(Meld("set", combo) for combo in itertools.combinations(cards, 3))
+        melds.extend((sum(1 << x for x in combo), True) for combo in itertools.combinations(cards, 3))
         if len(cards) == 4:
-            melds.append(Meld("set", tuple(cards)))
+            melds.append((sum(1 << x for x in cards), True))
     for s, sm in enumerate((a, b, c, d)):
         starts = sm & sm >> 1 & sm >> 2  # ranks starting three in a row
-        base = 13 * s
         while starts:
             low = starts & -starts
             starts ^= low
             lo = low.bit_length() - 1
+            run = 7 << lo
             hi = lo + 2
             while hi < 13 and sm >> hi & 1:
-                melds.append(Meld("run", tuple(range(base + lo, base + hi + 1))))
+                melds.append((run << 13 * s, False))
                 hi += 1
+                run |= 1 << hi
     return melds
+
+
+def hand_melds(mask: CardMask) -> list[Meld]:
+    """Every meld (sets of 3 and 4, runs of every length >= 3) whose cards are all in ``mask``.
+
+    Order: sets by rank (each rank's 3-subsets, then its 4-set), then runs by suit, start, length."""
+    return [Meld("set" if is_set else "run", tuple(from_mask(m))) for m, is_set in hand_meld_masks(mask)]
 
 
 def all_arrangements(cards: Iterable[Card], max_deadwood: int | None = None) -> Iterator[Arrangement]:
