@@ -398,6 +398,17 @@ def _all_set_choices(mask: CardMask, three: int) -> list[tuple[int, ...]]:
     return lists
 
 
+def _set_choice_suits(mask: CardMask, three: int) -> Iterator[tuple[int, tuple[int, int, int, int]]]:
+    """Each unpruned set choice of ``mask`` (:func:`_all_set_choices`; one empty choice when ``three``
+    is 0): (the set cards' mask, the four 13-bit suit masks of the cards left)."""
+    for combo in itertools.product(*_all_set_choices(mask, three)):
+        rem = 0
+        for o in combo:
+            rem |= o
+        m = mask & ~rem
+        yield rem, (m & _SUIT, m >> 13 & _SUIT, m >> 26 & _SUIT, m >> 39)
+
+
 def _build_shed_tables() -> tuple[list[int], list[int]]:
     """Per 13-bit suit mask: the least runs-only deadwood left after removing one of its cards, and
     the highest rank achieving it (-1 and a huge count for the empty mask)."""
@@ -433,29 +444,15 @@ def least_discard_of_mask(mask: CardMask, keep: Card | None = None) -> tuple[Car
     d = mask >> 39
     three = (a & b & (c | d)) | (c & d & (a | b))
     best, best_card = 1 << 30, -1
-    if not three:
-        total = t[a] + t[b] + t[c] + t[d]
-        for s, part in ((0, a), (1, b), (2, c), (3, d)):
+    for _rem, parts in _set_choice_suits(mask, three):  # no rank of 3+: one choice, no set
+        total = t[parts[0]] + t[parts[1]] + t[parts[2]] + t[parts[3]]
+        for s in range(4):
+            part = parts[s]
             if part:
                 v = total - t[part] + shed_dw[part]
                 card = 13 * s + shed_rank[part]
                 if v < best or (v == best and card > best_card):
                     best, best_card = v, card
-    else:
-        for combo in itertools.product(*_all_set_choices(mask, three)):
-            rem = 0
-            for o in combo:
-                rem |= o
-            m = mask & ~rem
-            parts = (m & _SUIT, m >> 13 & _SUIT, m >> 26 & _SUIT, m >> 39)
-            total = t[parts[0]] + t[parts[1]] + t[parts[2]] + t[parts[3]]
-            for s in range(4):
-                part = parts[s]
-                if part:
-                    v = total - t[part] + shed_dw[part]
-                    card = 13 * s + shed_rank[part]
-                    if v < best or (v == best and card > best_card):
-                        best, best_card = v, card
     if best_card == keep and keep is not None:
         # rare (the taken card made a meld): the full table, without that card
         after = deadwood_after_discards_of_mask(mask)
@@ -475,12 +472,7 @@ def _after_discards_with_sets(mask: CardMask, three: int) -> dict[Card, int]:
     t = _RUN_DW
     cards = [(x, x // 13, 1 << (x % 13)) for x in from_mask(mask)]
     best = dict.fromkeys((x for x, _, _ in cards), 1 << 30)
-    for combo in itertools.product(*_all_set_choices(mask, three)):
-        rem = 0
-        for o in combo:
-            rem |= o
-        m = mask & ~rem
-        parts = (m & _SUIT, m >> 13 & _SUIT, m >> 26 & _SUIT, m >> 39)
+    for rem, parts in _set_choice_suits(mask, three):
         vals = (t[parts[0]], t[parts[1]], t[parts[2]], t[parts[3]])
         total = vals[0] + vals[1] + vals[2] + vals[3]
         for x, s, bit in cards:
