@@ -98,9 +98,9 @@ def _run_partners(card: Card) -> tuple[CardMask, ...]:
     return tuple(((7 << lo) ^ (1 << rank)) << (13 * suit) for lo in windows)
 
 
-_SAME_RANK: tuple[CardMask, ...] = tuple(_same_rank(c) for c in range(52))
+SAME_RANK: tuple[CardMask, ...] = tuple(_same_rank(c) for c in range(52))
 """Card -> the other three cards of its rank."""
-_RUN_PARTNERS: tuple[tuple[CardMask, ...], ...] = tuple(_run_partners(c) for c in range(52))
+RUN_PARTNERS: tuple[tuple[CardMask, ...], ...] = tuple(_run_partners(c) for c in range(52))
 """Card -> for each three-in-a-row window of its suit holding it, the window's two other cards."""
 
 
@@ -108,9 +108,9 @@ def forms_meld(hand: CardMask, card: Card) -> bool:
     """Whether ``card`` makes a meld (rules.md point 4) with cards of ``hand``: two more of its rank,
     or two neighbours of its suit making three in a row (ace low only). Table lookups: the bots'
     rollouts ask this for every upcard."""
-    if (hand & _SAME_RANK[card]).bit_count() >= 2:
+    if (hand & SAME_RANK[card]).bit_count() >= 2:
         return True
-    for pair in _RUN_PARTNERS[card]:  # noqa: SIM110 (any() over a generator costs a frame a call)
+    for pair in RUN_PARTNERS[card]:  # noqa: SIM110 (any() over a generator costs a frame a call)
         if hand & pair == pair:
             return True
     return False
@@ -118,7 +118,7 @@ def forms_meld(hand: CardMask, card: Card) -> bool:
 
 def completes_run(hand: CardMask, card: Card) -> bool:
     """Whether ``card`` makes a run of three or more with cards of its suit in ``hand``."""
-    for pair in _RUN_PARTNERS[card]:  # noqa: SIM110 (as in forms_meld)
+    for pair in RUN_PARTNERS[card]:  # noqa: SIM110 (as in forms_meld)
         if hand & pair == pair:
             return True
     return False
@@ -126,7 +126,7 @@ def completes_run(hand: CardMask, card: Card) -> bool:
 
 def completes_set(hand: CardMask, card: Card) -> bool:
     """Whether ``card`` makes a set with two or more cards of its rank in ``hand``."""
-    return (hand & _SAME_RANK[card]).bit_count() >= 2
+    return (hand & SAME_RANK[card]).bit_count() >= 2
 
 
 def neighbours(card: Card) -> list[Card]:

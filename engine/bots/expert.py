@@ -6,7 +6,8 @@ next draw and its chance to reach the knock limit on that draw (:func:`engine.bo
 - Level 4 is the simple player with that look-ahead: it keeps the cards that can still meld, takes the
   upcard only when it makes a meld, knocks as soon as it can, and remembers nothing.
 - Level 5 also tracks every card seen (:mod:`engine.bots.tracker`), samples the opponent's concealed
-  hand weighted by its picks, declines and discards, penalizes each discard by how often a sampled
+  hand from the posterior given its takes, declines and discards under the simple player's policy
+  (:mod:`engine.bots.posterior`), penalizes each discard by how often a sampled
   opponent would meld it, takes the upcard whenever it leaves less deadwood than a stock draw is
   expected to, values low deadwood more as the stock runs out. Its discard is then settled by
   determinized Monte Carlo (:mod:`engine.bots.rollout`): the heuristic's best few discards (those
@@ -25,6 +26,7 @@ from typing import TYPE_CHECKING
 from engine.bots.common import Options, discard_action, forms_meld, mask_of, options
 from engine.bots.evaluate import NEIGHBOUR_MASK, Outlook, lookahead
 from engine.bots.montecarlo import KnockEstimate, knock_estimate, meld_danger
+from engine.bots.posterior import read_evidence, sample_posterior
 from engine.bots.rollout import discard_values, make_worlds
 from engine.bots.tracker import read_table, sample_opponent_hands
 from engine.cards import Card, CardMask
@@ -45,7 +47,9 @@ class Style:
     within ``window`` points of the heuristic's best, and the ``margin`` (points) a rollout choice
     must gain over the heuristic's first choice (or a discard over knocking) to replace it; after
     ``prune_after`` worlds, candidates trailing the leader by more than ``prune`` points a world are
-    dropped (successive halving, :func:`engine.bots.rollout.discard_values`)."""
+    dropped (successive halving, :func:`engine.bots.rollout.discard_values`). ``posterior``: the
+    opponent's hands come from :func:`engine.bots.posterior.sample_posterior` (else from the
+    tracker's weights, :func:`engine.bots.tracker.sample_opponent_hands`)."""
 
     now: float
     knock_bonus: float
@@ -62,6 +66,7 @@ class Style:
     window: float = 0.0
     prune_after: int = 0
     prune: float = 0.0
+    posterior: bool = False
 
 
 STYLES: dict[int, Style] = {
@@ -69,8 +74,15 @@ STYLES: dict[int, Style] = {
              samples=0, knock_samples=0),
     5: Style(now=0.5, knock_bonus=6.0, danger_penalty=9.0, take_margin=1.0, tracking=True,
              samples=100, knock_samples=24, late_now=1.0, worlds=100, candidates=6, margin=1.0, window=6.0,
-             prune_after=40, prune=2.0),
+             prune_after=40, prune=2.0, posterior=True),
 }
+
+
+def _stock_weights(pool: list[Card], samples: list[CardMask]) -> list[float]:
+    """Each ``pool`` card's relative chance to come from the stock next: one minus the share of the
+    sampled opponent hands holding it (at least 0.05)."""
+    n = len(samples)
+    return [max(0.05, 1.0 - sum(hand >> c & 1 for hand in samples) / n) for c in pool]
 
 
 GIN_WAIT_STOCK = 12
@@ -99,11 +111,15 @@ class ExpertBot:
         if style.tracking:
             table = read_table(view)
             pool = table.unknown
-            p_opp = table.p_opponent()
-            # a card the opponent probably holds is less likely to be drawn from the stock
-            weights: list[float] | None = [max(0.05, 1.0 - p_opp.get(c, 0.0)) for c in pool]
-            if style.samples:
-                samples = sample_opponent_hands(table, style.samples, self.rng)
+            if style.samples and style.posterior:
+                samples = sample_posterior(read_evidence(view), style.samples, self.rng)
+                weights: list[float] | None = _stock_weights(pool, samples)
+            else:
+                p_opp = table.p_opponent()
+                # a card the opponent probably holds is less likely to be drawn from the stock
+                weights = [max(0.05, 1.0 - p_opp.get(c, 0.0)) for c in pool]
+                if style.samples:
+                    samples = sample_opponent_hands(table, style.samples, self.rng)
             opp_known = table.opp_known
         else:
             opp_known = mask_of(view.opponent_known)
