@@ -1,7 +1,7 @@
 """Decision-time benchmark of a bot level (issue 4: level 5 median <= 50 ms, max <= 1 s on one core).
 
 ``python -m engine.tools.botbench --level 5 --against 3 --matches 10 --seed 1`` plays matches with the
-arena's seeding and times every ``choose`` call of the measured level (``time.perf_counter``, one
+arena's seeding and times every ``choose`` call of the measured level (``time.process_time``, CPU of one
 process), printing the count, median, 90th and 99th percentiles and maximum in milliseconds, overall
 and by decision kind (offer, draw, discard). ``--json`` prints one JSON object.
 """

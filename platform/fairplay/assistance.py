@@ -35,8 +35,15 @@ from engine.bots.ladder import make_bot
 from engine.phase import Phase
 from engine.view import PlayerView
 
-METHOD_VERSION = 1
-"""Stored on each ``SeatSignal`` row (``version``): bump when a tally would change (settings, sample)."""
+METHOD_VERSION = 2
+"""Stored on each ``SeatSignal`` row (``version``): bump when a tally would change (settings, sample, the
+reference bot). 2: level 5 samples the opponent's hand from its posterior (issue 28)."""
+
+
+def method_version() -> int:
+    """:data:`METHOD_VERSION` (the ``SeatSignal.version`` default: a callable, so a bump needs no
+    migration)."""
+    return METHOD_VERSION
 
 MAX_DECISIONS = 40
 """Discard decisions judged per seat and match, at most (level 5's choice ~36 ms each, and the judge at
@@ -72,14 +79,14 @@ class Band:
 
 SPREAD_FLOOR = 0.12
 """The least ``spread`` of a band: the honest bots of one level hardly differ from seat to seat (measured
-spread 0 to 0.03), people of one rating do; at 0.12 no honest level's figure is flagged in any band at 20
-matches, and level 5's still is in bands 3 and 4 (docs/fairplay.md)."""
+spread 0 to 0.04), people of one rating do; at 0.12 no honest level's figure is flagged in any band at 5,
+10 or 20 matches, and level 5's is in bands 3 and 4 (docs/fairplay.md)."""
 
 BANDS: dict[int, Band] = {
-    1: Band(1, 0.289, SPREAD_FLOOR, 3.06),
-    2: Band(2, 0.245, SPREAD_FLOOR, 2.67),
-    3: Band(3, 0.096, SPREAD_FLOOR, 2.96),
-    4: Band(4, 0.044, SPREAD_FLOOR, 3.00),
+    1: Band(1, 0.189, SPREAD_FLOOR, 3.34),
+    2: Band(2, 0.263, SPREAD_FLOOR, 2.94),
+    3: Band(3, 0.134, SPREAD_FLOOR, 2.36),
+    4: Band(4, 0.076, SPREAD_FLOOR, 2.56),
 }
 """Band level -> :class:`Band`, measured on honest house bots of that level: 320 seats of 160 seeded
 matches (classic, target 100), ``scripts/fairplay_calibrate.py play --matches 8 --seed 25`` and

@@ -20,6 +20,8 @@ from django.db import models
 from django.db.models import F, Q
 from django.utils.translation import gettext_lazy as _
 
+from fairplay.assistance import method_version
+
 
 class ReportReason(models.TextChoices):
     ASSISTANCE = "assistance", _("Computer assistance")
@@ -127,7 +129,7 @@ class SeatSignal(models.Model):
     loss = models.FloatField(_("expected points lost"))
     why = models.CharField(_("analysed because"), max_length=10, default="sample")
     flagged = models.JSONField(_("decisions played as level 5"), default=list, blank=True)
-    version = models.PositiveSmallIntegerField(_("method version"), default=1)
+    version = models.PositiveSmallIntegerField(_("method version"), default=method_version)
     analysed_at = models.DateTimeField(_("analysed"), auto_now_add=True)
 
     class Meta:

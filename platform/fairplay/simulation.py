@@ -203,7 +203,7 @@ OPPONENT = -1
 
 
 def simulate(*, seed: int = 1, honest: int = 200, rounds: int = 2, farm: int = 8, farmer_others: int = 4,
-             assisted: int = 10, regulars: int = 4, regular_rounds: int = 3, target: int = 50,
+             assisted: int = 15, regulars: int = 4, regular_rounds: int = 3, target: int = 50,
              days: int | None = None, progress: Callable[[int, int], None] | None = None) -> Sample:
     """Create the population, play its matches over ``days`` simulated days, rate them and refresh the
     signals (module docstring).

@@ -113,12 +113,12 @@ def test_a_match_is_analysed_once_per_seat_through_the_task(alice: Any, bob: Any
     assert match.status == "finished" and match.rated and match.bot_seats == []
     assert tasks.assistance_match(match.pk) == 2
     # the seeded match: of the draws and 10 discards judged a seat, 5 are contested (level 4 and level 5
-    # differ) for each; alice played 1 of them as level 5 would, bob 2; expected points lost on them
+    # differ) for each; alice played 2 of them as level 5 would, bob 3; expected points lost on them
     first = rows(match)
-    assert first == [(0, alice.pk, 5, 1, 41.875, "sample"), (1, bob.pk, 5, 2, 31.375, "sample")]
-    # where each played a contested decision as level 5 would: (hand, step), one for alice, two for bob
+    assert first == [(0, alice.pk, 5, 2, 38.75, "sample"), (1, bob.pk, 5, 3, 40.875, "sample")]
+    # where each played a contested decision as level 5 would: (hand, step), two for alice, three for bob
     flagged = [s.flagged for s in SeatSignal.objects.filter(match=match).order_by("seat")]
-    assert flagged == [[[3, 22]], [[1, 28], [3, 16]]]
+    assert flagged == [[[1, 6], [3, 14]], [[1, 4], [1, 28], [3, 16]]]
     # cross-checked on the engine: at each of them the move played is level 5's and not level 4's
     from engine.analysis import positions
     from engine.bots.ladder import make_bot
@@ -138,8 +138,8 @@ def test_a_match_is_analysed_once_per_seat_through_the_task(alice: Any, bob: Any
     # the players' assistance columns: one match, 5 decisions (under 100: no z-score yet)
     signal = PlayerSignal.objects.get(user=alice)
     assert (signal.decisions, signal.agreement, signal.loss_per_decision, signal.assistance_z) == (
-        5, 0.2, 8.375, None)
-    assert PlayerSignal.objects.get(user=bob).agreement == 0.4
+        5, 0.4, 7.75, None)
+    assert PlayerSignal.objects.get(user=bob).agreement == 0.6
 
 
 @pytest.mark.django_db
@@ -150,11 +150,11 @@ def test_the_refresh_writes_the_assistance_columns_only(alice: Any, bob: Any) ->
     # 120 decisions at 0.9 in band 3 (alice is unrated: 1500): z = (0.9 - mean) / sd
     SeatSignal.objects.create(match=match, seat=0, player=alice, decisions=120, agreed=108, loss=60.0)
     signal = assistance_runs.player_refresh(user_id=alice.pk)
-    # band 3: mean 0.096, spread 0.12: sd = sqrt(0.0144 + 0.096 * 0.904 / 120) = 0.122976,
-    # z = (0.9 - 0.096) / 0.122976 = 6.538
-    assert assistance.BANDS[3] == Band(3, 0.096, 0.12, 2.96)
+    # band 3: mean 0.134, spread 0.12: sd = sqrt(0.0144 + 0.134 * 0.866 / 120) = 0.123964,
+    # z = (0.9 - 0.134) / 0.123964 = 6.179
+    assert assistance.BANDS[3] == Band(3, 0.134, 0.12, 2.36)
     assert (signal.decisions, signal.agreement, signal.loss_per_decision) == (120, 0.9, 0.5)
-    assert signal.assistance_z == 6.538
+    assert signal.assistance_z == 6.179
     signal.refresh_from_db()
     assert (signal.strength, signal.reasons, signal.open_reports) == (
         7.5, [{"signal": "pair", "value": 1}], 2)
@@ -316,9 +316,11 @@ def test_a_seat_played_by_level_5_agrees_with_level_5(alice: Any, bob: Any, few:
     assert match.status == "finished"
     settings.FAIRPLAY_ASSISTANCE_DECISIONS = 40  # every discard decision of this short match
     assert tasks.assistance_match(match.pk) == 2
-    # alice: 6 of her 8 contested decisions are the analysis's level 5's (a level-5 bot with another seed
-    # differs where two moves are close); bob: none of his 12; and she lost fewer expected points
-    assert rows(match) == [(0, alice.pk, 8, 6, 34.625, "sample"), (1, bob.pk, 12, 0, 66.5, "sample")]
+    # alice: 9 of her 15 contested decisions are the analysis's level 5's (a level-5 bot with another seed
+    # differs where two moves are close, its posterior sample being another); bob: 2 of his 9. (The
+    # expected points lost are the judge's, whose worlds come from the tracker's weights, not from
+    # level 5's posterior: by them her contested moves cost more, 6.7 points each against his 4.9.)
+    assert rows(match) == [(0, alice.pk, 15, 9, 100.5, "sample"), (1, bob.pk, 9, 2, 44.25, "sample")]
 
 
 # ------------------------------------------------------------------------------- a report, and its sweep
@@ -341,7 +343,7 @@ def test_a_report_has_the_reported_players_rated_matches_analysed(
         carol = User.objects.create_user("carol", password="pw-123456!x")
         report_make(reporter=carol, reported=alice, reason=ReportReason.ASSISTANCE, comment="",
                     place=ReportPlace.PROFILE)
-        assert rows(match) == [(0, alice.pk, 5, 1, 41.875, "reported"), (1, bob.pk, 5, 2, 31.375, "reported")]
+        assert rows(match) == [(0, alice.pk, 5, 2, 38.75, "reported"), (1, bob.pk, 5, 3, 40.875, "reported")]
         assert assistance_runs.reported_backlog(user_id=alice.pk) == []
     finally:
         current_app.conf.task_always_eager = False

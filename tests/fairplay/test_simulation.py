@@ -22,10 +22,10 @@ from games.selectors import own_moves
 from ratings.models import PlayerRating, RatingChange
 
 # Measured with seed 25 (docs/fairplay.md "Simulation"):
-FARMER, PUPPET = 1663.05, 1400.44
-ASSISTED = (135, 0.5333, 4.034)  # (contested decisions, agreement with level 5 on them, z in band 4)
-BEST_HONEST = 0.1201  # the strongest honest member's strength after the analysis (a pair of regulars)
-MAX_HONEST_Z = 1.127  # the largest z among the analysed honest members (the level-2 regular, band 3)
+FARMER, PUPPET = 1624.22, 1400.14
+ASSISTED = (168, 0.5774, 4.119)  # (contested decisions, agreement with level 5 on them, z in band 4)
+BEST_HONEST = 0.3173  # the strongest honest member's strength after the analysis (the level-2 regular)
+MAX_HONEST_Z = 1.663  # the largest z among the analysed honest members (the level-2 regular, band 4)
 
 pytestmark = pytest.mark.django_db
 
@@ -40,13 +40,13 @@ def test_the_pair_and_the_assisted_member_top_the_queue_among_200_honest_members
     assert len(sample.honest) == 200 and set(sample.levels.values()) == {1, 2, 3, 4}
     assert [sample.levels[u] for u in sample.regulars] == [1, 2, 3, 4]
     # 2 rounds of 100 honest boards, 8 farmed, 4 of the farmer's against honest members, 3 round robins
-    # of the 4 regulars (18), 10 assisted; over 3 simulated days (8 farmed at 3 a day).
+    # of the 4 regulars (18), 15 assisted; over 3 simulated days (8 farmed at 3 a day).
     assert sample.days == 3
-    assert len(sample.match_ids) == 240 and len(sample.assisted_match_ids) == 10
+    assert len(sample.match_ids) == 245 and len(sample.assisted_match_ids) == 15
     assert len(sample.regular_match_ids) == 18
     played = Match.objects.filter(pk__in=sample.match_ids)
-    assert played.filter(status=MatchStatus.FINISHED, rated=True).count() == 240
-    assert RatingChange.objects.filter(match_id__in=sample.match_ids).count() == 2 * 240  # every one rated
+    assert played.filter(status=MatchStatus.FINISHED, rated=True).count() == 245
+    assert RatingChange.objects.filter(match_id__in=sample.match_ids).count() == 2 * 245  # every one rated
     # Every log replays through the engine to the stored result.
     for match in Match.objects.filter(pk__in=sample.match_ids[::20]):
         live = rebuild(match, MatchEvent.objects.filter(match=match).order_by("seq"))
@@ -88,9 +88,9 @@ def test_the_pair_and_the_assisted_member_top_the_queue_among_200_honest_members
                    .values_list("user_id", "rating"))
     assert round(ratings[sample.farmer], 2) == FARMER and round(ratings[sample.puppet], 2) == PUPPET
 
-    # The assistance analysis: the assisted member's 10 matches and the regulars' 18.
+    # The assistance analysis: the assisted member's 15 matches and the regulars' 18.
     result = simulation.analyse_sample(sample, simulation.assistance_analysis(sample))
-    assert result["matches"] == 28 and result["seats"] == 56
+    assert result["matches"] == 33 and result["seats"] == 66
     figures = simulation.assistance_report(sample)
     print(json.dumps(simulation.queue_report(sample)), json.dumps(figures), sample.seconds)  # (-s) the docs
     assisted = PlayerSignal.objects.get(user_id=sample.assisted)
@@ -103,10 +103,10 @@ def test_the_pair_and_the_assisted_member_top_the_queue_among_200_honest_members
     assert all(r.strength >= measures.THRESHOLD for r in queue[:3])
     best_honest = max(r.strength for r in queue if r.user_id in honest)
     assert best_honest < measures.THRESHOLD and best_honest == BEST_HONEST
-    assert figures["honest_seats"] == 46 and figures["honest_seats"] + 10 == result["seats"]
+    assert figures["honest_seats"] == 51 and figures["honest_seats"] + 15 == result["seats"]
     assert figures["max_honest_z"] == MAX_HONEST_Z < assistance.THRESHOLD
     analysed = SeatSignal.objects.filter(match_id__in=sample.match_ids)
-    assert analysed.filter(player_id=sample.assisted).count() == 10
+    assert analysed.filter(player_id=sample.assisted).count() == 15
     report = simulation.queue_report(sample)
     assert sorted(report["above_threshold"]) == ["assisted", "farmer", "puppet"]
     assert report["max_honest_strength"] == best_honest and report["margin"] > 0

@@ -1,5 +1,5 @@
 """``manage.py fairplay_simulate [--seed S] [--honest 200] [--rounds 2] [--farm 8] [--farmer-others 4]
-[--assisted 10] [--regulars 4] [--regular-rounds 3] [--days D] [--target 50] [--analyse [--worlds W]]``:
+[--assisted 15] [--regulars 4] [--regular-rounds 3] [--days D] [--target 50] [--analyse [--worlds W]]``:
 issue 25's seeded population (``fairplay.simulation``) played over simulated days, rated and its signals
 refreshed; with ``--analyse``, the assistance analysis (``fairplay.simulation.assistance_analysis``) of
 the assisted member's matches and the regulars' round robins, at ``--worlds`` worlds per judged
@@ -40,7 +40,7 @@ class Command(BaseCommand):
         parser.add_argument("--rounds", type=int, default=2, help="rated matches per honest member")
         parser.add_argument("--farm", type=int, default=8, help="matches the puppet resigns to the farmer")
         parser.add_argument("--farmer-others", type=int, default=4)
-        parser.add_argument("--assisted", type=int, default=10, help="matches of the level-5 member")
+        parser.add_argument("--assisted", type=int, default=15, help="matches of the level-5 member")
         parser.add_argument("--regulars", type=int, default=4,
                             help="honest members (levels 1-4 in turn) who also play round robins: the "
                                  "honest sample --analyse judges")
