@@ -30,10 +30,10 @@ only; ``r`` is *present* when ``r`` is in ``S``, and was held then with chance `
 - discard, also: for each card of ``S`` worth more than ``c`` (rules.md card values) and in no meld of
   ``S`` plus the known cards: ``miss + (1 - miss) * (1 - held)``;
 - decline, also the same as a discard. The policy does not imply it (a card passed says nothing about
-  the others), but a simple player's hand stays low, and this reading of its passes was measured to
-  bring the sampled hands nearer the true one: 4.16 and 4.07 cards in common with it on average (of
-  10; two seeded sets of 30 hands between simple players, 281 and 294 positions), against 4.09 and
-  3.89 without it (and 3.93 with the tracker's weights, 3.28 uniform).
+  the others), but a simple player's hand stays low, and this reading of its passes brings the sampled
+  hands nearer the true one: ``python scripts/bench_posterior.py --seed 3`` (and ``--seed 4``), 30
+  hands between simple players each: 4.13 (3.97) cards of 10 in common with the true hand on average,
+  4.08 (3.92) without it, 3.96 (3.83) with the tracker's weights, 3.31 (3.17) uniform.
 
 **Sampling** (:func:`sample_posterior`): a Metropolis chain (Metropolis et al. 1953) over concealed sets
 whose move swaps one concealed card for one unknown card outside (a symmetric proposal), accepted with
