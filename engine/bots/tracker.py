@@ -24,8 +24,8 @@ import random
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from engine.actions import ActionKind
 from engine.bots.common import mask_of, neighbours
+from engine.bots.posterior import observations
 from engine.cards import Card, CardMask
 
 if TYPE_CHECKING:
@@ -82,27 +82,10 @@ class Table:
 
 def read_table(view: PlayerView) -> Table:
     """Replay ``view.history`` (public actions only) into a :class:`Table` for ``view.player``."""
-    me = view.player
-    pile: list[Card] = [] if view.first_upcard is None else [view.first_upcard]  # none: eleven deal
-    picked: list[Card] = []
-    declined: list[Card] = []
-    discarded: list[Card] = []
-    for event in view.history:
-        kind = event.action.kind
-        mine = event.seat == me
-        if kind in (ActionKind.TAKE_UPCARD, ActionKind.DRAW_DISCARD):
-            card = pile.pop() if pile else event.card
-            if not mine and card is not None:
-                picked.append(card)
-        elif kind is ActionKind.PASS or kind is ActionKind.DRAW_STOCK:
-            if not mine and pile:
-                declined.append(pile[-1])
-        elif kind in (ActionKind.DISCARD, ActionKind.KNOCK):
-            card = event.action.card
-            assert card is not None
-            pile.append(card)
-            if not mine:
-                discarded.append(card)
+    seen = observations(view)  # the opponent's takes, declines and discards, replayed once
+    picked = [o.card for o in seen if o.kind == "take"]
+    declined = [o.card for o in seen if o.kind == "decline"]
+    discarded = [o.card for o in seen if o.kind == "discard"]
     hand = mask_of(view.hand)
     dead = mask_of(view.discard_pile)
     known = mask_of(view.opponent_known)
