@@ -108,18 +108,22 @@ class ExpertBot:
         hand = mask_of(view.hand)
         style = self.style
         samples: list[CardMask] = []
-        if style.tracking:
+        weights: list[float] | None
+        if style.tracking and style.samples and style.posterior:
+            # the evidence holds the unknown cards and the known ones: no tracker table needed
+            evidence = read_evidence(view)
+            pool = list(evidence.unknown)
+            samples = sample_posterior(evidence, style.samples, self.rng)
+            weights = _stock_weights(pool, samples)
+            opp_known = evidence.known
+        elif style.tracking:
             table = read_table(view)
             pool = table.unknown
-            if style.samples and style.posterior:
-                samples = sample_posterior(read_evidence(view), style.samples, self.rng)
-                weights: list[float] | None = _stock_weights(pool, samples)
-            else:
-                p_opp = table.p_opponent()
-                # a card the opponent probably holds is less likely to be drawn from the stock
-                weights = [max(0.05, 1.0 - p_opp.get(c, 0.0)) for c in pool]
-                if style.samples:
-                    samples = sample_opponent_hands(table, style.samples, self.rng)
+            p_opp = table.p_opponent()
+            # a card the opponent probably holds is less likely to be drawn from the stock
+            weights = [max(0.05, 1.0 - p_opp.get(c, 0.0)) for c in pool]
+            if style.samples:
+                samples = sample_opponent_hands(table, style.samples, self.rng)
             opp_known = table.opp_known
         else:
             opp_known = mask_of(view.opponent_known)
