@@ -14,7 +14,9 @@ rises), and each layoff choice is a mask, scored by the least-deadwood tables.
 
 from __future__ import annotations
 
+import functools
 import itertools
+from collections.abc import Sequence
 
 from engine.cards import CardMask
 from engine.melds import _RUNNABLE, deadwood_of_mask, hand_meld_masks
@@ -65,6 +67,14 @@ def _arrangements(mask: CardMask, limit: int) -> list[tuple[int, list[_Meld]]]:
     return out
 
 
+@functools.lru_cache(maxsize=1 << 15)
+def _ranked_arrangements(mask: CardMask, limit: int) -> tuple[tuple[int, tuple[_Meld, ...]], ...]:
+    """:func:`_arrangements` in ascending deadwood (a stable sort). Cached: a rollout's knocker
+    often knocks with the same cards in world after world (a knock option always does)."""
+    ranked = sorted(_arrangements(mask, limit), key=lambda choice: choice[0])
+    return tuple((kd, tuple(melds)) for kd, melds in ranked)
+
+
 def _layoff_choices(defender: CardMask, meld: _Meld) -> list[CardMask]:
     """The masks the defender holding ``defender`` can lay off on ``meld`` (none excluded)."""
     cards, is_set = meld
@@ -94,7 +104,7 @@ def _layoff_choices(defender: CardMask, meld: _Meld) -> list[CardMask]:
     return [x | y for x in below for y in above if x | y]
 
 
-def _defender_deadwood(defender: CardMask, melds: list[_Meld], no_layoffs: int) -> int:
+def _defender_deadwood(defender: CardMask, melds: Sequence[_Meld], no_layoffs: int) -> int:
     """The defender's least deadwood after laying off on ``melds`` (as
     :func:`engine.layoffs.defense_of_mask`)."""
     per_meld = [choices for choices in (_layoff_choices(defender, m) for m in melds) if choices]
@@ -163,7 +173,7 @@ def knock_points(knocker: CardMask, defender: CardMask, rules: RuleSet, knock_li
         # nothing can be laid off whatever the knocker shows: its least deadwood is its best knock
         return _net(least, no_layoffs, rules) * multiplier
     best: int | None = None
-    for kd, melds in sorted(_arrangements(knocker, knock_limit), key=lambda choice: choice[0]):
+    for kd, melds in _ranked_arrangements(knocker, knock_limit):
         if best is not None and _net(kd, no_layoffs, rules) <= best:
             break  # the bound falls as kd rises: no later arrangement can do better
         net = _net(kd, _defender_deadwood(defender, melds, no_layoffs), rules)

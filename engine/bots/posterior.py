@@ -167,24 +167,28 @@ def likelihood(tests: Sequence[Test], concealed: CardMask, miss: float = MISS) -
     """``P(observations | concealed)`` up to a factor shared by every concealed set (module
     docstring): the product of each test's soft answers."""
     weight = 1.0
+    keep = 1.0 - miss
+    partners = PARTNERS
     for test in tests:
-        if test.parts:
+        parts = test.parts
+        if parts:
             none = 1.0
-            for need, q in test.parts:
+            for need, q in parts:
                 if concealed & need == need:
                     none *= 1.0 - q
-            weight *= miss + (1.0 - miss) * ((1.0 - none) if test.meld else none)
+            weight *= miss + keep * ((1.0 - none) if test.meld else none)
         higher = concealed & test.higher
         if higher:
             hand = concealed | test.known
+            fail = miss + keep * (1.0 - test.held)
             while higher:
                 low = higher & -higher
                 higher ^= low
-                for pair in PARTNERS[low.bit_length() - 1]:
+                for pair in partners[low.bit_length() - 1]:
                     if hand & pair == pair:
                         break
                 else:  # an unmelded card worth more than the discard
-                    weight *= miss + (1.0 - miss) * (1.0 - test.held)
+                    weight *= fail
     return weight
 
 
