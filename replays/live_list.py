@@ -91,7 +91,7 @@ def live_matches(*, limit: int | None = None) -> LiveList:
     points), ``target`` (points), ``spectators`` (open spectator sockets, ``replays.audience``).
 
     Worked example (tests/replays/test_live_list.py): a rated match of a 1700 and a 1600 member (mean
-    1650), a tournament board of the level-4 and level-5 house bots (Elo 1551 and 1617: 1584), a
+    1650), a tournament board of the level-4 and level-5 house bots (Elo 1539 and 1671: 1605), a
     never-rated member (1500) against the level-3 bot (1500) come in that order; a casual friend table
     of a 2000 and a 1900 member (private) is not listed; a second 1650 match started later comes first.
     """

@@ -92,7 +92,7 @@ BANDS: dict[int, Band] = {
 matches (classic, target 100), ``scripts/fairplay_calibrate.py play --matches 8 --seed 25`` and
 ``--seed 26``, then ``report`` (docs/fairplay.md "Calibration")."""
 
-BOT_ELO: dict[int, float] = {1: 939.0, 2: 1337.6, 3: 1500.0, 4: 1550.7, 5: 1616.8}
+BOT_ELO: dict[int, float] = {1: 924.2, 2: 1322.6, 3: 1500.0, 4: 1539.2, 5: 1671.1}
 """The levels' calibrated Elo (``data/bot_elo.json``, ``ratings.bot_elo``) when the caller has none."""
 
 
@@ -145,10 +145,17 @@ def spread(count: int, most: int) -> list[int]:
     return [i * count // most for i in range(most)]
 
 
+JUDGE_STAGES: tuple[tuple[int, float], ...] = ((50, 8.0), (100, 4.0), (200, 2.5))
+"""The judge's successive-halving stages (those below its worlds are used): analysis version 1's."""
+
+
 def judge_settings(worlds: int = JUDGE_WORLDS) -> Settings:
-    """``engine.analysis.Settings`` at ``worlds`` worlds (the successive-halving stages below it kept)."""
-    base = Settings()
-    return Settings(worlds=worlds, stages=tuple((n, m) for n, m in base.stages if n < worlds), seed=base.seed)
+    """``engine.analysis.Settings`` at ``worlds`` worlds, the :data:`JUDGE_STAGES` below it, the
+    opponent's hands weighted by the tracker: the judge the bands' losses were measured with (method
+    version 2). The replay page's analysis now samples the posterior (analysis version 2); moving the
+    judge to it changes every loss, so it waits for the next calibration."""
+    return Settings(worlds=worlds, stages=tuple((n, m) for n, m in JUDGE_STAGES if n < worlds), seed=0,
+                    opponents="tracker")
 
 
 FLAGGED_MOST = 10

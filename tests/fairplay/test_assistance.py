@@ -41,10 +41,10 @@ def test_z_score_worked_example() -> None:
 
 
 def test_band_lookup_is_the_nearest_calibrated_level() -> None:
-    # levels' Elo 939, 1337.6, 1500, 1550.7 (bands 1-4); level 5 (1616.8) has no band of its own
-    assert [assistance.band_of(r).level for r in (100.0, 1138.0, 1139.0, 1418.0, 1419.0, 1525.0, 1526.0,
+    # levels' Elo 924.2, 1322.6, 1500, 1539.2 (bands 1-4); level 5 (1671.1) has no band of its own
+    assert [assistance.band_of(r).level for r in (100.0, 1123.0, 1124.0, 1411.0, 1412.0, 1519.0, 1520.0,
                                                  3000.0)] == [1, 1, 2, 2, 3, 3, 4, 4]
-    # midpoint 1138.3 between 939 and 1337.6; 1418.8 between 1337.6 and 1500; 1525.35 between 1500 and 1550.7
+    # midpoint 1123.4 between 924.2 and 1322.6; 1411.3 between 1322.6 and 1500; 1519.6 between 1500 and 1539.2
     assert assistance.band_of(1500.0, {3: 1500.0, 4: 1600.0}).level == 3
     assert assistance.band_of(1550.0, {3: 1500.0, 4: 1600.0}).level == 3  # a tie goes to the lower level
     with pytest.raises(ValueError, match="no rating band"):

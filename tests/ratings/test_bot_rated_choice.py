@@ -26,9 +26,9 @@ from tests.ratings.conftest import first_moves
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-# Alice (1500, no rated match: K = 40) loses to the level-5 bot (fixed 1617):
-# E = 1 / (1 + 10 ** ((1617 - 1500) / 400)) = 0.337712; R' = 1500 + 40 * (0 - 0.337712) = 1486.4915.
-AFTER_LOSS_TO_5 = 1486.4915118972356
+# Alice (1500, no rated match: K = 40) loses to the level-5 bot (fixed 1671):
+# E = 1 / (1 + 10 ** ((1671 - 1500) / 400)) = 0.272028; R' = 1500 + 40 * (0 - 0.272028) = 1489.1189.
+AFTER_LOSS_TO_5 = 1489.1188605417678
 
 
 def _client(user: Any, language: str = "en") -> Client:

@@ -42,14 +42,22 @@ def test_k_bands(matches: int, peak: float, k: int) -> None:
 
 
 def test_k40_band_new_player_against_level_5_bot() -> None:
-    # 1500 vs the level-5 bot's 1617: E = 1/(1+10**(117/400)) = 0.3377122...; a win is +40 * 0.6623 = +26.49.
-    win = rate(rating=1500, opponent=1617, score=1, k=40)
-    assert win.expected == pytest.approx(0.33771220256911116, abs=1e-12)
-    assert win.after == pytest.approx(1526.4915118972356, abs=1e-9)
-    assert elo.shown(win.after) == 1526 and elo.shown_change(win.before, win.after) == "+26"
-    loss = rate(rating=1500, opponent=1617, score=0, k=40)
-    assert loss.after == pytest.approx(1486.4915118972356, abs=1e-9)
-    assert elo.shown_change(loss.before, loss.after) == "-14"
+    # 1500 vs the level-5 bot's 1671: E = 1/(1+10**(171/400)) = 0.2720285...; a win is +40 * 0.7280 = +29.12.
+    win = rate(rating=1500, opponent=1671, score=1, k=40)
+    assert win.expected == pytest.approx(0.2720284864558038, abs=1e-12)
+    assert win.after == pytest.approx(1529.1188605417678, abs=1e-9)
+    assert elo.shown(win.after) == 1529 and elo.shown_change(win.before, win.after) == "+29"
+    loss = rate(rating=1500, opponent=1671, score=0, k=40)
+    assert loss.after == pytest.approx(1489.1188605417678, abs=1e-9)
+    assert elo.shown_change(loss.before, loss.after) == "-11"
+    # docs/ratings.md, continued: Ana (after the win, K 40) loses to Bruno (1600, K 20).
+    ana = rate(rating=win.after, opponent=1600, score=0, k=40)
+    bruno = rate(rating=1600, opponent=win.after, score=1, k=20)
+    assert ana.expected == pytest.approx(0.39938587041494467, abs=1e-12)
+    assert ana.after == pytest.approx(1513.1434257251701, abs=1e-9)
+    assert elo.shown_change(ana.before, ana.after) == "-16"
+    assert bruno.after == pytest.approx(1607.987717408299, abs=1e-9)
+    assert elo.shown_change(bruno.before, bruno.after) == "+8"
 
 
 def test_k20_band() -> None:

@@ -64,7 +64,7 @@ def test_rankings_lists_established_players_by_rating(
     assert _rows(shown)[0][0] == "newbie" and 'class="provisional"' in shown
     # house bots in their own table with their fixed Elo
     bots = re.search(r'data-testid="bots-board">(.*?)</table>', html, re.S).group(1)
-    assert re.findall(r'class="num">(\d+)<', bots) == ["939", "1338", "1500", "1551", "1617"]
+    assert re.findall(r'class="num">(\d+)<', bots) == ["924", "1323", "1500", "1539", "1671"]
 
 
 def test_last_30_days_tab_shows_change_and_record(make_member: Callable[[str], Any], alice: Any, bob: Any,
@@ -322,7 +322,7 @@ def test_unknown_profile_is_a_404(path: str, db: None) -> None:
 def test_guest_has_no_profile_and_bots_show_their_fixed_rating(guest: Any, house_bots: Any) -> None:
     assert _client().get(f"/u/{guest.username}/").status_code == 404
     html = _client().get("/u/bot-5/").content.decode()
-    assert 'data-testid="profile-rating">1617<' in html
+    assert 'data-testid="profile-rating">1671<' in html
 
 
 def test_header_links_to_the_rankings(db: None) -> None:
@@ -334,13 +334,13 @@ def test_bot_picker_shows_the_expected_score_in_both_languages(
 ) -> None:
     client = _client(alice)
     html = client.get("/play/bot/").content.decode()
-    # 1500 vs 1617: E = 0.3377 -> 34 %; vs 939: E = 1/(1+10**(-561/400)) = 0.9617 -> 96 %.
-    assert re.search(r'data-testid="expected-5"[^>]*>you: 34%<', html)
+    # 1500 vs 1671: E = 0.2720 -> 27 %; vs 924: E = 1/(1+10**(-576/400)) = 0.9650 -> 96 %.
+    assert re.search(r'data-testid="expected-5"[^>]*>you: 27%<', html)
     assert re.search(r'data-testid="expected-1"[^>]*>you: 96%<', html)
     assert "your rating is 1500" in html
     client.cookies["django_language"] = "pt-br"
     pt = client.get("/play/bot/").content.decode()
-    assert re.search(r'data-testid="expected-5"[^>]*>você: 34%<', pt) and "seu rating é 1500" in pt
+    assert re.search(r'data-testid="expected-5"[^>]*>você: 27%<', pt) and "seu rating é 1500" in pt
     assert 'href="/rankings/" data-testid="nav-rankings">Ranking<' in pt
     assert "Valendo rating" in client.get("/play/friend/").content.decode()
     guest_html = _client(guest).get("/play/bot/").content.decode()

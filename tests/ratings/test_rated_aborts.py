@@ -67,12 +67,12 @@ def test_the_fourth_abort_in_a_day_is_a_rated_loss(alice: Any, house_bots: list[
     fourth = resign(bot_match(alice), alice)
     assert outcome(fourth) == RESIGNED and fourth.rated
     assert not MatchEvent.objects.filter(match=fourth, type="abort").exists()
-    # Worked example (docs/ratings.md): Ana at 1500, K = 40, loses to the level-5 bot (fixed 1617):
-    # E = 1 / (1 + 10 ** ((1617 - 1500) / 400)) = 0.337712; R' = 1500 + 40 * (0 - 0.337712) = 1486.4915.
+    # Worked example (docs/ratings.md): Ana at 1500, K = 40, loses to the level-5 bot (fixed 1671):
+    # E = 1 / (1 + 10 ** ((1671 - 1500) / 400)) = 0.272028; R' = 1500 + 40 * (0 - 0.272028) = 1489.1189.
     [change] = RatingChange.objects.filter(match=fourth)
     assert (change.player_id, change.before, change.k, change.won) == (alice.pk, 1500.0, 40, False)
-    assert change.after == pytest.approx(1486.4915118972356, abs=1e-9)
-    assert rating_get(user=alice).rating == pytest.approx(1486.4915118972356, abs=1e-9)
+    assert change.after == pytest.approx(1489.1188605417678, abs=1e-9)
+    assert rating_get(user=alice).rating == pytest.approx(1489.1188605417678, abs=1e-9)
     assert aborts.abort_counts(user_id=alice.pk).recent == 3  # the loss is not an abort
 
 

@@ -3,8 +3,8 @@
 Worked data (the ``world`` fixture), ratings averaged over the two seats:
 
 - ``rated``: ana (1700) v bea (1600), a rated match, 2 spectators: 1650;
-- ``board``: house bots level 4 (Elo 1551) v level 5 (1617), board 3 of round 2 of "Evening Cup"
-  ("Copa da Noite"): 1584;
+- ``board``: house bots level 4 (Elo 1539) v level 5 (1671), board 3 of round 2 of "Evening Cup"
+  ("Copa da Noite"): 1605;
 - ``bot``: cid (never rated: 1500) v the level-3 bot (1500), a member's bot match (public by rule): 1500;
 - not listed: ``private``, eve (2000) v fay (1900) at a casual friend table (the strongest of all);
   ``finished``, ana v bea finished; a friend table whose second seat is still empty.
@@ -83,7 +83,7 @@ def test_the_list_on_worked_data(world: dict[str, Any]) -> None:
     live = live_list.live_matches()
     assert (live.total, live.limit, live.capped) == (3, 50, False)
     assert [row["id"] for row in live.rows] == [world[k].pk for k in ("rated", "board", "bot")]
-    assert [row["strength"] for row in live.rows] == [1650.0, 1584.0, 1500.0]
+    assert [row["strength"] for row in live.rows] == [1650.0, 1605.0, 1500.0]
     rated, board, bot = live.rows
     assert rated == {
         "id": world["rated"].pk, "url": f"/watch/{world['rated'].pk}/",
@@ -98,9 +98,9 @@ def test_the_list_on_worked_data(world: dict[str, Any]) -> None:
     assert board["kind"] == "tournament" and board["tournament"] == {
         "id": pairing.round.tournament_id, "name": "Evening Cup", "round": 2, "board": 3,
         "url": f"/tournaments/{pairing.round.tournament_id}/"}
-    # the house bots by their calibrated Elo (data/bot_elo.json: 1550.7 and 1616.8, read as whole points)
-    assert [(p["rating"], p["is_bot"], p["bot_level"]) for p in board["players"]] == [(1551, True, 4),
-                                                                                       (1617, True, 5)]
+    # the house bots by their calibrated Elo (data/bot_elo.json: 1539.2 and 1671.1, read as whole points)
+    assert [(p["rating"], p["is_bot"], p["bot_level"]) for p in board["players"]] == [(1539, True, 4),
+                                                                                       (1671, True, 5)]
     assert (board["rated"], board["spectators"]) == (False, 0)
     assert (bot["kind"], [p["rating"] for p in bot["players"]]) == ("casual", [1500, 1500])
 

@@ -187,7 +187,7 @@ def test_start_without_people_cancels_once() -> None:
 
 
 def test_bot_levels_around_the_field() -> None:
-    # Calibrated Elo (data/bot_elo.json): 1 939, 2 1337.6, 3 1500, 4 1550.7, 5 1616.8.
+    # Calibrated Elo (data/bot_elo.json): 1 924.2, 2 1322.6, 3 1500, 4 1539.2, 5 1671.1.
     assert services.bot_levels_for([1500.0], 3) == [3, 3, 3]
     assert services.bot_levels_for([1700.0, 1000.0, 1340.0], 4) == [5, 2, 1, 5]
     assert services.bot_levels_for([], 2) == [3, 3]
