@@ -12,9 +12,11 @@ public history. It never receives the opponent's concealed cards or the stock or
 them; equal views give equal judgements (the worlds' generator is seeded from public data only).
 
 **How an option is valued** (level 5's evaluator, ``engine.bots.expert``): the unseen cards are split
-into ``worlds``, guesses of the opponent's concealed hand (drawn by
-:func:`engine.bots.tracker.sample_opponent_hands`, weighted by what its picks, declines and discards
-say) and a stock order (the rest, shuffled: :func:`engine.bots.rollout.make_worlds`). In each world the
+into ``worlds``, guesses of the opponent's concealed hand (drawn from level 5's posterior,
+:func:`engine.bots.posterior.sample_posterior`, given what its takes, declines and discards say; or,
+with ``Settings.opponents == "tracker"``, as analysis version 1 did, by
+:func:`engine.bots.tracker.sample_opponent_hands`) and a stock order (the rest, shuffled:
+:func:`engine.bots.rollout.make_worlds`). In each world the
 option is played, then the hand is played out to its end with the simple player's policy on both sides
 (take the upcard only for a meld, discard the least deadwood, knock at once), under the match's rules
 exactly (offers, dead hand at the stock floor, the discard-draw limit, big gin), and scored by the
@@ -23,8 +25,10 @@ An option's value is its mean hand points over the
 worlds, from the player's side (positive: the player scores; negative: the opponent does; a dead hand
 is 0). Every option plays the same worlds (common random numbers), so the worlds' noise largely cancels
 between options. Level 5 plays 100 worlds on the heuristic's best few discards; the analysis plays
-:attr:`Settings.worlds` (400) on every legal option, dropping after :attr:`Settings.prune_after` worlds
-the options that trail the leader by more than :attr:`Settings.prune` points (never the move played).
+:attr:`Settings.worlds` (200) on every legal option, dropping at each of :attr:`Settings.stages` (after
+25, 50 and 100 worlds) the options that trail the leader by more than 8, 4 and 2.5 points (never the
+move played). Version 2's settings were chosen against two references, the opponent's true hand and
+a posterior search with ten times the worlds (``scripts/bench_analysis_agreement.py``, docs/analysis.md).
 
 **Cost and marks.** ``cost = best value - chosen value`` (expected points, >= 0; 0 when the move played
 is the best, ties going to the move played). :func:`classify` marks a decision by its cost
@@ -47,6 +51,7 @@ from typing import Any, Literal
 
 from engine.actions import BIG_GIN, DISCARDS, DRAW_DISCARD, DRAW_STOCK, KNOCKS, PASS, TAKE, Action, ActionKind
 from engine.bots.common import forms_meld, mask_of
+from engine.bots.posterior import read_evidence, sample_posterior
 from engine.bots.rollout import World, make_worlds
 from engine.bots.tracker import read_table, sample_opponent_hands
 from engine.cards import Card, CardMask, parse_card
@@ -58,10 +63,11 @@ from engine.replay_format import verify
 from engine.rules import RuleSet
 from engine.view import PlayerView
 
-ANALYSIS_VERSION = 1
+ANALYSIS_VERSION = 2
 """Bump when a judgement would change (settings, valuation, marks): analyses are stored per version."""
 
 Decision = Literal["offer", "draw", "discard"]
+Opponents = Literal["tracker", "posterior"]
 Mark = Literal["", "?!", "?", "??"]
 Json = dict[str, Any]
 
@@ -78,17 +84,20 @@ _TAKES = (ActionKind.TAKE_UPCARD, ActionKind.DRAW_DISCARD)
 
 @dataclass(frozen=True, slots=True)
 class Settings:
-    """How hard the evaluator looks: ``worlds`` sampled per decision, successive halving after
-    ``prune_after`` worlds (options trailing the leader's mean by more than ``prune`` points are
-    dropped, never the move played), ``seed`` of the worlds' generator."""
+    """How hard the evaluator looks: ``worlds`` sampled per decision; ``stages`` of successive
+    halving, ``(worlds, points)`` (after that many worlds, options trailing the leader's mean by more
+    than ``points`` are dropped, never the move played); ``seed`` of the worlds' generator;
+    ``opponents``, where the opponent's hands come from (:func:`worlds_of`)."""
 
-    worlds: int = 400
-    stages: tuple[tuple[int, float], ...] = ((50, 8.0), (100, 4.0), (200, 2.5))
+    worlds: int = 200
+    stages: tuple[tuple[int, float], ...] = ((25, 8.0), (50, 4.0), (100, 2.5))
     seed: int = 0
+    opponents: Opponents = "posterior"
 
     def to_dict(self) -> Json:
-        """JSON-ready: ``{"worlds", "stages": [[worlds, points], ...], "seed"}``."""
-        return {"worlds": self.worlds, "stages": [list(s) for s in self.stages], "seed": self.seed}
+        """JSON-ready: ``{"worlds", "stages": [[worlds, points], ...], "seed", "opponents"}``."""
+        return {"worlds": self.worlds, "stages": [list(s) for s in self.stages], "seed": self.seed,
+                "opponents": self.opponents}
 
 
 @dataclass(frozen=True, slots=True)
@@ -282,11 +291,22 @@ def playout(start: _Start, world: World, first: Action) -> int:
 # --------------------------------------------------------------------------------------------- judging
 
 
-def worlds_of(view: PlayerView, count: int, rng: random.Random) -> list[World]:
-    """``count`` guesses at what ``view``'s player cannot see (module docstring), from the view only."""
+CHAIN_STEPS = 5
+"""Metropolis steps per world when the opponents' hands come from the posterior (200 worlds: 1,000
+steps after the burn-in, as level 5's 100)."""
+
+
+def worlds_of(view: PlayerView, count: int, rng: random.Random,
+              opponents: Opponents = "tracker") -> list[World]:
+    """``count`` guesses at what ``view``'s player cannot see (module docstring), from the view only:
+    the opponent's hands weighted by the tracker (``"tracker"``) or drawn from level 5's posterior
+    (``"posterior"``, :func:`engine.bots.posterior.sample_posterior`, :data:`CHAIN_STEPS` a world)."""
+    if opponents == "posterior":
+        evidence = read_evidence(view)
+        hands = sample_posterior(evidence, count, rng, steps=CHAIN_STEPS * count)
+        return make_worlds(hands, evidence.unknown, view.stock_size, rng)
     table = read_table(view)
-    opponents = sample_opponent_hands(table, count, rng)
-    return make_worlds(opponents, table.unknown, view.stock_size, rng)
+    return make_worlds(sample_opponent_hands(table, count, rng), table.unknown, view.stock_size, rng)
 
 
 def _seed(view: PlayerView, settings: Settings) -> str:
@@ -306,7 +326,8 @@ def judge(view: PlayerView, chosen: Action, settings: Settings | None = None) ->
         raise ValueError(f"{chosen} is not a legal action here (legal: {', '.join(map(str, legal))})")
     decision = decision_of(view)
     start = _Start.of(view)
-    worlds = worlds_of(view, max(1, settings.worlds), random.Random(_seed(view, settings)))
+    rng = random.Random(_seed(view, settings))
+    worlds = worlds_of(view, max(1, settings.worlds), rng, settings.opponents)
     values: dict[Action, list[int]] = {a: [] for a in legal}
     alive = list(legal)
     done = 0

@@ -50,7 +50,7 @@ MAX_DECISIONS = 40
 :data:`JUDGE_WORLDS` worlds ~70 ms for the contested ones, about 4 in 10; docs/fairplay.md)."""
 
 JUDGE_WORLDS = 48
-"""Worlds per decision of ``engine.analysis.judge`` (the replay page's analysis uses 400): at 24 worlds
+"""Worlds per decision of ``engine.analysis.judge`` (the replay page's analysis uses 200): at 24 worlds
 the mean cost of a level-3 discard read 2.5 points against 0.9 at 96 (the best of noisy options is
 biased up); at 48, 1.0 (docs/fairplay.md)."""
 

@@ -268,12 +268,14 @@ def test_playing_the_preferred_move_costs_nothing(name: str, seed: int, steps: i
     assert again.cost == 0.0 and again.mark == ""
 
 
+@pytest.mark.parametrize("opponents", ["posterior", "tracker"])
 @settings(max_examples=25, deadline=None)
 @given(name=st.sampled_from(sorted(PRESETS)), seed=st.integers(0, 10**6), steps=st.integers(0, 30),
        shuffle=st.integers(0, 10**6))
 def test_the_judgement_never_depends_on_the_cards_its_player_cannot_see(
-    name: str, seed: int, steps: int, shuffle: int
+    opponents: analysis.Opponents, name: str, seed: int, steps: int, shuffle: int
 ) -> None:
+    fast = dataclasses.replace(FAST, opponents=opponents)
     hand = random_position(name, seed, steps)
     me = hand.current_player
     assert me is not None
@@ -282,7 +284,37 @@ def test_the_judgement_never_depends_on_the_cards_its_player_cannot_see(
     assert other.view(me) == hand.view(me)
     assert other.hand_mask(me) == hand.hand_mask(me) and other.discard_pile == hand.discard_pile
     for action in hand.view(me).legal_actions[:3]:
-        assert analysis.judge(other.view(me), action, FAST) == analysis.judge(hand.view(me), action, FAST)
+        assert analysis.judge(other.view(me), action, fast) == analysis.judge(hand.view(me), action, fast)
+
+
+def test_the_analysis_samples_the_posterior_by_default() -> None:
+    assert analysis.Settings().opponents == "posterior" and analysis.Settings().worlds == 200
+    assert analysis.ANALYSIS_VERSION == 2  # version 1 drew 400 worlds with the tracker's weights
+
+
+@pytest.mark.parametrize("opponents", ["posterior", "tracker"])
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_a_world_never_holds_a_card_shown_elsewhere(opponents: analysis.Opponents, name: str) -> None:
+    """Every world of every decision of seeded hands: the opponent holds the cards it is known to hold
+    plus concealed ones, as many as its hand, none of them in my hand or the discard pile; the stock is
+    the other unknown cards, as many as the view's stock."""
+    checked = 0
+    for seed in range(4):
+        for steps in range(0, 40, 5):
+            hand = random_position(name, seed, steps)
+            me = hand.current_player
+            assert me is not None
+            view = hand.view(me)
+            shown = sum(1 << c for c in (*view.hand, *view.discard_pile))
+            known = sum(1 << c for c in view.opponent_known)
+            unknown = (1 << 52) - 1 & ~shown & ~known
+            for world in analysis.worlds_of(view, 30, random.Random(seed), opponents):
+                assert world.opponent & known == known and not world.opponent & shown
+                assert world.opponent.bit_count() == view.opponent_hand_size
+                assert len(world.stock) == view.stock_size == len(set(world.stock))
+                assert all(unknown >> c & 1 and not world.opponent >> c & 1 for c in world.stock)
+                checked += 1
+    assert checked == 4 * 8 * 30
 
 
 def test_hidden_cards_shuffled_really_differ() -> None:
