@@ -296,8 +296,7 @@ CHAIN_STEPS = 5
 steps after the burn-in, as level 5's 100)."""
 
 
-def worlds_of(view: PlayerView, count: int, rng: random.Random,
-              opponents: Opponents = "tracker") -> list[World]:
+def worlds_of(view: PlayerView, count: int, rng: random.Random, opponents: Opponents) -> list[World]:
     """``count`` guesses at what ``view``'s player cannot see (module docstring), from the view only:
     the opponent's hands weighted by the tracker (``"tracker"``) or drawn from level 5's posterior
     (``"posterior"``, :func:`engine.bots.posterior.sample_posterior`, :data:`CHAIN_STEPS` a world)."""
