@@ -59,9 +59,11 @@ from engine.cards import parse_card  # noqa: E402
 from engine.match import MatchState  # noqa: E402
 from engine.rules import RuleSet  # noqa: E402
 
+V1_STAGES = ((50, 8.0), (100, 4.0), (200, 2.5))
+"""Analysis version 1's successive-halving stages."""
 EVALUATORS: dict[str, analysis.Settings] = {
-    "v1": analysis.Settings(worlds=400, stages=((50, 8.0), (100, 4.0), (200, 2.5)), opponents="tracker"),
-    "p400": analysis.Settings(worlds=400, stages=((50, 8.0), (100, 4.0), (200, 2.5)), opponents="posterior"),
+    "v1": analysis.Settings(worlds=400, stages=V1_STAGES, opponents="tracker"),
+    "p400": analysis.Settings(worlds=400, stages=V1_STAGES, opponents="posterior"),
     "now": analysis.Settings(),
 }
 LEVELS = ((1, 5), (2, 4), (3, 5))
@@ -105,7 +107,9 @@ def truth(pos: analysis.Position, opponent: int, worlds: int) -> dict[str, float
 
 
 def reference(pos: analysis.Position, worlds: int) -> dict[str, Any]:
-    """Every legal option's mean over ``worlds`` posterior worlds, and the per-world values."""
+    """The posterior search of ``pos``: ``{"means": option -> mean points over ``worlds`` posterior
+    worlds, "best": the best option, "gap_se": the standard error of best minus second (points),
+    "mark": the mark of the move played}``."""
     view = pos.view
     start = analysis._Start.of(view)
     rng = random.Random(f"reference:{pos.hand}:{pos.step}:{pos.seat}")
@@ -116,13 +120,17 @@ def reference(pos: analysis.Position, worlds: int) -> dict[str, Any]:
     means = {a: sum(v) / len(v) for a, v in values.items()}
     ranked = sorted(means, key=lambda a: -means[a])
     best, second = ranked[0], ranked[1]
-    diffs = [b - s for b, s in zip(values[best], values[second], strict=True)]
-    gap_se = statistics.stdev(diffs) / math.sqrt(len(diffs))
     chosen = str(pos.action)
-    cdiffs = [b - c for b, c in zip(values[best], values[chosen], strict=True)]
     cost = means[best] - means[chosen]
-    error = statistics.stdev(cdiffs) / math.sqrt(len(cdiffs)) if best != chosen else 0.0
-    return {"means": means, "best": best, "gap_se": gap_se, "mark": analysis.classify(cost, error)}
+    error = _paired_se(values[best], values[chosen]) if best != chosen else 0.0
+    return {"means": means, "best": best, "gap_se": _paired_se(values[best], values[second]),
+            "mark": analysis.classify(cost, error)}
+
+
+def _paired_se(a: list[int], b: list[int]) -> float:
+    """The standard error of the mean of ``a - b`` world by world (common random numbers)."""
+    diffs = [x - y for x, y in zip(a, b, strict=True)]
+    return statistics.stdev(diffs) / math.sqrt(len(diffs))
 
 
 def work(job: tuple[int, int, int]) -> dict[str, Any]:
