@@ -15,7 +15,12 @@ printed in microseconds; the timer's own cost (about 0.05-0.1 us, printed) is in
 - playouts: whole matches of random legal play (:func:`engine.tools.playout.random_playout`), hands/second.
 
 Options: ``--hands N`` (distinct hands per class, default 20000), ``--seconds S`` (playout time,
-default 5), ``--seed``.
+default 5), ``--seed``, ``--dump PATH``: also write the timed hands, one line each,
+``"<class> <card> <card> ..."`` (cards ``suit * 13 + rank``, the engine's and OpenSpiel's numbering), with
+the sum of each class's deadwoods printed as a ``checksum`` column, so that another implementation can be
+timed on the very same hands and checked to compute the same numbers (``discards11``: the sum over every
+discard; ``random11``: of the least deadwood after the best discard). docs/engine.md, "Meld search against
+OpenSpiel", uses it.
 """
 
 from __future__ import annotations
@@ -138,6 +143,20 @@ def time_calls(fn: Callable[[CardMask], object], masks: list[CardMask]) -> list[
     return out
 
 
+def checksum(name: str, masks: list[CardMask]) -> int:
+    """Sum of the class's deadwoods (see ``--dump`` in the module docstring)."""
+    if name == "discards11":
+        return sum(sum(deadwood_after_discards_of_mask(m).values()) for m in masks)
+    if name == "random11":
+        return sum(min(deadwood_after_discards_of_mask(m).values()) for m in masks)
+    return sum(deadwood_of_mask(m) for m in masks)
+
+
+def dump_line(name: str, mask: CardMask) -> str:
+    """One ``--dump`` line: the class, then the hand's cards in ascending order."""
+    return " ".join([name, *(str(c) for c in range(52) if mask >> c & 1)])
+
+
 def _p90(xs: list[float]) -> float:
     return sorted(xs)[int(len(xs) * 0.9)]
 
@@ -189,15 +208,25 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--hands", type=int, default=20000, help="distinct hands per class")
     parser.add_argument("--seconds", type=float, default=5.0, help="time spent on playouts")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--dump", help="also write the timed hands to this file (see the docstring)")
     args = parser.parse_args(argv)
+    dumped: list[str] = []
     rng = random.Random(args.seed)
     overhead = statistics.median(time_calls(lambda m: None, list(range(10000))))
     print(f"least deadwood, microseconds per call (cold, distinct hands; timer+call overhead {overhead:.2f})")
-    print(f"{'class':<16}{'hands':>7}{'median':>9}{'p90':>9}{'max':>9}")
+    print(f"{'class':<16}{'hands':>7}{'median':>9}{'p90':>9}{'max':>9}" + ("  checksum" if args.dump else ""))
     for name, (gen, fn) in CLASSES.items():
         masks = distinct_masks(gen, rng, args.hands)
         times = time_calls(fn, masks)
-        print(f"{name:<16}{len(masks):>7}{statistics.median(times):>9.2f}{_p90(times):>9.2f}{max(times):>9.1f}")
+        median, p90 = statistics.median(times), _p90(times)
+        line = f"{name:<16}{len(masks):>7}{median:>9.2f}{p90:>9.2f}{max(times):>9.1f}"
+        if args.dump:
+            dumped += (dump_line(name, m) + "\n" for m in masks)
+            line += f"  {checksum(name, masks)}"
+        print(line)
+    if args.dump:
+        with open(args.dump, "w") as f:
+            f.writelines(dumped)
     scores, points = bench_score(rng, max(200, args.hands // 20))
     for name, times in (("score_knock", scores), ("knock_points", points)):
         print(f"{name:<16}{len(times):>7}{statistics.median(times):>9.1f}{_p90(times):>9.1f}{max(times):>9.0f}")
