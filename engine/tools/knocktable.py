@@ -24,13 +24,22 @@ counterfactual-regret knock strategies. This tool measures whether it would deci
    table, level 5's own decision and "always knock".
 
 Prints a JSON object: ``positions`` (train, test), each rule's mean regret with its standard error,
-the paired difference table minus level 5 with its standard error, and the table's cells. ``--out``
-writes the table (cells, the command and its seed) to a file. Deterministic for a given seed.
+the paired difference table minus level 5 with its standard error, and the table's knock shares.
+``--out`` writes the table (cells, the command and its seed) to a file. Deterministic for a given seed.
+
+The regret above judges one decision with the reference's continuation (the simple player's policy,
+which knocks at its next chance), so a rule that defers every knock is never charged for deferring
+again next turn. Hence the decisive measure, ``--play TABLE``: matches to 100 against ``--against``
+(default level 3) in the arena's duplicate pairs and seeds (:func:`engine.tools.arena.match_seed`), each
+match played twice, once by level 5 and once by level 5 deciding its knocks by the table
+(:class:`TableBot`); prints both win rates with Wilson 95% intervals, the paired difference with its
+standard error, and the hands' knocker deadwood and kinds.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 import random
@@ -43,12 +52,13 @@ from typing import Any
 from engine.actions import Action, ActionKind
 from engine.bots.common import mask_of, options
 from engine.bots.expert import ExpertBot
+from engine.bots.ladder import make_bot
 from engine.bots.montecarlo import knock_estimate
 from engine.bots.posterior import read_evidence, sample_posterior
 from engine.bots.rollout import discard_values, make_worlds
 from engine.melds import deadwood_of_mask
 from engine.rules import preset
-from engine.tools.arena import match_seed, play_bots
+from engine.tools.arena import MatchRecord, match_seed, play_bots, wilson
 from engine.view import PlayerView
 
 STOCK_EDGES = (24, 18, 12)
@@ -98,6 +108,66 @@ class _Recorder:
             if min(deadwood_of_mask(hand ^ (1 << c)) for c in opts.knocks) > 0:
                 self.kept.append((view, action.kind is ActionKind.KNOCK))
         return action
+
+
+class TableBot:
+    """Level 5 whose "knock now or play on" at a deadwood above 0 is the table's cell (an empty cell
+    knocks); when it knocks, it knocks with the card leaving the least deadwood (the highest such
+    card); when it plays on, level 5 chooses among the discards (the knocks removed from its view)."""
+
+    def __init__(self, seed: int, cells: dict[str, dict[str, Any]]) -> None:
+        self.bot = ExpertBot(5, random.Random(seed))
+        self.cells = cells
+
+    def choose(self, view: PlayerView) -> Action:
+        opts = options(view.legal_actions)
+        if opts.decision == "discard" and opts.knocks and opts.big_gin is None:
+            hand = mask_of(view.hand)
+            after = {c: deadwood_of_mask(hand ^ (1 << c)) for c in opts.knocks}
+            least = min(after.values())
+            if least > 0:
+                seen = (hand | mask_of(view.discard_pile) | mask_of(view.opponent_known)).bit_count()
+                if self.cells.get(cell(least, view.stock_size, seen), {"knock": True})["knock"]:
+                    return opts.knocks[max(c for c in after if after[c] == least)]
+                view = dataclasses.replace(view, legal_actions=tuple(
+                    a for a in view.legal_actions if a.kind is not ActionKind.KNOCK))
+        return self.bot.choose(view)
+
+
+def play_pair(job: tuple[int, int, int, dict[str, dict[str, Any]], bool]) -> list[MatchRecord]:
+    """Match ``index`` of run ``seed`` against level ``against``, played by level 5 (unless
+    ``alone``) and by :class:`TableBot` (same decks, same seeds)."""
+    seed, index, against, cells, alone = job
+    out = []
+    for table in (True,) if alone else (False, True):
+        rng = random.Random(match_seed(seed, index // 2))
+        a_seed, b_seed = rng.getrandbits(63), rng.getrandbits(63)
+        a = TableBot(a_seed, cells) if table else make_bot(5, seed=a_seed)
+        out.append(play_bots((a, make_bot(against, seed=b_seed)), preset("classic"), rng,  # type: ignore[arg-type]
+                             index % 2 == 0))
+    return out
+
+
+def summarize_pairs(pairs: Sequence[Sequence[MatchRecord]]) -> dict[str, Any]:
+    """Each player's match win rate (Wilson 95%), hand kinds and the mean knocker deadwood of its own
+    knocks; with both players, the paired difference."""
+    out: dict[str, Any] = {"matches": len(pairs)}
+    names = ("table",) if pairs and len(pairs[0]) == 1 else ("level5", "table")
+    for i, name in enumerate(names):
+        records = [p[i] for p in pairs]
+        wins = sum(r.a_won for r in records)
+        lo, hi = wilson(wins, len(records))
+        hands = [h for r in records for h in r.hands]
+        own = [h.knocker_deadwood for h in hands if h.winner == "a" and h.kind == "knock"]
+        kinds = {k: sum(h.kind == k for h in hands) for k in ("knock", "gin", "undercut", "dead")}
+        out[name] = {"wins": wins, "rate": round(wins / max(1, len(records)), 4),
+                     "wilson95": [round(lo, 4), round(hi, 4)], "hands": len(hands), "kinds": kinds,
+                     "own_knocks": len(own),
+                     "own_knock_deadwood": round(sum(x or 0 for x in own) / len(own), 2) if own else None}
+    if len(names) == 2:
+        diff = _mean_se([float(p[1].a_won) - float(p[0].a_won) for p in pairs])
+        out["table_minus_level5"] = {"mean": round(diff[0], 4), "se": round(diff[1], 4)}
+    return out
 
 
 def reference(view: PlayerView, worlds: int, rng: random.Random) -> tuple[str, float, float]:
@@ -182,7 +252,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--worlds", type=int, default=200, help="reference worlds a position")
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--out", help="write the table to this JSON file")
+    parser.add_argument("--play", help="a table file (--out): play it in matches instead (docstring)")
+    parser.add_argument("--against", type=int, default=3, choices=range(1, 6), help="--play's opponent")
+    parser.add_argument("--alone", action="store_true",
+                        help="--play: the table's matches only (level 5's: engine.tools.arena, same seed)")
     args = parser.parse_args(argv)
+    if args.play:
+        with open(args.play) as f:
+            cells = json.load(f)["cells"]
+        play_jobs = [(args.seed, i, args.against, cells, args.alone) for i in range(args.matches)]
+        if args.workers > 1:
+            with get_context("spawn").Pool(args.workers) as pool:
+                pairs = pool.map(play_pair, play_jobs, chunksize=1)
+        else:
+            pairs = [play_pair(j) for j in play_jobs]
+        print(json.dumps(summarize_pairs(pairs), indent=1))
+        return 0
     jobs = [(args.seed, i, args.worlds) for i in range(args.matches)]
     if args.workers > 1:
         with get_context("spawn").Pool(args.workers) as pool:

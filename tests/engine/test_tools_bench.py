@@ -3,10 +3,19 @@ engine.tools.knocktable's table arithmetic (issue 28)."""
 
 from __future__ import annotations
 
+import json
+import random
+from pathlib import Path
+
 import pytest
 
+from engine.actions import ActionKind
+from engine.bots.ladder import make_bot
 from engine.cards import parse_cards, to_mask
+from engine.melds import deadwood_of_mask
+from engine.rules import preset
 from engine.tools import bench, knocktable
+from engine.tools.arena import play_bots
 from engine.tools.knocktable import Position
 
 
@@ -70,3 +79,47 @@ def test_table_knocks_where_the_mean_advantage_is_not_negative_and_regrets_are_e
     assert result["table_minus_level5"]["se"] == pytest.approx((7 / 9) ** 0.5, abs=1e-4)
     assert result["level5_knock_share"] == pytest.approx(2 / 3, abs=1e-4)
     assert result["table_knock_share"] == pytest.approx(2 / 3, abs=1e-4)
+
+
+def test_checked_in_knock_table_names_its_command_and_seed_and_each_cell_follows_its_advantage():
+    path = Path(__file__).resolve().parents[2] / "data" / "knock_table.json"
+    table = json.loads(path.read_text())
+    assert table["command"] == (
+        "python -m engine.tools.knocktable --matches 300 --seed 1 --workers 2 --out data/knock_table.json")
+    assert (table["seed"], table["matches"], table["worlds"]) == (1, 300, 200)
+    cells = table["cells"]
+    assert len(cells) == 79
+    assert sum(c["n"] for c in cells.values()) == 4932  # the training half's positions
+    for key, c in cells.items():
+        deadwood, stock, seen = map(int, key.split("/"))
+        assert 1 <= deadwood <= 10 and 0 <= stock <= 3 and 0 <= seen <= 2
+        assert c["n"] >= 1 and c["knock"] == (c["advantage"] >= 0)
+    # what the self-play found (docs/bots.md): playing on beats knocking in every cell
+    assert not any(c["knock"] for c in cells.values())
+
+
+def test_table_bot_knocks_only_where_its_cell_says_so_and_the_reference_is_reproducible():
+    kept: list = []
+    rng = random.Random(7)
+    bots = (knocktable._Recorder(1, kept), make_bot(3, seed=2))
+    play_bots(bots, preset("classic"), rng, True)
+    assert len(kept) >= 3
+    never = {knocktable.cell(d, s, k): {"knock": False}
+             for d in range(1, 11) for s in range(40) for k in range(53)}
+    for i, (view, _) in enumerate(kept):
+        hand = to_mask(view.hand)
+        after = {a.card: deadwood_of_mask(hand ^ (1 << a.card))
+                 for a in view.legal_actions if a.kind is ActionKind.KNOCK}
+        least = min(after.values())
+        # an empty table knocks (the simple player's rule) with the highest card of the least deadwood
+        action = knocktable.TableBot(3, {}).choose(view)
+        assert action.kind is ActionKind.KNOCK
+        assert action.card == max(c for c in after if after[c] == least)
+        # a table saying "play on" everywhere leaves level 5 a plain discard
+        assert knocktable.TableBot(3, never).choose(view).kind is ActionKind.DISCARD
+        if i >= 3:
+            continue
+        # the reference's values come from its own seeded random numbers only
+        key, knock, play = knocktable.reference(view, 5, random.Random(1))
+        assert (key, knock, play) == knocktable.reference(view, 5, random.Random(1))
+        assert key.split("/")[0] == str(least)
