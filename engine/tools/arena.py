@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import random
 import statistics
 import sys
@@ -263,6 +264,15 @@ def int_arg(low: int, high: int, what: str) -> Callable[[str], int]:
         return value
 
     return parse
+
+
+def writable_path(text: str) -> str:
+    """A command-line type: a file path whose folder exists and may be written to, checked before a
+    long run starts (the file itself is written only at the end: an interrupted run leaves it alone)."""
+    folder = os.path.dirname(os.path.abspath(text))
+    if not text or os.path.isdir(text) or not os.path.isdir(folder) or not os.access(folder, os.W_OK):
+        raise argparse.ArgumentTypeError(f"cannot write a file at {text!r}: no such writable folder")
+    return text
 
 
 level_arg = int_arg(1, 5, "a bot level")

@@ -19,8 +19,8 @@ default 5), ``--seed``, ``--dump PATH``: also write the timed hands, one line ea
 ``"<class> <card> <card> ..."`` (cards ``suit * 13 + rank``, the engine's and OpenSpiel's numbering), with
 the sum of each class's deadwoods printed as a ``checksum`` column, so that another implementation can be
 timed on the very same hands and checked to compute the same numbers (``discards11``: the sum over every
-discard; ``random11``: of the least deadwood after the best discard). docs/engine.md, "Meld search against
-OpenSpiel", uses it.
+discard; ``random11``: of the least deadwood after the best discard). docs/bots.md, "Meld search against
+OpenSpiel", uses it. The dump file is opened before the timing starts (a bad path fails at once).
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from engine.knock_points import knock_points
 from engine.melds import deadwood_after_discards_of_mask, deadwood_of_mask
 from engine.rules import PRESETS
 from engine.scoring import score_knock
+from engine.tools.arena import int_arg, writable_path
 from engine.tools.playout import random_playout
 
 Generator = Callable[[random.Random], list[int]]
@@ -143,6 +144,17 @@ def time_calls(fn: Callable[[CardMask], object], masks: list[CardMask]) -> list[
     return out
 
 
+def seconds_arg(text: str) -> float:
+    """A command-line type: a finite number of seconds in 0..3600."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0.0 <= value <= 3600.0:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"seconds are a number 0..3600, got {text!r}")
+    return value
+
+
 def checksum(name: str, masks: list[CardMask]) -> int:
     """Sum of the class's deadwoods (see ``--dump`` in the module docstring)."""
     if name == "discards11":
@@ -204,11 +216,14 @@ def bench_playouts(seconds: float, seed: int) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     """Print the benchmark table (see the module docstring)."""
-    parser = argparse.ArgumentParser(prog="python -m engine.tools.bench")
-    parser.add_argument("--hands", type=int, default=20000, help="distinct hands per class")
-    parser.add_argument("--seconds", type=float, default=5.0, help="time spent on playouts")
+    parser = argparse.ArgumentParser(prog="python -m engine.tools.bench",
+                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    parser.add_argument("--hands", type=int_arg(1, 1_000_000, "a hand count"), default=20000,
+                        help="distinct hands per class")
+    parser.add_argument("--seconds", type=seconds_arg, default=5.0, help="time spent on playouts (0..3600)")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--dump", help="also write the timed hands to this file (see the docstring)")
+    parser.add_argument("--dump", type=writable_path,
+                        help="also write the timed hands to this file (see the docstring)")
     args = parser.parse_args(argv)
     dumped: list[str] = []
     rng = random.Random(args.seed)
@@ -227,7 +242,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.dump:
         with open(args.dump, "w") as f:
             f.writelines(dumped)
-    scores, points = bench_score(rng, max(200, args.hands // 20))
+    scores, points = bench_score(rng, max(200, args.hands // 20))  # at least 200 knocks: a stable median
     for name, times in (("score_knock", scores), ("knock_points", points)):
         print(f"{name:<16}{len(times):>7}{statistics.median(times):>9.1f}{_p90(times):>9.1f}{max(times):>9.0f}")
     print(bench_playouts(args.seconds, args.seed))

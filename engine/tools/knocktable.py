@@ -58,7 +58,16 @@ from engine.bots.posterior import read_evidence, sample_posterior
 from engine.bots.rollout import discard_values, make_worlds
 from engine.melds import deadwood_of_mask
 from engine.rules import preset
-from engine.tools.arena import MatchRecord, match_seed, play_bots, wilson
+from engine.tools.arena import (
+    MAX_MATCHES,
+    MAX_WORKERS,
+    MatchRecord,
+    int_arg,
+    match_seed,
+    play_bots,
+    wilson,
+    writable_path,
+)
 from engine.view import PlayerView
 
 STOCK_EDGES = (24, 18, 12)
@@ -246,20 +255,27 @@ def measure(table: dict[str, dict[str, Any]], test: Sequence[Position]) -> dict[
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the self-play, build the table from the first half, measure it on the second."""
-    parser = argparse.ArgumentParser(prog="python -m engine.tools.knocktable")
-    parser.add_argument("--matches", type=int, default=80, help="self-play matches (even; half train)")
+    parser = argparse.ArgumentParser(prog="python -m engine.tools.knocktable",
+                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    parser.add_argument("--matches", type=int_arg(2, MAX_MATCHES, "a match count"), default=80,
+                        help="matches (self-play: the first half builds the table, the second judges it)")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--worlds", type=int, default=200, help="reference worlds a position")
-    parser.add_argument("--workers", type=int, default=1)
-    parser.add_argument("--out", help="write the table to this JSON file")
-    parser.add_argument("--play", help="a table file (--out): play it in matches instead (docstring)")
-    parser.add_argument("--against", type=int, default=3, choices=range(1, 6), help="--play's opponent")
+    parser.add_argument("--worlds", type=int_arg(1, 100_000, "a world count"), default=200,
+                        help="the reference's worlds a position")
+    parser.add_argument("--workers", type=int_arg(1, MAX_WORKERS, "a worker count"), default=1)
+    parser.add_argument("--out", type=writable_path, help="write the table to this JSON file")
+    parser.add_argument("--play", type=argparse.FileType("r"),
+                        help="a table file (--out): play it in matches instead (docstring)")
+    parser.add_argument("--against", type=int_arg(1, 5, "a bot level"), default=3, help="--play's opponent")
     parser.add_argument("--alone", action="store_true",
                         help="--play: the table's matches only (level 5's: engine.tools.arena, same seed)")
     args = parser.parse_args(argv)
     if args.play:
-        with open(args.play) as f:
-            cells = json.load(f)["cells"]
+        with args.play as f:
+            try:
+                cells = json.load(f)["cells"]
+            except (ValueError, KeyError, TypeError) as e:
+                parser.error(f"--play: {f.name} is not a table file (--out): {e!r}")
         play_jobs = [(args.seed, i, args.against, cells, args.alone) for i in range(args.matches)]
         if args.workers > 1:
             with get_context("spawn").Pool(args.workers) as pool:

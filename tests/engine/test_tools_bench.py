@@ -123,3 +123,33 @@ def test_table_bot_knocks_only_where_its_cell_says_so_and_the_reference_is_repro
         key, knock, play = knocktable.reference(view, 5, random.Random(1))
         assert (key, knock, play) == knocktable.reference(view, 5, random.Random(1))
         assert key.split("/")[0] == str(least)
+
+
+@pytest.mark.parametrize(("main", "args", "message"), [
+    (bench.main, ["--hands", "0"], "argument --hands: a hand count is an integer 1..1000000, got '0'"),
+    (bench.main, ["--seconds", "nan"], "argument --seconds: seconds are a number 0..3600, got 'nan'"),
+    (bench.main, ["--seconds", "inf"], "argument --seconds: seconds are a number 0..3600, got 'inf'"),
+    (bench.main, ["--dump", "/nonexistent/dir/x.txt"],
+     "argument --dump: cannot write a file at '/nonexistent/dir/x.txt': no such writable folder"),
+    (knocktable.main, ["--matches", "1"],
+     "argument --matches: a match count is an integer 2..1000000, got '1'"),
+    (knocktable.main, ["--worlds", "0"], "argument --worlds: a world count is an integer 1..100000, got '0'"),
+    (knocktable.main, ["--workers", "-3"],
+     "argument --workers: a worker count is an integer 1..64, got '-3'"),
+    (knocktable.main, ["--against", "6"], "argument --against: a bot level is an integer 1..5, got '6'"),
+    (knocktable.main, ["--out", "/nonexistent/x.json"],
+     "argument --out: cannot write a file at '/nonexistent/x.json': no such writable folder"),
+])
+def test_bad_arguments_stop_before_any_work_with_a_specific_message(main, args, message, capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(args)
+    assert stop.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_play_refuses_a_file_that_is_not_a_table(tmp_path, capsys):
+    path = tmp_path / "t.json"
+    path.write_text('{"elo": {}}')
+    with pytest.raises(SystemExit):
+        knocktable.main(["--play", str(path)])
+    assert "is not a table file (--out): KeyError('cells')" in capsys.readouterr().err
