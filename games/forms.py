@@ -11,6 +11,7 @@ from django.utils.translation import gettext_lazy as _
 
 from engine.bots.base import LEVELS
 from engine.rules import PRESETS
+from web.form_fields import WholeNumberField
 
 PRESET_CHOICES = [(name, name.capitalize()) for name in PRESETS]
 TARGET_CHOICES = [(50, "50"), (100, "100")]
@@ -101,7 +102,7 @@ class FriendTableForm(OncePerSubmissionForm):
 
     preset = forms.ChoiceField(label=_("Rules"), choices=PRESET_CHOICES, initial="classic")
     target = forms.TypedChoiceField(label=_("Target"), coerce=int, choices=TARGET_CHOICES, initial=100)
-    turn_timer = forms.IntegerField(
+    turn_timer = WholeNumberField(
         label=_("Turn timer (seconds, empty = off)"), required=False, min_value=15, max_value=600,
     )
     rated = StrictBooleanField(label=_("Rated"), required=False, initial=True)

@@ -20,6 +20,7 @@ from engine.rules import PRESETS
 from tournaments import organise
 from tournaments.errors import TournamentError
 from tournaments.models import Tournament, TournamentAccess, TournamentFormat
+from web.form_fields import WholeNumberField
 
 ERRORS: dict[str, tuple[str | None, Callable[[], str]]] = {
     "name": ("name", lambda: _("The name must be 3 to 80 characters, without NUL characters.")),
@@ -68,7 +69,7 @@ def show_error(form: forms.Form, exc: TournamentError) -> None:
 
 
 def _int(label: Any, required: bool = False, **kw: Any) -> forms.IntegerField:
-    return forms.IntegerField(label=label, required=required, **kw)
+    return WholeNumberField(label=label, required=required, **kw)
 
 
 class EventForm(forms.Form):

@@ -12,6 +12,7 @@ from django.utils.translation import gettext_lazy as _
 from games import conf as game_conf
 from games.forms import PRESET_CHOICES, TARGET_CHOICES, StrictBooleanField
 from lobby.seeks import RATING_BOUNDS, RATING_STEP, TIMER_CHOICES, Settings
+from web.form_fields import WholeNumberField
 
 
 def _timer(value: str) -> int | None:
@@ -59,7 +60,7 @@ class MatchSettingsForm(forms.Form):
 def _bound(label: Any) -> forms.IntegerField:
     """A rating range's end: optional, in ``RATING_BOUNDS``, a multiple of ``RATING_STEP`` (the same rule
     as ``seeks.seek_create``; the page's input has ``step`` 50), with a plain message for the step."""
-    return forms.IntegerField(
+    return WholeNumberField(
         label=label, required=False, min_value=RATING_BOUNDS[0], max_value=RATING_BOUNDS[1],
         step_size=RATING_STEP,
         error_messages={"step_size": _("Use a multiple of %(limit_value)s, such as 1450 or 1500.")})

@@ -128,6 +128,23 @@ def test_new_match_page_lists_the_bot_levels_presets_and_targets(alice_client: C
     assert bad.status_code == 400 and "errorlist" in bad.content.decode()
 
 
+@pytest.mark.parametrize(("view", "field", "value", "said"), [
+    ("games:new_bot_match", "rated", "maybe", "maybe is not one of the available choices"),
+    ("games:new_bot_match", "submission", "not-a-uuid", "Enter a valid UUID."),
+    ("games:new_friend_table", "rated", "maybe", "maybe is not one of the available choices"),
+    ("games:new_friend_table", "submission", "not-a-uuid", "Enter a valid UUID."),
+])
+def test_a_refused_rated_or_submission_field_says_why_on_the_page(
+    alice_client: Client, house_bots: list[Any], view: str, field: str, value: str, said: str
+) -> None:
+    # the fresh-clone trial saw a 400 page with no message for these two fields
+    fields = {"level": "1", "preset": "classic", "target": "100", field: value}
+    bad = alice_client.post(reverse(view), fields)
+    assert bad.status_code == 400
+    assert said in unescape(bad.content.decode())
+    assert not Match.objects.exists()
+
+
 def test_my_matches_shows_opponent_rules_result_and_score(
     alice: Any, alice_client: Client, house_bots: list[Any]
 ) -> None:
