@@ -406,6 +406,9 @@ def watch_page(request: HttpRequest, match_id: int) -> HttpResponse:
         if exc.code == "private":
             return _page(request, status=403, code="private", message=_(
                 "This match is not public: only tournament, rated and public matches can be watched live."))
+        if exc.code == "no_such_match":  # the replay's wording speaks of finished matches
+            return _page(request, status=404, code="no_such_match", heading=_("Watch a match"),
+                         message=_("There is no match with this number to watch."))
         return _refused(request, exc, match_id)
     assert match is not None
     if match.status == MatchStatus.FINISHED:

@@ -87,7 +87,11 @@ def test_watch_page_refuses_private_and_redirects_a_finished_match(
     services.table_join(user=bob, token=table.invite_token)
     # a private match: to a stranger, no such match (issue 20, finding 7); its player is told it is private
     assert client.get(reverse("replays:watch", args=[table.pk])).status_code == 404
-    assert client.get("/watch/999999/").status_code == 404
+    missing = client.get("/watch/999999/")
+    assert missing.status_code == 404
+    # the watch page's own words: not the replay's "no finished match"
+    assert "There is no match with this number to watch." in missing.content.decode()
+    assert "finished" not in missing.content.decode().split("<main", 1)[1].split("</main>", 1)[0]
     client.force_login(alice)
     assert client.get(reverse("replays:watch", args=[table.pk])).status_code == 403
     client.logout()
