@@ -5,7 +5,7 @@ nothing), the "let others challenge me" switch and the profile's Challenge form.
 from __future__ import annotations
 
 import re
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
@@ -227,12 +227,20 @@ def test_expiry_sweep_twice_changes_nothing_the_second_time(alice: Any, bob: Any
 
 
 def test_open_for_lists_received_and_sent(alice: Any, bob: Any, carol: Any) -> None:
+    before = timezone.now()
     challenges.challenge_create(challenger=alice, challenged=bob, choice=CASUAL)
     challenges.challenge_create(challenger=carol, challenged=alice, choice=CASUAL)
     mine = challenges.open_for(user=alice)
+    after = timezone.now()
     assert [c["challenger"] for c in mine["received"]] == ["carol"]
     assert [c["challenged"] for c in mine["sent"]] == ["bob"]
-    assert 58 <= mine["sent"][0]["seconds_left"] <= 60
+    # 60 s from its creation, counted down from the server's clock: bounded by the clock read before
+    # and after (a busy machine may take seconds between the two; a fixed 58..60 once failed)
+    sent = mine["sent"][0]
+    expires = datetime.fromisoformat(sent["expires_at"])
+    assert before + timedelta(seconds=60) <= expires <= after + timedelta(seconds=60)
+    left = sent["seconds_left"]
+    assert int((expires - after).total_seconds()) <= left <= int((expires - before).total_seconds())
 
 
 # ------------------------------------------------------------------------------------------- pages
