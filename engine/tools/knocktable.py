@@ -44,10 +44,10 @@ import json
 import math
 import random
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from multiprocessing import get_context
-from typing import Any
+from typing import Any, TypeVar
 
 from engine.actions import Action, ActionKind
 from engine.bots.common import mask_of, options
@@ -56,6 +56,7 @@ from engine.bots.ladder import make_bot
 from engine.bots.montecarlo import knock_estimate
 from engine.bots.posterior import read_evidence, sample_posterior
 from engine.bots.rollout import discard_values, make_worlds
+from engine.cards import Card
 from engine.melds import deadwood_of_mask
 from engine.rules import preset
 from engine.tools.arena import (
@@ -69,6 +70,9 @@ from engine.tools.arena import (
     writable_path,
 )
 from engine.view import PlayerView
+
+Job = TypeVar("Job")
+Out = TypeVar("Out")
 
 STOCK_EDGES = (24, 18, 12)
 """Stock sizes (cards) opening the turn buckets 0-3: >= 24, 18-23, 12-17, <= 11 (31 after the deal)."""
@@ -89,6 +93,24 @@ def cell(deadwood: int, stock: int, seen: int) -> str:
     """The table key ``"deadwood/turn/seen"`` of a position: the best knock's deadwood (1-10), the
     stock's bucket (:data:`STOCK_EDGES`) and the cards-seen bucket (:data:`SEEN_EDGES`)."""
     return f"{deadwood}/{_bucket(stock, STOCK_EDGES)}/{_bucket(seen, SEEN_EDGES)}"
+
+
+def knock_deadwoods(view: PlayerView, knocks: Iterable[Card]) -> dict[Card, int]:
+    """The deadwood (points) left by knocking with each of ``knocks`` from ``view``'s 11 cards."""
+    hand = mask_of(view.hand)
+    return {c: deadwood_of_mask(hand ^ (1 << c)) for c in knocks}
+
+
+def cards_seen(view: PlayerView) -> int:
+    """Cards the mover has seen: its hand, the discard pile and the opponent's known cards."""
+    return (mask_of(view.hand) | mask_of(view.discard_pile) | mask_of(view.opponent_known)).bit_count()
+
+
+def _map(fn: Callable[[Job], Out], jobs: list[Job], workers: int) -> list[Out]:
+    if workers == 1:
+        return [fn(j) for j in jobs]
+    with get_context("spawn").Pool(workers) as pool:
+        return pool.map(fn, jobs, chunksize=1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,10 +134,9 @@ class _Recorder:
     def choose(self, view: PlayerView) -> Action:
         action = self.bot.choose(view)
         opts = options(view.legal_actions)
-        if opts.decision == "discard" and opts.knocks and opts.big_gin is None:
-            hand = mask_of(view.hand)
-            if min(deadwood_of_mask(hand ^ (1 << c)) for c in opts.knocks) > 0:
-                self.kept.append((view, action.kind is ActionKind.KNOCK))
+        if (opts.decision == "discard" and opts.knocks and opts.big_gin is None
+                and min(knock_deadwoods(view, opts.knocks).values()) > 0):
+            self.kept.append((view, action.kind is ActionKind.KNOCK))
         return action
 
 
@@ -131,12 +152,10 @@ class TableBot:
     def choose(self, view: PlayerView) -> Action:
         opts = options(view.legal_actions)
         if opts.decision == "discard" and opts.knocks and opts.big_gin is None:
-            hand = mask_of(view.hand)
-            after = {c: deadwood_of_mask(hand ^ (1 << c)) for c in opts.knocks}
+            after = knock_deadwoods(view, opts.knocks)
             least = min(after.values())
             if least > 0:
-                seen = (hand | mask_of(view.discard_pile) | mask_of(view.opponent_known)).bit_count()
-                if self.cells.get(cell(least, view.stock_size, seen), {"knock": True})["knock"]:
+                if self.cells.get(cell(least, view.stock_size, cards_seen(view)), {"knock": True})["knock"]:
                     return opts.knocks[max(c for c in after if after[c] == least)]
                 view = dataclasses.replace(view, legal_actions=tuple(
                     a for a in view.legal_actions if a.kind is not ActionKind.KNOCK))
@@ -192,9 +211,8 @@ def reference(view: PlayerView, worlds: int, rng: random.Random) -> tuple[str, f
     below = view.discard_pile[-1] if view.discard_pile else None
     made = make_worlds(samples, list(evidence.unknown), view.stock_size, rng)
     play = max(discard_values(hand, allowed, made, below, rules, limit, mult).values())
-    deadwood = min(deadwood_of_mask(hand ^ (1 << c)) for c in knockable)
-    seen = 52 - len(evidence.unknown)
-    return cell(deadwood, view.stock_size, seen), knock, play
+    deadwood = min(knock_deadwoods(view, knockable).values())
+    return cell(deadwood, view.stock_size, cards_seen(view)), knock, play
 
 
 def play_and_value(job: tuple[int, int, int]) -> list[Position]:
@@ -277,19 +295,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             except (ValueError, KeyError, TypeError) as e:
                 parser.error(f"--play: {f.name} is not a table file (--out): {e!r}")
         play_jobs = [(args.seed, i, args.against, cells, args.alone) for i in range(args.matches)]
-        if args.workers > 1:
-            with get_context("spawn").Pool(args.workers) as pool:
-                pairs = pool.map(play_pair, play_jobs, chunksize=1)
-        else:
-            pairs = [play_pair(j) for j in play_jobs]
+        pairs = _map(play_pair, play_jobs, args.workers)
         print(json.dumps(summarize_pairs(pairs), indent=1))
         return 0
     jobs = [(args.seed, i, args.worlds) for i in range(args.matches)]
-    if args.workers > 1:
-        with get_context("spawn").Pool(args.workers) as pool:
-            per_match = pool.map(play_and_value, jobs, chunksize=1)
-    else:
-        per_match = [play_and_value(j) for j in jobs]
+    per_match = _map(play_and_value, jobs, args.workers)
     half = args.matches // 2
     train = [p for m in per_match[:half] for p in m]
     test = [p for m in per_match[half:] for p in m]
