@@ -20,7 +20,8 @@ default 5), ``--seed``, ``--dump PATH``: also write the timed hands, one line ea
 the sum of each class's deadwoods printed as a ``checksum`` column, so that another implementation can be
 timed on the very same hands and checked to compute the same numbers (``discards11``: the sum over every
 discard; ``random11``: of the least deadwood after the best discard). docs/bots.md, "Meld search against
-OpenSpiel", uses it. The dump file is opened before the timing starts (a bad path fails at once).
+OpenSpiel", uses it. Its folder is checked before the timing starts (a bad path fails at once); the
+file is written once the classes are timed.
 """
 
 from __future__ import annotations
